@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs every Debian package stoker needs to build, test and demo.
+# Idempotent; quiet unless something fails (then the apt log is printed).
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config git
+  # runtime libraries
+  libhwloc-dev hwloc libjpeg62-turbo-dev libturbojpeg0-dev
+  libcli11-dev nlohmann-json3-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # Slurm cluster for integration tests, and MPI
+  slurm-wlm slurm-client libslurm-dev munge libpmix-dev openmpi-bin libopenmpi-dev
+  # Python module and the PyTorch peer
+  python3-dev pybind11-dev python3-numpy python3-torch python3-torchvision python3-pil
+  # used by the test harnesses
+  procps util-linux time
+)
+
+if [ "$(id -u)" != 0 ]; then
+  echo "install-deps: run as root (sudo $0)" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+log=$(mktemp)
+export DEBIAN_FRONTEND=noninteractive
+if ! { apt-get update && apt-get install -y --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+  echo "install-deps: apt-get failed installing: ${missing[*]}" >&2
+  tail -n 40 "$log" >&2
+  rm -f "$log"
+  exit 1
+fi
+rm -f "$log"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The test command: installs dependencies, builds stoker (with CUDA when the toolkit
+# is present), and runs every test family this machine can run, then the unit tests
+# again under ASan+UBSan and the loader's tests under TSan.
+#   sudo scripts/test.sh            everything
+#   STOKER_TEST_QUICK=1 scripts/test.sh   only the main build's tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+step() { printf '\n== %s\n' "$*"; }
+
+step "installing dependencies (scripts/install-deps.sh)"
+scripts/install-deps.sh
+
+step "building (build/)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$jobs"
+
+step "tests: all families but bench (build/)"
+ctest --test-dir build --output-on-failure -j"$jobs" -LE bench
+
+[ "${STOKER_TEST_QUICK:-0}" = 1 ] && exit 0
+
+step "unit tests under ASan+UBSan (build-asan/)"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTOKER_SANITIZE=address,undefined \
+  -DSTOKER_WITH_CUDA=OFF -DSTOKER_WITH_PYTHON=OFF -DSTOKER_WITH_SPANK=OFF >/dev/null
+cmake --build build-asan -j"$jobs" --target unit_tests
+ctest --test-dir build-asan --output-on-failure -j"$jobs" -L unit
+
+step "loader tests under TSan (build-tsan/)"
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTOKER_SANITIZE=thread \
+  -DSTOKER_WITH_CUDA=OFF -DSTOKER_WITH_PYTHON=OFF -DSTOKER_WITH_SPANK=OFF >/dev/null
+cmake --build build-tsan -j"$jobs" --target unit_loader
+ctest --test-dir build-tsan --output-on-failure -L loader
