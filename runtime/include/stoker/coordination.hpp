@@ -17,13 +17,30 @@ struct WorldInfo {
   std::string source;  // "MPI", "RANK/WORLD_SIZE", "SLURM_PROCID/SLURM_NTASKS", "single process"
 };
 
-// Detects the world. Initialises MPI (thread level FUNNELED or better) when built
-// with it and a launcher is present, and finalises it at exit if it did so.
+// Detects the world, once per process (later calls return the same answer), in this order:
+//  1. MPI, when built with it and MPI is already initialised or a launcher is present
+//     (OMPI_COMM_WORLD_SIZE, PMIX_RANK or PMI_RANK set): initialises MPI (thread level
+//     FUNNELED) if needed and finalises it at exit if it did so; local rank and size come
+//     from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED). Collective: call it on every rank.
+//  2. RANK/WORLD_SIZE (and LOCAL_RANK/LOCAL_WORLD_SIZE), as torchrun sets them.
+//  3. SLURM_PROCID/SLURM_NTASKS (SLURM_LOCALID, SLURM_STEP_TASKS_PER_NODE/SLURM_NODEID).
+//  4. A single process.
+// Throws stoker::Error naming the variable when one is malformed or inconsistent.
 WorldInfo detect_world();
 
+// Reads the world from environment variables only (steps 2-4 above). `env` looks a name
+// up (nullptr when unset); detect_world() uses getenv. Exposed for tests.
+WorldInfo world_from_environment(const char* (*env)(const char* name));
+
+// STOKER_SEED when set (a whole number; else stoker::Error), otherwise `fallback`.
+uint64_t seed_from_environment(uint64_t fallback);
+
 // Makes every rank agree on the seed (rank 0's is broadcast and returned), the epoch,
-// the dataset size and fingerprint. A mismatch throws stoker::Error on every rank,
-// naming the ranks that differ and what differs, within seconds; never hangs.
+// the dataset size and fingerprint, the sampler options (shuffle, drop_last, block) and
+// each rank's place (opts.rank/world_size must be its MPI rank and size). A mismatch
+// throws stoker::Error on every rank, naming the ranks that differ and what differs.
+// Never hangs: if a rank does not arrive within STOKER_AGREE_TIMEOUT seconds (default
+// 60), the waiting ranks print why and call MPI_Abort. Collective under MPI.
 // Without MPI it returns opts.seed.
 uint64_t agree_on_epoch(const SamplerOptions& opts, uint64_t epoch);
 

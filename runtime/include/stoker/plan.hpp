@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "stoker/cpuset.hpp"
@@ -36,9 +37,10 @@ struct PlanInput {
   std::vector<int> local_gpus;
   uint64_t mem_limit = 0;     // bytes this rank may use; 0 = unknown (fallback applied)
   Profile profile;
+  Caps caps;                  // the admin's caps (worker fraction, prefetch, memory share)
   UserOverrides overrides;
   uint64_t batch_bytes_hint = 0;  // bytes per batch; 0 = profile's assumption
-  std::vector<std::string> notes;  // upstream findings to carry as reasons (GPU lookup)
+  std::vector<std::string> notes;  // upstream findings to carry as reasons (field "input")
 };
 
 struct Reason {
@@ -63,7 +65,8 @@ struct Plan {
   MemBind mem_bind = MemBind::Local;
   std::vector<Reason> reasons;
 
-  std::string reason(const std::string& field) const;  // "" when none
+  // The reasons for `field` joined with "; ", "" when none.
+  std::string reason(const std::string& field) const;
   bool operator==(const Plan&) const = default;
 };
 
@@ -78,7 +81,10 @@ Plan make_plan(const PlanInput& in);
 // naming the bad input (empty mask, local rank >= size, zero memory limit, ...).
 void check_plan_input(const PlanInput& in);
 
-const char* to_string(BindMode b);
-const char* to_string(MemBind m);
+const char* to_string(BindMode b);  // "gpu-numa", "even", "none"
+const char* to_string(MemBind m);   // "local", "none"
+// Inverse of to_string; nullopt for anything else.
+std::optional<BindMode> parse_bind_mode(std::string_view s);
+std::optional<MemBind> parse_mem_bind(std::string_view s);
 
 }  // namespace stoker

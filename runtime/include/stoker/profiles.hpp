@@ -5,8 +5,11 @@
 //   Defaults DefaultProfile=balanced MaxWorkerFraction=0.9 MaxPrefetch=32 MaxMemShare=0.5 AllowOverride=yes
 //   Profile=cv WorkerFraction=0.8 PrefetchPerWorker=2 MemShare=0.25 PinMemory=yes
 //
-// A file's profiles override built-ins of the same name (keys not given keep the
-// built-in's value when the name exists, else the `balanced` values).
+// Keys are case-sensitive, spelled as in the README's table; words are separated by
+// spaces or tabs; a value may be double-quoted (Description="large images"); `#`
+// outside quotes starts a comment. A file's profiles override built-ins of the same
+// name (keys not given keep the built-in's value when the name exists, else the
+// built-in `balanced` values).
 #pragma once
 
 #include <cstdint>
@@ -31,7 +34,12 @@ struct Profile {
   int max_readers = 0;             // cap on concurrent readers (workers); 0 = none
   bool smt_as_cores = false;       // count SMT siblings as separate cores
   uint64_t batch_bytes = 0;        // assumed batch size when no hint is given; 0 = 64 MiB
+
+  bool operator==(const Profile&) const = default;
 };
+
+// The batch size assumed when neither the caller nor the profile gives one.
+inline constexpr uint64_t kDefaultBatchBytes = uint64_t{64} << 20;
 
 struct Caps {
   std::string default_profile = "balanced";
@@ -39,6 +47,8 @@ struct Caps {
   int max_prefetch = 256;
   double max_mem_share = 0.5;
   bool allow_override = true;
+
+  bool operator==(const Caps&) const = default;
 };
 
 struct ProfileSet {
@@ -46,6 +56,9 @@ struct ProfileSet {
   Caps caps;
   // Throws stoker::Error naming the profile and listing the known ones.
   const Profile& get(const std::string& name) const;
+  bool has(const std::string& name) const { return profiles.count(name) != 0; }
+  // The admin's default profile (caps.default_profile).
+  const Profile& default_profile() const { return get(caps.default_profile); }
   std::string names() const;  // "balanced, cv, netfs, nlp"
 };
 
@@ -55,6 +68,11 @@ ProfileSet builtin_profiles();
 ProfileSet parse_profiles(std::string_view text, const std::string& filename);
 // Reads and parses a file (over the built-ins). Throws stoker::Error when unreadable.
 ProfileSet load_profiles(const std::string& path);
+
+// "" when every knob of `p` is in its documented range, else what is wrong
+// ("WorkerFraction=1.5 is not in (0,1]"). The parser, check_plan_input and the
+// planner's own clamping use the same ranges.
+std::string check_profile(const Profile& p);
 
 const char* to_string(PinMode m);
 

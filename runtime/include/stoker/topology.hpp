@@ -61,6 +61,9 @@ struct Topology {
   std::vector<std::vector<uint64_t>> numa_distances;
   CpuSet all_cpus;       // every PU of the machine (online)
   CpuSet allowed_cpus;   // PUs hwloc says this process may use (cpusets, cgroups)
+  // all_cpus plus the PUs hwloc knows exist but has no object for: offline ones, and ones a
+  // cpuset hid when an XML was captured without disallowed resources.
+  CpuSet complete_cpus;
   uint64_t total_memory = 0;
 
   const NumaNode* numa_by_os_index(int os_index) const;
@@ -95,5 +98,10 @@ struct BindResult {
 // is not this system or hwloc refuses.
 BindResult bind_this_process(const Topology& topo, const CpuSet& cpus,
                              const std::vector<int>& numa);
+
+// Binds the calling thread to `cpus` with hwloc (a process-wide, I/O-free hwloc
+// topology loaded once). Used by loader workers. Returns false and fills `why`
+// when the CPUs are not available to this process or hwloc refuses.
+bool bind_this_thread(const CpuSet& cpus, std::string* why);
 
 }  // namespace stoker

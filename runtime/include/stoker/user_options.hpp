@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "stoker/plan.hpp"
 #include "stoker/profiles.hpp"
@@ -19,16 +20,29 @@ struct UserOptions {
   std::optional<std::string> profile;
   UserOverrides overrides;
   bool verbose = false;
+  // The tuning flags given, as "--stoker-workers=4", in order (AllowOverride=no
+  // rejects the first; --stoker, --stoker-profile and --stoker-verbose are not listed).
+  std::vector<std::string> given;
 };
 
-// Each setter parses one flag value into `opts`. On a bad value it returns an
-// error line naming the flag, the value and what is allowed, e.g.
-//   "--stoker-workers=abc: expected auto or a whole number 1..1024"
+// The flags, as the plugin registers them (without "--").
+inline constexpr const char* kUserFlags[] = {
+    "stoker",      "stoker-profile",  "stoker-workers",    "stoker-prefetch",
+    "stoker-bind", "stoker-mem-bind", "stoker-pin-memory", "stoker-verbose"};
+
+// Each call parses one flag value into `opts`. `flag` may be given with or without
+// the leading "--". On a bad value it returns one line the plugin prints verbatim,
+// naming the flag, the value and what is allowed, e.g.
+//   "stoker: --stoker-workers=abc: expected auto or a whole number from 1 to 1024"
 // and leaves `opts` unchanged. Returns "" on success.
 std::string set_user_option(UserOptions& opts, std::string_view flag, std::string_view value);
 
 // Checks the parsed options against the admin's profiles and caps; "" when fine,
-// else one error line naming the flag, its value and what is allowed.
+// else one line like the above (unknown profile, a value over a cap, AllowOverride=no).
 std::string validate_user_options(const UserOptions& opts, const ProfileSet& profiles);
+
+// The profile the options select: --stoker-profile, else the admin's DefaultProfile.
+// Throws stoker::Error for an unknown name (validate first to get the one-line message).
+const Profile& selected_profile(const UserOptions& opts, const ProfileSet& profiles);
 
 }  // namespace stoker

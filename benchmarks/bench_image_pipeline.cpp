@@ -1,0 +1,80 @@
+// One thread, in memory: libjpeg-turbo's full decode vs stoker's region decode + fused
+// transform, on synthetic photo-like 500x375 JPEGs (quality 90). These are the per-core
+// limits the side-by-side benchmark compares the loader with (benchmarks/side_by_side.sh).
+// Set STOKER_BENCH_IMAGES=DIR to use the JPEGs of an image folder instead.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "stoker/image_source.hpp"
+#include "stoker/image_transforms.hpp"
+#include "transforms/jpeg_decoder.hpp"
+#include "transforms/jpeg_encoder.hpp"
+
+namespace {
+
+using namespace stoker;
+
+const std::vector<std::vector<std::byte>>& images() {
+  static const auto all = [] {
+    std::vector<std::vector<std::byte>> v;
+    if (const char* dir = std::getenv("STOKER_BENCH_IMAGES")) {
+      ImageFolderSource src(dir);
+      std::vector<std::byte> scratch;
+      for (uint64_t i = 0; i < std::min<uint64_t>(src.size(), 500); ++i) {
+        const RawSample s = src.read(i, scratch);
+        v.emplace_back(s.bytes.begin(), s.bytes.end());
+      }
+    } else {
+      for (uint64_t i = 0; i < 32; ++i) {
+        v.push_back(encode_jpeg(synthetic_image(500, 375, i), 500, 375, 90));
+      }
+    }
+    return v;
+  }();
+  return all;
+}
+
+void BM_FullDecode(benchmark::State& state) {
+  JpegDecoder dec;
+  std::vector<std::byte> buf;
+  size_t i = 0;
+  for (auto _ : state) {
+    const auto& img = images()[i++ % images().size()];
+    benchmark::DoNotOptimize(dec.decode_full(img, 1, buf).data);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_FullDecode)->Unit(benchmark::kMicrosecond);
+
+void BM_Pipeline(benchmark::State& state) {
+  ImageTransformOptions o;
+  o.train = state.range(0) == 1;
+  o.dtype = state.range(1) == 0 ? DType::F32 : DType::U8;
+  o.dct_scaling = state.range(2) == 1;
+  const auto t = make_image_transform(o);
+  std::vector<std::byte> out(t->output_spec().bytes());
+  Scratch scratch;
+  StageTimes times;
+  uint64_t i = 0;
+  for (auto _ : state) {
+    const auto& img = images()[i % images().size()];
+    t->apply({img, 0}, {0, 0, i++}, out.data(), scratch, times);
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["decode_us"] = static_cast<double>(times.decode_ns) / 1e3 / state.iterations();
+  state.counters["transform_us"] = static_cast<double>(times.transform_ns) / 1e3 / state.iterations();
+}
+// train/eval x float32/uint8 x DCT scaling off/on
+BENCHMARK(BM_Pipeline)
+    ->ArgNames({"train", "u8", "dct"})
+    ->Args({1, 0, 1})
+    ->Args({1, 0, 0})
+    ->Args({1, 1, 1})
+    ->Args({0, 0, 1})
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

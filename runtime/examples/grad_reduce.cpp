@@ -1,0 +1,157 @@
+#include "grad_reduce.hpp"
+
+#include <vector>
+
+#include "stoker/error.hpp"
+#if STOKER_HAVE_MPI
+#include <mpi.h>
+#endif
+#if STOKER_HAVE_NCCL
+#include <cuda_runtime.h>
+#include <nccl.h>
+#endif
+
+namespace stoker::train {
+namespace {
+
+std::string rank_name(const WorldInfo& w) {
+  return "rank " + std::to_string(w.rank) + "/" + std::to_string(w.world_size);
+}
+
+class SingleRank : public GradReducer {
+ public:
+  std::string describe() const override { return "none (1 rank)"; }
+  void mean(float*, size_t) override {}
+};
+
+#if STOKER_HAVE_MPI
+void check_mpi(int rc, const char* call, const WorldInfo& w) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw Error(rank_name(w), std::string(call) + " failed: " + text);
+}
+
+// MPI_Allreduce in place on host memory; GPU gradients are staged through the host.
+class MpiReducer : public GradReducer {
+ public:
+  MpiReducer(const WorldInfo& w, MathOps* ops, bool staged)
+      : world_(w), ops_(ops), staged_(staged) {}
+  std::string describe() const override {
+    return std::string("MPI_Allreduce over ") + std::to_string(world_.world_size) + " ranks" +
+           (staged_ ? " (GPU gradients staged through host memory: no NCCL in this build)" : "");
+  }
+  void mean(float* grads, size_t n) override {
+    float* host = grads;
+    if (staged_) {
+      host_.resize(n);
+      ops_->download(host_.data(), grads, n);
+      host = host_.data();
+    }
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, host, static_cast<int>(n), MPI_FLOAT, MPI_SUM,
+                            MPI_COMM_WORLD),
+              "MPI_Allreduce", world_);
+    const float scale = 1.0f / static_cast<float>(world_.world_size);
+    for (size_t i = 0; i < n; ++i) host[i] *= scale;
+    if (staged_) ops_->upload(grads, host_.data(), n);
+  }
+
+ private:
+  WorldInfo world_;
+  MathOps* ops_;
+  bool staged_;
+  std::vector<float> host_;
+};
+#endif
+
+#if STOKER_HAVE_NCCL
+class NcclReducer : public GradReducer {
+ public:
+  NcclReducer(const WorldInfo& w, void* stream) : world_(w), stream_(static_cast<cudaStream_t>(stream)) {
+    ncclUniqueId id{};
+    if (w.rank == 0) check(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    check_mpi(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast (NCCL id)", w);
+    check(ncclCommInitRank(&comm_, static_cast<int>(w.world_size), id, static_cast<int>(w.rank)),
+          "ncclCommInitRank");
+  }
+  ~NcclReducer() override {
+    if (comm_) ncclCommDestroy(comm_);
+  }
+  std::string describe() const override {
+    return "NCCL allreduce over " + std::to_string(world_.world_size) + " ranks";
+  }
+  void mean(float* grads, size_t n) override {
+    check(ncclAllReduce(grads, grads, n, ncclFloat, ncclAvg, comm_, stream_), "ncclAllReduce");
+  }
+
+ private:
+  void check(ncclResult_t r, const char* call) const {
+    if (r == ncclSuccess) return;
+    throw Error(rank_name(world_), std::string(call) + " failed: " + ncclGetErrorString(r),
+                "NCCL_DEBUG=INFO shows why; check that every rank sees its own GPU");
+  }
+  WorldInfo world_;
+  cudaStream_t stream_;
+  ncclComm_t comm_ = nullptr;
+};
+#endif
+
+}  // namespace
+
+std::unique_ptr<GradReducer> make_grad_reducer(const WorldInfo& world, const ReduceTarget& t) {
+  if (world.world_size <= 1) return std::make_unique<SingleRank>();
+  if (!world.mpi) {
+#if STOKER_HAVE_MPI
+    const std::string built = "";
+#else
+    const std::string built = " (stoker was built without MPI)";
+#endif
+    throw Error(rank_name(world),
+                "a world of " + std::to_string(world.world_size) + " ranks (from " +
+                    world.source + ") but this process was not launched under MPI" + built,
+                "launch with srun --mpi=pmix (or mpirun), one task per GPU or CPU share");
+  }
+#if STOKER_HAVE_NCCL
+  if (t.on_gpu) return std::make_unique<NcclReducer>(world, t.stream);
+#endif
+#if STOKER_HAVE_MPI
+  return std::make_unique<MpiReducer>(world, t.ops, t.on_gpu);
+#else
+  (void)t;
+  return nullptr;  // unreachable: world.mpi is never true without MPI
+#endif
+}
+
+double mean_over_ranks(const WorldInfo& world, double v) {
+#if STOKER_HAVE_MPI
+  if (world.mpi && world.world_size > 1) {
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
+              "MPI_Allreduce", world);
+    return v / static_cast<double>(world.world_size);
+  }
+#endif
+  (void)world;
+  return v;
+}
+
+double max_over_ranks(const WorldInfo& world, double v) {
+#if STOKER_HAVE_MPI
+  if (world.mpi && world.world_size > 1) {
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
+              "MPI_Allreduce", world);
+  }
+#endif
+  (void)world;
+  return v;
+}
+
+void abort_world(const WorldInfo& world, int code) {
+#if STOKER_HAVE_MPI
+  if (world.mpi && world.world_size > 1) MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+  (void)world;
+  (void)code;
+}
+
+}  // namespace stoker::train

@@ -1,0 +1,12 @@
+// The pieces of the stoker._stoker extension, each bound in its own file.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace stoker::python {
+
+void bind_plan(pybind11::module_& m);        // Plan, plan_from_environ, compute_plan
+void bind_loader(pybind11::module_& m);      // _Loader (the C++ Loader + its batches)
+void bind_transforms(pybind11::module_& m);  // image crop/flip parameters, for references
+
+}  // namespace stoker::python

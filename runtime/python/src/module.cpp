@@ -1,0 +1,31 @@
+// stoker._stoker: the compiled half of the `stoker` Python package. The package's
+// __init__.py re-exports what users need; everything here is an implementation detail.
+#include <pybind11/pybind11.h>
+
+#include "bindings.hpp"
+#include "stoker/error.hpp"
+
+namespace py = pybind11;
+
+PYBIND11_MODULE(_stoker, m) {
+  m.doc() = "stoker's C++ runtime (use the `stoker` package, not this module)";
+  // stoker::Error (a failed sample, a dataset the ranks disagree on, ...) arrives as
+  // stoker.Error, a RuntimeError whose message names the input at fault and what to do.
+  py::register_exception<stoker::Error>(m, "Error", PyExc_RuntimeError);
+  stoker::python::bind_plan(m);
+  stoker::python::bind_loader(m);
+  stoker::python::bind_transforms(m);
+#ifdef STOKER_HAVE_CUDA
+  m.attr("built_with_cuda") = true;
+#else
+  m.attr("built_with_cuda") = false;
+#endif
+  // The asynchronous device feeder (pinned slots, copies on a side stream) is not bound yet:
+  // Loader(to_device=...) copies with PyTorch and says so.
+  m.attr("has_cuda_feeder") = false;
+#ifdef STOKER_HAVE_MPI
+  m.attr("built_with_mpi") = true;
+#else
+  m.attr("built_with_mpi") = false;
+#endif
+}

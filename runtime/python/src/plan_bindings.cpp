@@ -1,0 +1,108 @@
+// Plan <-> Python: the plan's fields as plain Python values, reading a plan from an
+// environment mapping, and computing one for this process.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "bindings.hpp"
+#include "loader/worker_pool.hpp"
+#include "stoker/error.hpp"
+#include "stoker/local_plan.hpp"
+#include "stoker/plan.hpp"
+#include "stoker/plan_env.hpp"
+
+namespace py = pybind11;
+
+namespace stoker::python {
+
+namespace {
+
+using Env = std::map<std::string, std::string>;
+
+// Reads a plan from `env` (a snapshot of os.environ). A present but garbled or missing
+// STOKER_* variable is a ValueError naming it: under the plugin that is a real fault
+// (a wrapper script that rewrote the environment), and silently planning anew would hide it.
+std::optional<Plan> plan_from_environ(const Env& env) {
+  try {
+    return plan_from_env([&env](const std::string& name) -> std::optional<std::string> {
+      auto it = env.find(name);
+      if (it == env.end()) return std::nullopt;
+      return it->second;
+    });
+  } catch (const Error& e) {
+    throw py::value_error(e.what());
+  }
+}
+
+Env env_of(const Plan& plan) {
+  Env env;
+  for (const auto& [name, value] : plan_to_env(plan)) env[name] = value;
+  return env;
+}
+
+py::list reasons_of(const Plan& plan) {
+  py::list out;
+  for (const Reason& r : plan.reasons) out.append(py::make_tuple(r.field, r.text));
+  return out;
+}
+
+}  // namespace
+
+void bind_plan(py::module_& m) {
+  py::class_<Plan>(m, "Plan", "A rank's plan (use stoker.plan(); this is its C++ half)")
+      .def_readonly("profile", &Plan::profile)
+      .def_readonly("local_rank", &Plan::local_rank)
+      .def_readonly("local_size", &Plan::local_size)
+      .def_property_readonly("cpus", [](const Plan& p) { return p.cpus.to_string(); })
+      .def_property_readonly("main_cpus", [](const Plan& p) { return p.main_cpus.to_string(); })
+      .def_property_readonly("worker_cpus",
+                             [](const Plan& p) { return p.worker_cpus.to_string(); })
+      .def_property_readonly("cpu_list", [](const Plan& p) { return p.cpus.list(); })
+      .def_property_readonly("main_cpu_list", [](const Plan& p) { return p.main_cpus.list(); })
+      .def_property_readonly("worker_cpu_list",
+                             [](const Plan& p) { return p.worker_cpus.list(); })
+      .def_readonly("numa", &Plan::numa)
+      .def_readonly("workers", &Plan::workers)
+      .def_readonly("prefetch", &Plan::prefetch)
+      .def_readonly("mem_budget", &Plan::mem_budget)
+      .def_readonly("batch_bytes", &Plan::batch_bytes)
+      .def_readonly("pin_memory", &Plan::pin_memory)
+      .def_readonly("gpu", &Plan::gpu)
+      .def_readonly("nics", &Plan::nics)
+      .def_property_readonly("bind", [](const Plan& p) { return std::string(to_string(p.bind)); })
+      .def_property_readonly("mem_bind",
+                             [](const Plan& p) { return std::string(to_string(p.mem_bind)); })
+      .def_property_readonly("reasons", &reasons_of)
+      .def("reason", &Plan::reason, py::arg("field"))
+      .def("to_env", &env_of, "The STOKER_* variables that describe this plan")
+      .def("__eq__", [](const Plan& a, const Plan& b) { return a == b; }, py::is_operator());
+
+  m.def("plan_from_environ", &plan_from_environ, py::arg("environ"),
+        "The plan the STOKER_* variables of `environ` describe; None without "
+        "STOKER_PLAN_VERSION. ValueError naming the variable when one is garbled or missing.");
+  m.def(
+      "split_cpus",
+      [](const std::string& cpus, int n) {
+        std::vector<std::vector<int>> out;
+        for (const CpuSet& share : split_cpus(CpuSet::parse(cpus, "cpus"), n))
+          out.push_back(share.list());
+        return out;
+      },
+      py::arg("cpus"), py::arg("n"),
+      "The CPU lists of n workers sharing `cpus`, split as the C++ loader splits them");
+  m.def(
+      "compute_plan",
+      [] {
+        PlanRequest request;
+        request.use_environment_plan = false;  // plan_from_environ had its say first
+        LocalPlan local = plan_this_process(request);
+        return py::make_tuple(local.plan, local.source);
+      },
+      "(plan, source): a plan computed for this process from its CPU mask, GPUs, memory "
+      "limit and STOKER_PROFILE / STOKER_PROFILES");
+}
+
+}  // namespace stoker::python

@@ -1,0 +1,53 @@
+#include "token_widen.hpp"
+
+#include <chrono>
+#include <cstring>
+
+#include "stoker/error.hpp"
+
+namespace stoker::python {
+
+namespace {
+template <class T>
+void widen(const std::byte* in, int64_t n, std::byte* out) {
+  auto* dst = reinterpret_cast<int64_t*>(out);
+  for (int64_t i = 0; i < n; ++i) {
+    T v;
+    std::memcpy(&v, in + i * sizeof(T), sizeof(T));  // the mapping may be unaligned
+    dst[i] = static_cast<int64_t>(v);
+  }
+}
+}  // namespace
+
+TokenWidenTransform::TokenWidenTransform(DType from, int64_t tokens)
+    : from_(from), tokens_(tokens) {
+  if (from != DType::U16 && from != DType::U32)
+    throw Error("dtype", std::string("cannot widen ") + to_string(from) + " tokens",
+                "use uint16 or uint32");
+  if (tokens <= 0) throw Error("seq_len", "must be at least 1");
+}
+
+void TokenWidenTransform::apply(const RawSample& in, const SampleKey& key, std::byte* out,
+                                Scratch&, StageTimes& times) const {
+  auto start = std::chrono::steady_clock::now();
+  size_t want = static_cast<size_t>(tokens_) * dtype_size(from_);
+  if (in.bytes.size() != want)
+    throw SampleError{key.index, "",
+                      "token window of " + std::to_string(in.bytes.size()) +
+                          " bytes, expected " + std::to_string(want)};
+  if (from_ == DType::U16) {
+    widen<uint16_t>(in.bytes.data(), tokens_, out);
+  } else {
+    widen<uint32_t>(in.bytes.data(), tokens_, out);
+  }
+  times.collate_ns += static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                           start)
+          .count());
+}
+
+std::string TokenWidenTransform::describe() const {
+  return std::string("tokens ") + to_string(from_) + " -> int64 x " + std::to_string(tokens_);
+}
+
+}  // namespace stoker::python

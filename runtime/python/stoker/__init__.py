@@ -1,0 +1,30 @@
+"""stoker: input pipelines sized and placed for the CPUs, GPU and memory Slurm granted.
+
+Two ways in for PyTorch:
+
+    # 1. keep your Dataset, take the settings from the plan
+    loader = torch.utils.data.DataLoader(ds, batch_size=64,
+                                         **stoker.plan().torch_dataloader_kwargs())
+
+    # 2. use stoker's C++ loader (threads, recycled slots, zero-copy tensors)
+    loader = stoker.Loader.images("/data/train", batch_size=64, size=224)
+    for epoch in range(epochs):
+        loader.set_epoch(epoch)
+        for images, labels in loader:
+            ...
+"""
+from . import _stoker
+from ._loader import Loader
+from ._plan import Plan, plan
+from ._workers import WorkerInit
+
+Error = _stoker.Error  # a RuntimeError: a failed sample, disagreeing ranks, a bad dataset
+built_with_cuda = _stoker.built_with_cuda
+built_with_mpi = _stoker.built_with_mpi
+crop_box = _stoker.crop_box
+flipped = _stoker.flipped
+split_cpus = _stoker.split_cpus
+
+__version__ = "0.1.0"
+__all__ = ["Error", "Loader", "Plan", "WorkerInit", "plan", "crop_box", "flipped",
+           "split_cpus", "built_with_cuda", "built_with_mpi"]

@@ -1,0 +1,282 @@
+"""stoker.Loader: the C++ loader (pinned worker threads, recycled batch slots, adaptive
+prefetch, distributed sampler) as a PyTorch iterable."""
+import warnings
+
+from . import _stoker
+from ._checks import (check_bool, check_choice, check_float, check_int, check_pair,
+                      check_path)
+from ._plan import Plan, plan as _current_plan
+
+__all__ = ["Loader"]
+
+_IMAGE_DTYPES = ("float32", "float16", "uint8")
+
+
+class Loader:
+    """Iterate it for (data, labels) batches: torch tensors that view the loader's batch
+    slot without a copy. A slot returns to the pool when its tensors are freed; keep at most
+    `held_batches` batches alive beyond the loop variable (else stoker.Error, not a hang).
+
+    Build one with Loader.images(...), Loader.tokens(...) or Loader.records(...). Options
+    shared by all three (keyword only):
+      batch_size        samples per batch (> 0)
+      shuffle, seed     the epoch order: a pure function of (seed, epoch, dataset size)
+      drop_last         drop the last partial batch (and the uneven tail across ranks)
+      world_size, rank  this rank's shard; both None: from MPI, RANK/WORLD_SIZE or
+                        SLURM_PROCID/SLURM_NTASKS
+      workers, prefetch None: the plan's; else worker threads / starting prefetch depth
+      adaptive          let the prefetch depth change while running (max_depth caps it)
+      held_batches      batches the consumer may keep alive beyond the ring
+      pin_threads       pin worker i to its share of plan.worker_cpus
+      on_corrupt        'error' (stoker.Error naming the sample) or 'skip' (count, leave out)
+      plan              a stoker.Plan; None: stoker.plan()
+      to_device         None, or a torch device ('cuda', 'cuda:1'): batches arrive there.
+                        ValueError when PyTorch has no such device.
+      as_numpy          yield numpy arrays instead of torch tensors
+      return_indices    yield (data, labels, indices) with the dataset indices
+    """
+
+    def __init__(self, kind, source, *, batch_size, shuffle=True, seed=0, drop_last=False,
+                 world_size=None, rank=None, workers=None, prefetch=None, adaptive=True,
+                 max_depth=64, held_batches=2, pin_threads=True, on_corrupt="error",
+                 plan=None, to_device=None, as_numpy=False, return_indices=False):
+        if plan is not None and not isinstance(plan, Plan):
+            raise TypeError(f"plan must be a stoker.Plan or None, got {type(plan).__name__}")
+        if (world_size is None) != (rank is None):
+            raise ValueError(f"world_size={world_size!r}, rank={rank!r}: give both or neither")
+        check_int("world_size", world_size, 1, allow_none=True)
+        if world_size is not None:
+            check_int("rank", rank, 0, world_size - 1)
+        self._plan = plan if plan is not None else _current_plan()
+        options = {
+            "batch_size": check_int("batch_size", batch_size, 1),
+            "shuffle": check_bool("shuffle", shuffle),
+            "seed": check_int("seed", seed, 0, 2**64 - 1),
+            "drop_last": check_bool("drop_last", drop_last),
+            "world_size": world_size or 0,  # 0: detected by the C++ side
+            "rank": rank or 0,
+            "workers": check_int("workers", workers, 1, 1024, allow_none=True),
+            "prefetch": check_int("prefetch", prefetch, 1, 4096, allow_none=True),
+            "adaptive": check_bool("adaptive", adaptive),
+            "max_depth": check_int("max_depth", max_depth, 1, 4096),
+            "held_batches": check_int("held_batches", held_batches, 0, 4096),
+            "pin_threads": check_bool("pin_threads", pin_threads),
+            "on_corrupt": check_choice("on_corrupt", on_corrupt, ("error", "skip")),
+            "plan": self._plan._core,
+        }
+        self._as_numpy = check_bool("as_numpy", as_numpy)
+        self._return_indices = check_bool("return_indices", return_indices)
+        self._device = self._check_device(to_device)
+        self._core = _stoker._Loader(kind, source, options)
+        if not self._as_numpy:
+            self._check_torch_dtype()
+
+    # ---- constructors -------------------------------------------------------------------
+    @classmethod
+    def images(cls, root=None, *, shards=None, batch_size=64, size=224, train=True, dtype="float32",
+               layout="CHW", resize_shorter=256, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3),
+               flip_p=0.5, mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225),
+               antialias=True, **options):
+        """An image folder (root/<class>/<image>.jpg, classes sorted by name as torchvision's
+        ImageFolder), or WebDataset-style tar `shards` (a list of .tar files or folders of
+        them; <key>.jpg + <key>.cls members), through RandomResizedCrop + flip + Normalize (train=True) or
+        Resize(resize_shorter) + CenterCrop(size) + Normalize (train=False).
+        dtype float32/float16 (normalized) or uint8 (0..255, not normalized); layout CHW/HWC.
+        """
+        if (root is None) == (shards is None):
+            raise ValueError(f"root={root!r}, shards={shards!r}: give exactly one of them")
+        if root is not None:
+            source = {"root": check_path("root", root, "dir")}
+        else:
+            if isinstance(shards, (str, bytes)) or not hasattr(shards, "__iter__"):
+                raise TypeError(f"shards must be a list of paths, got {shards!r}")
+            shards = list(shards)
+            if not shards:
+                raise ValueError("shards=[]: give at least one .tar file or folder")
+            source = {"shards": [check_path(f"shards[{i}]", p, "any")
+                                 for i, p in enumerate(shards)]}
+        source.update({
+            "train": check_bool("train", train),
+            "size": check_int("size", size, 1, 1 << 15),
+            "resize_shorter": check_int("resize_shorter", resize_shorter, 1, 1 << 15),
+            "scale": check_pair("scale", scale),
+            "ratio": check_pair("ratio", ratio),
+            "flip_p": check_float("flip_p", flip_p, 0.0, 1.0),
+            "mean": check_pair("mean", mean, low=float("-inf"), ordered=False, length=3),
+            "std": check_pair("std", std, ordered=False, length=3),
+            "dtype": check_choice("dtype", dtype, _IMAGE_DTYPES),
+            "layout": check_choice("layout", layout, ("CHW", "HWC")),
+            "antialias": check_bool("antialias", antialias),
+        })
+        if source["scale"][1] > 1.0:
+            raise ValueError(f"scale={scale!r}: the area fraction cannot exceed 1")
+        return cls("images", source, batch_size=batch_size, **options)
+
+    @classmethod
+    def tokens(cls, path, *, seq_len=2048, batch_size=16, dtype="uint16", widen=True,
+               **options):
+        """A flat file of uint16/uint32 token ids. Sample i is the window of seq_len + 1
+        tokens from token i * seq_len (inputs = w[:-1], targets = w[1:]). widen=True
+        (default) yields int64 windows, the dtype embeddings take; widen=False yields the
+        raw tokens (only with as_numpy=True: PyTorch has no uint16/uint32 tensors)."""
+        source = {
+            "path": check_path("path", path, "file"),
+            "seq_len": check_int("seq_len", seq_len, 1, 1 << 31),
+            "dtype": check_choice("dtype", dtype, ("uint16", "uint32")),
+            "widen": check_bool("widen", widen),
+        }
+        return cls("tokens", source, batch_size=batch_size, **options)
+
+    @classmethod
+    def records(cls, path, *, record_bytes, batch_size, dtype="uint8", shape=None,
+                labels_path=None, **options):
+        """A file of fixed-size binary records; `shape`/`dtype` say how to view one (default
+        (record_bytes,) uint8); labels from an optional file of int64 (numpy .tofile)."""
+        record_bytes = check_int("record_bytes", record_bytes, 1)
+        dtype = check_choice("dtype", dtype, ("uint8", "uint16", "uint32", "int64", "float16",
+                                              "float32"))
+        if shape is None:
+            shape = (record_bytes // {"uint8": 1, "uint16": 2, "uint32": 4, "int64": 8,
+                                      "float16": 2, "float32": 4}[dtype],)
+        if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
+            raise TypeError(f"shape must be a sequence of ints, got {shape!r}")
+        shape = [check_int(f"shape[{i}]", d, 1) for i, d in enumerate(shape)]
+        source = {
+            "path": check_path("path", path, "file"),
+            "record_bytes": record_bytes,
+            "labels_path": None if labels_path is None
+            else check_path("labels_path", labels_path, "file"),
+            "dtype": dtype,
+            "shape": shape,
+        }
+        return cls("records", source, batch_size=batch_size, **options)
+
+    # ---- iteration ----------------------------------------------------------------------
+    def __iter__(self):
+        core = self._core
+        core.start_epoch()
+        while True:
+            views = core.next()  # releases the GIL while waiting
+            if views is None:
+                return
+            yield self._convert(views)
+
+    def __len__(self):
+        """Batches per full epoch on this rank."""
+        return self._core.batches_per_epoch
+
+    def set_epoch(self, epoch):
+        """The epoch the next loop iterates (its order depends on seed and epoch only)."""
+        self._core.set_epoch(check_int("epoch", epoch, 0))
+
+    @property
+    def epoch(self):
+        return self._core.epoch
+
+    def state_dict(self):
+        """Where the current epoch stands: resume from it with load_state_dict(), also on a
+        different world size (no sample of the epoch repeated or lost)."""
+        return self._core.state()
+
+    def load_state_dict(self, state):
+        """The next loop continues the state's epoch from its position."""
+        if not isinstance(state, dict) or not isinstance(state.get("sampler"), str):
+            raise TypeError("state must be a dict from Loader.state_dict() "
+                            f"(with a 'sampler' string), got {state!r}")
+        self._core.restore(state["sampler"])
+
+    def stats(self):
+        """Where time goes (ns per stage, consumer wait), prefetch depth decisions, slots."""
+        return self._core.stats()
+
+    def close(self):
+        """Stops the worker threads now (batches still held stay valid)."""
+        self._core.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ---- properties ---------------------------------------------------------------------
+    @property
+    def plan(self):
+        return self._plan
+
+    @property
+    def depth(self):
+        """Batches in flight now (the prefetch controller moves it)."""
+        return self._core.depth
+
+    @property
+    def sample_spec(self):
+        """(dtype, shape) of one sample."""
+        return self._core.spec
+
+    @property
+    def dataset_size(self):
+        return self._core.dataset_size
+
+    @property
+    def samples_per_epoch(self):
+        return self._core.samples_per_epoch
+
+    def __repr__(self):
+        return (f"stoker.Loader({self._core.describe}, batches/epoch={len(self)}, "
+                f"workers={self.stats()['workers']}, depth={self.depth})")
+
+    # ---- helpers ------------------------------------------------------------------------
+    @staticmethod
+    def _check_device(to_device):
+        if to_device is None:
+            return None
+        import torch
+
+        if not isinstance(to_device, (str, torch.device)):
+            raise TypeError(f"to_device must be None, a str or a torch.device, "
+                            f"got {type(to_device).__name__} {to_device!r}")
+        try:
+            device = torch.device(to_device)
+        except RuntimeError as e:
+            raise ValueError(f"to_device={to_device!r}: {e}") from None
+        if device.type == "cpu":
+            return None
+        if device.type != "cuda":
+            raise ValueError(f"to_device={to_device!r}: only CUDA devices are supported")
+        if not torch.cuda.is_available():
+            raise ValueError(f"to_device={to_device!r}: PyTorch sees no CUDA device on this "
+                             "machine (or was built without CUDA); leave to_device=None and "
+                             "the batches stay in host memory")
+        if not _stoker.has_cuda_feeder:
+            warnings.warn(f"to_device={to_device!r}: stoker's CUDA feeder is not in this build "
+                          "of the Python module; each batch is copied with PyTorch "
+                          "(synchronously) instead", RuntimeWarning, stacklevel=3)
+        return device
+
+    def _check_torch_dtype(self):
+        import numpy
+        import torch
+
+        dtype = self.sample_spec[0]
+        try:
+            torch.from_numpy(numpy.zeros(1, dtype=dtype))
+        except TypeError:
+            self._core.close()
+            raise ValueError(f"samples of dtype {dtype} cannot be torch tensors in this "
+                             f"PyTorch ({torch.__version__}): pass as_numpy=True "
+                             "(or widen=True for tokens)") from None
+
+    def _convert(self, views):
+        data, labels, indices, _epoch, _number = views
+        if not self._as_numpy:
+            import torch
+
+            data, labels = torch.from_numpy(data), torch.from_numpy(labels)
+            indices = torch.from_numpy(indices.view("int64"))
+            if self._device is not None:
+                # A synchronous copy: the host views (and the slot) may go right after it.
+                data, labels = data.to(self._device), labels.to(self._device)
+        if self._return_indices:
+            return data, labels, indices
+        return data, labels

@@ -1,0 +1,121 @@
+"""stoker.plan(): this process's plan, and the PyTorch DataLoader settings it implies."""
+import math
+import os
+import warnings
+
+from . import _stoker
+from ._workers import WorkerInit
+
+__all__ = ["Plan", "plan"]
+
+# The plan's fields, as the C++ side exposes them.
+_FIELDS = ("profile", "local_rank", "local_size", "cpus", "main_cpus", "worker_cpus",
+           "cpu_list", "main_cpu_list", "worker_cpu_list", "numa", "workers", "prefetch",
+           "mem_budget", "batch_bytes", "pin_memory", "gpu", "nics", "bind", "mem_bind",
+           "reasons")
+
+
+def _size(n):
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+
+
+class Plan:
+    """A rank's plan: its CPUs, loader workers, prefetch depth, memory budget, GPU and NICs,
+    each decision with a one-line reason. Get it with stoker.plan()."""
+
+    def __init__(self, core, source):
+        self._core = core
+        # "the STOKER_* environment" (under the SPANK plugin) or "computed on <machine>"
+        self.source = source
+
+    def reason(self, field):
+        """The reasons for `field` ("workers", "prefetch", ...) joined with '; '."""
+        return self._core.reason(field)
+
+    def to_env(self):
+        """The STOKER_* variables that describe this plan (a dict)."""
+        return dict(self._core.to_env())
+
+    def worker_shares(self, workers=None):
+        """The CPU list of each of `workers` workers (default: the plan's), split as the
+        C++ loader splits them."""
+        n = self.workers if workers is None else workers
+        return _stoker.split_cpus(self.worker_cpus, n)
+
+    def torch_dataloader_kwargs(self, worker_init_fn=None):
+        """Keyword arguments for torch.utils.data.DataLoader:
+
+        num_workers        the plan's workers;
+        prefetch_factor    per worker: ceil(plan.prefetch / workers), at least 1 (the plan's
+                           depth is for the whole rank, torch's is per worker);
+        persistent_workers True (workers live across epochs);
+        pin_memory         True when the plan has a GPU and pins memory;
+        worker_init_fn     pins worker i to its share of worker_cpus and seeds random and
+                           numpy per worker, then calls `worker_init_fn` (yours) if given.
+
+        With num_workers == 0 only num_workers and pin_memory are returned (torch refuses
+        prefetch_factor and persistent_workers without workers).
+        """
+        workers = max(0, int(self.workers))
+        kwargs = {"num_workers": workers, "pin_memory": bool(self.gpu) and bool(self.pin_memory)}
+        if workers == 0:
+            return kwargs
+        kwargs["prefetch_factor"] = max(1, math.ceil(self.prefetch / workers))
+        kwargs["persistent_workers"] = True
+        kwargs["worker_init_fn"] = WorkerInit(self.worker_shares(workers), worker_init_fn)
+        return kwargs
+
+    def __eq__(self, other):
+        return isinstance(other, Plan) and self._core == other._core
+
+    __hash__ = None
+
+    def __repr__(self):
+        gpu = repr(self.gpu) if self.gpu else "None"
+        lines = [
+            f"stoker.Plan(source={self.source!r}, profile={self.profile!r}, "
+            f"local_rank={self.local_rank}, local_size={self.local_size},",
+            f"  cpus={self.cpus!r}, main_cpus={self.main_cpus!r}, "
+            f"worker_cpus={self.worker_cpus!r}, numa={self.numa!r},",
+            f"  workers={self.workers}, prefetch={self.prefetch}, "
+            f"mem_budget={self.mem_budget} ({_size(self.mem_budget)}), "
+            f"pin_memory={self.pin_memory}, gpu={gpu}, nics={self.nics!r}",
+        ]
+        if self.reasons:
+            lines[-1] += ","
+            lines.append("  reasons:")
+            lines += [f"    {field}: {text}" for field, text in self.reasons]
+        return "\n".join(lines) + ")"
+
+
+def _core_property(name):
+    return property(lambda self: getattr(self._core, name), doc=f"the plan's {name}")
+
+
+for _name in _FIELDS:
+    setattr(Plan, _name, _core_property(_name))
+
+
+def plan(environ=None):
+    """This process's plan.
+
+    Under the SPANK plugin (STOKER_PLAN_VERSION is set) it is read from the STOKER_*
+    variables; a present but garbled or missing one raises ValueError naming it. Otherwise
+    it is computed here from the process's CPU mask, GPUs and memory limit; STOKER_*
+    variables without STOKER_PLAN_VERSION are then ignored with a warning.
+    `environ`: a mapping to read instead of os.environ.
+    """
+    env = dict(os.environ if environ is None else environ)
+    core = _stoker.plan_from_environ(env)
+    if core is not None:
+        return Plan(core, "the STOKER_* environment")
+    computed, source = _stoker.compute_plan()
+    stray = sorted(set(env) & set(computed.to_env()))
+    if stray:
+        warnings.warn(f"stoker: {', '.join(stray)} set without STOKER_PLAN_VERSION (not a "
+                      "plan from the stoker plugin): ignored, the plan is computed for this "
+                      "process", RuntimeWarning, stacklevel=2)
+    return Plan(computed, source)

@@ -1,0 +1,98 @@
+#include "loader/batch_arena.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "loader/process_hwloc.hpp"
+#include "stoker/error.hpp"
+
+namespace stoker {
+
+namespace {
+
+constexpr size_t kAlign = 64;
+
+size_t align_up(size_t n, size_t a) {
+  return (n + a - 1) / a * a;
+}
+
+}  // namespace
+
+size_t BatchArena::slot_bytes_for(size_t batch_size, size_t sample_bytes) {
+  return align_up(batch_size * sample_bytes, kAlign) +
+         align_up(batch_size * sizeof(int64_t), kAlign);
+}
+
+BatchArena::BatchArena(int slots, size_t batch_size, size_t sample_bytes,
+                       const std::vector<int>& numa)
+    : slots_(slots),
+      data_bytes_(align_up(batch_size * sample_bytes, kAlign)),
+      slot_bytes_(slot_bytes_for(batch_size, sample_bytes)) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  bytes_ = align_up(slot_bytes_ * static_cast<size_t>(slots_), page);
+  if (!numa.empty()) {
+    if (hwloc_topology_t topo = process_hwloc()) {
+      hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
+      for (int os : numa) hwloc_bitmap_set(nodes, static_cast<unsigned>(os));
+      void* p =
+          hwloc_alloc_membind(topo, bytes_, nodes, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET);
+      if (p == nullptr) {
+        notes_.push_back(
+            std::string("arena not bound to NUMA nodes: hwloc_alloc_membind failed (") +
+            std::strerror(errno) + "); using first-touch placement");
+      } else {
+        base_ = static_cast<std::byte*>(p);
+        numa_bound_ = true;
+        from_hwloc_ = true;
+      }
+      hwloc_bitmap_free(nodes);
+    } else {
+      notes_.push_back("arena not bound to NUMA nodes: hwloc could not load the topology");
+    }
+  } else {
+    notes_.push_back(
+        "arena not bound to NUMA nodes: the plan names none; using first-touch placement");
+  }
+  if (base_ == nullptr) {
+    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      throw Error("batch arena",
+                  "cannot allocate " + std::to_string(bytes_) + " bytes for " +
+                      std::to_string(slots_) + " batch slots: " + std::strerror(errno),
+                  "lower the batch size or the prefetch depth");
+    }
+    base_ = static_cast<std::byte*>(p);
+  }
+  // Large arenas: fewer TLB misses while collating (a hint; ignored where THP is off).
+  if (bytes_ >= (size_t{2} << 20)) ::madvise(base_, bytes_, MADV_HUGEPAGE);
+}
+
+BatchArena::~BatchArena() {
+  if (pinner_) pinner_->unpin(base_, bytes_);
+  if (from_hwloc_) {
+    hwloc_free(process_hwloc(), base_, bytes_);
+  } else {
+    munmap(base_, bytes_);
+  }
+}
+
+void BatchArena::touch_slot(int slot) const {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::byte* p = data(slot);
+  for (size_t off = 0; off < slot_bytes_; off += page) p[off] = std::byte{0};
+  p[slot_bytes_ - 1] = std::byte{0};
+}
+
+bool BatchArena::pin(const std::shared_ptr<HostPinner>& pinner) {
+  std::string why;
+  if (pinner->pin(base_, bytes_, &why)) {
+    pinner_ = pinner;
+    return true;
+  }
+  notes_.push_back("arena not page-locked (" + pinner->describe() + "): " + why);
+  return false;
+}
+
+}  // namespace stoker

@@ -1,0 +1,230 @@
+// The Loader's construction (checks, sizing) and its thin public API over LoaderCore.
+#include "stoker/loader.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "loader/batch_arena.hpp"
+#include "loader/loader_core.hpp"
+#include "loader/process_hwloc.hpp"
+#include "loader/worker_pool.hpp"
+#include "stoker/coordination.hpp"
+#include "stoker/error.hpp"
+
+namespace stoker {
+
+// ---- Batch ----
+
+Batch::Batch(Batch&& o) noexcept {
+  *this = std::move(o);
+}
+
+Batch& Batch::operator=(Batch&& o) noexcept {
+  if (this != &o) {
+    release();
+    core_ = std::move(o.core_);
+    slot_ = std::exchange(o.slot_, -1);
+    data_ = std::exchange(o.data_, nullptr);
+    labels_ = std::exchange(o.labels_, nullptr);
+    indices_ = std::exchange(o.indices_, nullptr);
+    spec_ = std::exchange(o.spec_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+    capacity_ = std::exchange(o.capacity_, 0);
+    epoch_ = o.epoch_;
+    number_ = o.number_;
+  }
+  return *this;
+}
+
+void Batch::release() {
+  if (core_) {
+    core_->release(slot_);
+    clear();
+  }
+}
+
+void Batch::clear() {
+  core_.reset();
+  slot_ = -1;
+  data_ = nullptr;
+  labels_ = nullptr;
+  indices_ = nullptr;
+  size_ = 0;
+}
+
+// ---- Loader ----
+
+namespace {
+
+std::string bytes_text(uint64_t n) {
+  return std::to_string(n) + " bytes";
+}
+
+// How many slots the arena gets and how deep the ring may grow, within the budget.
+LoaderCore::Setup size_ring(LoaderCore::Setup s) {
+  const LoaderOptions& o = s.options;
+  const Plan& plan = *o.plan;
+  const uint64_t slot = BatchArena::slot_bytes_for(o.batch_size, s.spec.bytes());
+  const int initial = o.prefetch > 0 ? o.prefetch : std::max(plan.prefetch, 1);
+  int held = std::max(o.held_batches, 1);
+  int max_depth = std::max(o.max_depth, 1);
+  if (plan.mem_budget > 0) {
+    const uint64_t fit = plan.mem_budget / slot;
+    if (fit < 2) {
+      throw Error("batch size",
+                  "a batch of " + std::to_string(o.batch_size) + " samples x " +
+                      bytes_text(s.spec.bytes()) + " (a slot of " + bytes_text(slot) +
+                      ") fits fewer than 2 times in the plan's memory budget of " +
+                      bytes_text(plan.mem_budget),
+                  "lower the batch size or raise the budget (STOKER_MEM_BUDGET, the "
+                  "profile's MemShare)");
+    }
+    held = static_cast<int>(std::min<uint64_t>(held, fit - 1));
+    max_depth = static_cast<int>(std::min<uint64_t>(max_depth, fit - held));
+  } else {
+    max_depth = std::min(max_depth, initial);  // no budget known: never grow
+  }
+  s.slots = max_depth + held;
+  s.controller.initial_depth = initial;
+  s.controller.min_depth = std::min(2, max_depth);
+  s.controller.max_depth = max_depth;
+  s.controller.batch_bytes = slot;
+  s.controller.mem_budget = plan.mem_budget;
+  return s;
+}
+
+DistributedSampler make_sampler(const Source& source, const LoaderOptions& o) {
+  SamplerOptions so;
+  so.size = source.size();
+  so.seed = o.seed;
+  so.world_size = o.world_size;
+  so.rank = o.rank;
+  if (o.world_size == 0) {
+    WorldInfo w = detect_world();
+    so.world_size = w.world_size;
+    so.rank = w.rank;
+  }
+  so.shuffle = o.shuffle;
+  so.drop_last = o.drop_last;
+  so.fingerprint = source.fingerprint();
+  if (so.size == 0) throw Error(source.describe(), "the dataset has no samples");
+  so.seed = agree_on_epoch(so, 0);  // rank 0's seed under MPI
+  return DistributedSampler(so);
+}
+
+void check_worker_cpus(const Plan& plan) {
+  const CpuSet allowed = process_allowed_cpus();
+  if (!plan.worker_cpus.is_subset_of(allowed)) {
+    throw Error("plan worker CPUs",
+                "CPUs " + (plan.worker_cpus - allowed).to_string() + " of the worker set " +
+                    plan.worker_cpus.to_string() +
+                    " are not available to this process (it may use " + allowed.to_string() + ")",
+                "use the plan made for this task (run under srun with the stoker plugin), or "
+                "a plan computed in this process");
+  }
+}
+
+}  // namespace
+
+Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Transform> transform,
+               LoaderOptions options) {
+  if (!source) throw Error("loader source", "no source given");
+  if (!transform) {
+    throw Error("loader transform", "no transform given",
+                "pass a CopyTransform with the source's spec for raw samples");
+  }
+  if (options.batch_size == 0) throw Error("batch size", "batch size 0", "use a batch size >= 1");
+  if (!options.plan) {
+    throw Error("loader plan", "no plan given",
+                "pass Plan::from the environment (plan_from_process_env) or a computed plan");
+  }
+  LoaderCore::Setup setup{
+      source, transform, transform->output_spec(), options, make_sampler(*source, options), 1,
+      2,      {}};
+  if (setup.spec.bytes() == 0) {
+    throw Error(transform->describe(), "the transform's output sample has 0 bytes");
+  }
+  const Plan& plan = *setup.options.plan;
+  const uint64_t batches =
+      (setup.options.drop_last
+           ? setup.sampler.length() / options.batch_size
+           : (setup.sampler.length() + options.batch_size - 1) / options.batch_size);
+  if (batches == 0) {
+    throw Error(source->describe(),
+                "gives this rank " + std::to_string(setup.sampler.length()) + " of " +
+                    std::to_string(source->size()) + " samples, fewer than one batch of " +
+                    std::to_string(options.batch_size) + " with drop_last",
+                "use a smaller batch, fewer ranks, or drop_last = false");
+  }
+  if (options.pin_threads && !plan.worker_cpus.empty()) check_worker_cpus(plan);
+  setup.workers = std::max(options.workers > 0 ? options.workers : plan.workers, 1);
+  setup = size_ring(std::move(setup));
+
+  std::vector<CpuSet> shares = options.pin_threads ? split_cpus(plan.worker_cpus, setup.workers)
+                                                   : std::vector<CpuSet>(setup.workers);
+  if (options.pin_threads && plan.worker_cpus.empty()) {
+    notes_.push_back("workers not pinned: the plan names no worker CPUs");
+  }
+  core_ = std::make_shared<LoaderCore>(std::move(setup));
+  LoaderCore* core = core_.get();
+  pool_ = std::make_unique<WorkerPool>(std::move(shares), [core](int w) { core->work(w); });
+  try {
+    core_->wait_started();
+    for (const std::string& why : pool_->bind_failures()) {
+      if (!why.empty()) notes_.push_back(why);
+    }
+    for (std::string& n : core_->pin_arena()) notes_.push_back(std::move(n));
+    core_->open();
+  } catch (...) {
+    core_->stop();
+    pool_.reset();
+    throw;
+  }
+}
+
+Loader::~Loader() {
+  core_->stop();
+  pool_.reset();
+}
+
+void Loader::set_epoch(uint64_t epoch) {
+  core_->set_epoch(epoch);
+}
+uint64_t Loader::epoch() const {
+  return core_->epoch();
+}
+uint64_t Loader::batches_per_epoch() const {
+  return core_->batches_per_epoch();
+}
+uint64_t Loader::length() const {
+  return core_->length();
+}
+void Loader::start_epoch() {
+  core_->start_epoch();
+}
+std::optional<Batch> Loader::next() {
+  return core_->next();
+}
+SamplerState Loader::state() const {
+  return core_->state();
+}
+void Loader::restore(const SamplerState& state) {
+  core_->restore(state);
+}
+LoaderStats Loader::stats() const {
+  return core_->stats(notes_, pool_->threads_created());
+}
+const Plan& Loader::plan() const {
+  return core_->plan();
+}
+const SampleSpec& Loader::spec() const {
+  return core_->spec();
+}
+const DistributedSampler& Loader::sampler() const {
+  return core_->sampler();
+}
+int Loader::depth() const {
+  return core_->depth();
+}
+
+}  // namespace stoker

@@ -1,0 +1,36 @@
+// A read-only memory mapping of a whole file, shared by the fixed-layout sources
+// (token windows, fixed records): reading a sample is then a pointer into the page cache.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace stoker {
+
+class MappedFile {
+ public:
+  // Throws stoker::Error naming the file when it cannot be opened or mapped.
+  // An empty file maps to an empty span (the caller decides whether that is an error).
+  explicit MappedFile(std::string path);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  const std::string& path() const { return path_; }
+  uint64_t size() const { return size_; }
+  std::span<const std::byte> bytes() const { return {data_, size_}; }
+  // A fingerprint of the file's name (not its directory) and size.
+  uint64_t fingerprint(uint64_t salt) const;
+
+ private:
+  std::string path_;
+  const std::byte* data_ = nullptr;
+  uint64_t size_ = 0;
+};
+
+// FNV-1a over bytes, continuing from `h` (0 starts a new hash).
+uint64_t fnv1a(const void* data, size_t n, uint64_t h = 0);
+
+}  // namespace stoker

@@ -1,0 +1,43 @@
+// A fixed set of persistent threads, each bound to its share of the worker CPUs before it
+// runs its body. The pool knows nothing of batches: the body (the loader's worker loop)
+// decides when to return, and the destructor joins. Threads are created only here, once.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "stoker/cpuset.hpp"
+
+namespace stoker {
+
+// Splits `cpus` into `n` shares: contiguous, as even as possible, when there are at least
+// n CPUs; one CPU each, reused round-robin, when there are fewer. Empty in -> empty shares.
+std::vector<CpuSet> split_cpus(const CpuSet& cpus, int n);
+
+class WorkerPool {
+ public:
+  // Starts `shares.size()` threads. Thread i binds itself to shares[i] (when not empty;
+  // a failure is recorded, not thrown) and then runs body(i).
+  WorkerPool(std::vector<CpuSet> shares, std::function<void(int)> body);
+  ~WorkerPool();  // joins: the owner must first make every body return
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  int size() const { return static_cast<int>(threads_.size()); }
+  uint64_t threads_created() const { return created_; }
+  // Per thread: "" when bound (or nothing to bind), else why not. Read only after the
+  // body has signalled that it started (the binding happens before the body runs).
+  const std::vector<std::string>& bind_failures() const { return bind_failures_; }
+  const std::vector<CpuSet>& shares() const { return shares_; }
+
+ private:
+  std::vector<CpuSet> shares_;
+  std::vector<std::string> bind_failures_;
+  std::vector<std::thread> threads_;
+  uint64_t created_ = 0;
+};
+
+}  // namespace stoker

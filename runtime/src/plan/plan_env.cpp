@@ -1,0 +1,173 @@
+// The STOKER_* environment contract (README table): writing a plan out and reading it back.
+#include "stoker/plan_env.hpp"
+
+#include <cstdlib>
+
+#include "plan/values.hpp"
+#include "stoker/error.hpp"
+
+namespace stoker {
+
+namespace {
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ",") + s;
+  return out;
+}
+
+std::string numa_text(const std::vector<int>& nodes) {
+  std::string out;
+  for (int n : nodes) out += (out.empty() ? "" : ",") + std::to_string(n);
+  return out;
+}
+
+// Reads one variable; `required` ones must be present when a plan is.
+class Reader {
+ public:
+  explicit Reader(const std::function<std::optional<std::string>(const std::string&)>& get)
+      : get_(get) {}
+
+  std::optional<std::string> optional(const std::string& name) const { return get_(name); }
+
+  std::string required(const std::string& name) const {
+    auto v = get_(name);
+    if (!v)
+      throw Error(name, "is missing while STOKER_PLAN_VERSION is set",
+                  "export the whole STOKER_* set (the plugin does), or unset STOKER_PLAN_VERSION");
+    return *v;
+  }
+
+  [[noreturn]] static void garbled(const std::string& name, const std::string& value,
+                                   const std::string& expected) {
+    throw Error(name, "garbled value '" + value + "'", "expected " + expected);
+  }
+
+  int64_t whole(const std::string& name, int64_t lo, int64_t hi, bool need = true) const {
+    auto v = need ? std::optional<std::string>(required(name)) : optional(name);
+    if (!v) return lo;
+    auto n = values::parse_whole(*v, lo, hi);
+    if (!n) garbled(name, *v, "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+    return *n;
+  }
+
+  uint64_t bytes(const std::string& name, bool need) const {
+    auto v = need ? std::optional<std::string>(required(name)) : optional(name);
+    if (!v) return 0;
+    auto n = values::parse_bytes_plain(*v);
+    if (!n) garbled(name, *v, "a number of bytes");
+    return *n;
+  }
+
+  CpuSet cpus(const std::string& name) const {
+    std::string v = required(name);
+    try {
+      return CpuSet::parse(v, name);
+    } catch (const Error&) {
+      garbled(name, v, "an OS CPU list such as 0-5,12");
+    }
+  }
+
+ private:
+  const std::function<std::optional<std::string>(const std::string&)>& get_;
+};
+
+}  // namespace
+
+EnvVars plan_to_env(const Plan& p) {
+  return {
+      {"STOKER_PLAN_VERSION", std::to_string(Plan::kVersion)},
+      {"STOKER_PROFILE", p.profile},
+      {"STOKER_WORKERS", std::to_string(p.workers)},
+      {"STOKER_PREFETCH", std::to_string(p.prefetch)},
+      {"STOKER_CPUS", p.cpus.to_string()},
+      {"STOKER_MAIN_CPUS", p.main_cpus.to_string()},
+      {"STOKER_WORKER_CPUS", p.worker_cpus.to_string()},
+      {"STOKER_NUMA", numa_text(p.numa)},
+      {"STOKER_GPU", p.gpu},
+      {"STOKER_PIN_MEMORY", p.pin_memory ? "1" : "0"},
+      {"STOKER_MEM_BUDGET", std::to_string(p.mem_budget)},
+      {"STOKER_BATCH_BYTES", std::to_string(p.batch_bytes)},
+      {"STOKER_NICS", join(p.nics)},
+      {"STOKER_BIND", to_string(p.bind)},
+      {"STOKER_MEM_BIND", to_string(p.mem_bind)},
+      {"STOKER_LOCAL_RANK", std::to_string(p.local_rank)},
+      {"STOKER_LOCAL_SIZE", std::to_string(p.local_size)},
+  };
+}
+
+std::optional<Plan> plan_from_env(
+    const std::function<std::optional<std::string>(const std::string&)>& get) {
+  Reader env(get);
+  auto version = env.optional("STOKER_PLAN_VERSION");
+  if (!version) return std::nullopt;
+  if (*version != std::to_string(Plan::kVersion))
+    throw Error("STOKER_PLAN_VERSION", "version '" + *version + "' is not the one this runtime reads",
+                "this runtime reads version " + std::to_string(Plan::kVersion) +
+                    ": use the plugin and runtime of the same stoker release");
+  Plan p;
+  p.profile = env.required("STOKER_PROFILE");
+  if (!values::valid_name(p.profile))
+    Reader::garbled("STOKER_PROFILE", p.profile, "a profile name (letters, digits, '-', '_')");
+  p.workers = static_cast<int>(env.whole("STOKER_WORKERS", 1, 1 << 20));
+  p.prefetch = static_cast<int>(env.whole("STOKER_PREFETCH", 1, 1 << 20));
+  p.cpus = env.cpus("STOKER_CPUS");
+  p.main_cpus = env.cpus("STOKER_MAIN_CPUS");
+  p.worker_cpus = env.cpus("STOKER_WORKER_CPUS");
+  if (auto numa = env.optional("STOKER_NUMA"); numa && !numa->empty()) {
+    size_t pos = 0;
+    while (true) {
+      size_t comma = numa->find(',', pos);
+      std::string_view item = std::string_view(*numa).substr(pos, comma - pos);
+      auto n = values::parse_whole(item, 0, 1 << 16);
+      if (!n) Reader::garbled("STOKER_NUMA", *numa, "NUMA node numbers such as 0,1");
+      p.numa.push_back(static_cast<int>(*n));
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+  }
+  p.gpu = env.optional("STOKER_GPU").value_or("");
+  std::string pin = env.required("STOKER_PIN_MEMORY");
+  if (pin != "0" && pin != "1") Reader::garbled("STOKER_PIN_MEMORY", pin, "0 or 1");
+  p.pin_memory = pin == "1";
+  p.mem_budget = env.bytes("STOKER_MEM_BUDGET", true);
+  p.batch_bytes = env.bytes("STOKER_BATCH_BYTES", false);
+  if (auto nics = env.optional("STOKER_NICS"); nics && !nics->empty()) {
+    size_t pos = 0;
+    while (true) {
+      size_t comma = nics->find(',', pos);
+      std::string item = nics->substr(pos, comma - pos);
+      if (item.empty()) Reader::garbled("STOKER_NICS", *nics, "NIC names separated by commas");
+      p.nics.push_back(item);
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+  }
+  if (auto bind = env.optional("STOKER_BIND")) {
+    auto b = parse_bind_mode(*bind);
+    if (!b) Reader::garbled("STOKER_BIND", *bind, "gpu-numa, even or none");
+    p.bind = *b;
+  }
+  if (auto mem = env.optional("STOKER_MEM_BIND")) {
+    auto m = parse_mem_bind(*mem);
+    if (!m) Reader::garbled("STOKER_MEM_BIND", *mem, "local or none");
+    p.mem_bind = *m;
+  }
+  p.local_size = static_cast<int>(env.whole("STOKER_LOCAL_SIZE", 1, 1 << 16, false));
+  p.local_rank = static_cast<int>(env.whole("STOKER_LOCAL_RANK", 0, 1 << 16, false));
+  if (p.local_rank >= p.local_size)
+    Reader::garbled("STOKER_LOCAL_RANK", std::to_string(p.local_rank),
+                    "a rank below STOKER_LOCAL_SIZE=" + std::to_string(p.local_size));
+  p.reasons.push_back({"source", "read from the STOKER_* environment (plan version " +
+                                     *version + ")"});
+  return p;
+}
+
+std::optional<Plan> plan_from_process_env() {
+  return plan_from_env([](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  });
+}
+
+}  // namespace stoker

@@ -1,0 +1,92 @@
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <system_error>
+
+#include "sources/file_read.hpp"
+#include "stoker/error.hpp"
+#include "stoker/image_source.hpp"
+
+namespace stoker {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_jpeg_name(const fs::path& p) {
+  std::string ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".jpg" || ext == ".jpeg";
+}
+
+const char* kLayoutHint = "expected ROOT/CLASS/IMAGE.jpg (ImageNet / torchvision ImageFolder layout)";
+
+}  // namespace
+
+ImageFolderSource::ImageFolderSource(const std::string& root) : root_(root) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(root, ec);
+  if (ec || !fs::exists(st)) throw Error(root, "no such folder", "check the dataset path");
+  if (!fs::is_directory(st)) throw Error(root, "is not a folder", kLayoutHint);
+  try {
+    for (const fs::directory_entry& e : fs::directory_iterator(root)) {
+      if (e.is_directory()) classes_.push_back(e.path().filename().string());
+    }
+    std::sort(classes_.begin(), classes_.end());
+    uint64_t h = kFnvOffset;
+    std::vector<std::pair<std::string, uint64_t>> files;  // one class at a time
+    for (size_t c = 0; c < classes_.size(); ++c) {
+      files.clear();
+      const fs::path dir = fs::path(root) / classes_[c];
+      for (const fs::directory_entry& e : fs::recursive_directory_iterator(
+               dir, fs::directory_options::follow_directory_symlink)) {
+        if (e.is_regular_file() && is_jpeg_name(e.path())) {
+          files.emplace_back(e.path().string(), e.file_size());
+        }
+      }
+      std::sort(files.begin(), files.end());
+      h = fnv1a(classes_[c], h);
+      for (const auto& [path, bytes] : files) {
+        path_at_.push_back(paths_.size());
+        paths_ += path;
+        paths_.push_back('\0');
+        sizes_.push_back(bytes);
+        labels_.push_back(static_cast<int32_t>(c));
+        total_bytes_ += bytes;
+        // Relative names only: the same dataset mounted elsewhere has the same fingerprint.
+        h = fnv1a(std::string_view(path).substr(root.size()), h);
+        h = fnv1a(bytes, h);
+      }
+    }
+    fingerprint_ = h;
+  } catch (const fs::filesystem_error& e) {
+    throw Error(e.path1().empty() ? root : e.path1().string(),
+                "cannot be read: " + e.code().message(), "check the folder's permissions");
+  }
+  if (sizes_.empty()) {
+    throw Error(root,
+                classes_.empty() ? "holds no class subfolders"
+                                 : "holds no JPEG images (.jpg/.jpeg) in its " +
+                                       std::to_string(classes_.size()) + " class subfolders",
+                kLayoutHint);
+  }
+}
+
+RawSample ImageFolderSource::read(uint64_t index, std::vector<std::byte>& scratch) const {
+  const char* path = paths_.data() + path_at_[index];
+  return {pread_sample(path, 0, sizes_[index], index, scratch), labels_[index]};
+}
+
+std::string ImageFolderSource::location(uint64_t index) const {
+  return index < path_at_.size() ? std::string(paths_.data() + path_at_[index])
+                                 : root_ + "[" + std::to_string(index) + "]";
+}
+
+std::string ImageFolderSource::describe() const {
+  return "image folder " + root_ + ": " + std::to_string(sizes_.size()) + " JPEG images in " +
+         std::to_string(classes_.size()) + " classes, " +
+         std::to_string(total_bytes_ / (1024 * 1024)) + " MiB";
+}
+
+}  // namespace stoker

@@ -1,0 +1,101 @@
+// Binding the calling process or thread with hwloc. Never throws: binding is an
+// optimisation, so a refusal becomes a reason the caller can show.
+#include <hwloc.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+#include "stoker/topology.hpp"
+#include "topology/hwloc_convert.hpp"
+
+namespace stoker {
+
+namespace {
+
+// Frees an hwloc bitmap at scope exit.
+struct Bitmap {
+  hwloc_bitmap_t b;
+  explicit Bitmap(hwloc_bitmap_t bitmap) : b(bitmap) {}
+  ~Bitmap() { hwloc_bitmap_free(b); }
+  Bitmap(const Bitmap&) = delete;
+  Bitmap& operator=(const Bitmap&) = delete;
+};
+
+std::string failure(const std::string& what, const std::string& set) {
+  return "hwloc could not bind " + what + " to " + set + ": " + std::strerror(errno);
+}
+
+// The process-wide topology for thread binding: CPUs only (no I/O discovery, which is
+// slow), loaded once on first use by whichever worker thread gets there first.
+hwloc_topology_t thread_topology(std::string* error) {
+  static std::once_flag once;
+  static hwloc_topology_t topo = nullptr;
+  static std::string load_error;
+  std::call_once(once, [] {
+    hwloc_topology_t t = nullptr;
+    if (hwloc_topology_init(&t) != 0) {
+      load_error = std::string("hwloc_topology_init failed: ") + std::strerror(errno);
+      return;
+    }
+    if (hwloc_topology_load(t) != 0) {
+      load_error = std::string("hwloc topology discovery failed: ") + std::strerror(errno);
+      hwloc_topology_destroy(t);
+      return;
+    }
+    topo = t;  // kept for the life of the process
+  });
+  if (!topo && error) *error = load_error;
+  return topo;
+}
+
+}  // namespace
+
+BindResult bind_this_process(const Topology& topo, const CpuSet& cpus,
+                             const std::vector<int>& numa) {
+  BindResult r;
+  if (!topo.is_this_system || !topo.hwloc) {
+    r.reason = "topology is " + topo.source + ", not this machine: binding skipped";
+    return r;
+  }
+  auto t = static_cast<hwloc_topology_t>(topo.hwloc.get());
+  std::string reasons;
+  if (cpus.empty()) {
+    reasons = "no CPUs given: CPU binding skipped";
+  } else {
+    Bitmap set(detail::to_hwloc_bitmap(cpus));
+    r.cpus_bound = hwloc_set_cpubind(t, set.b, HWLOC_CPUBIND_PROCESS) == 0;
+    if (!r.cpus_bound) reasons = failure("the process's CPUs", cpus.to_string());
+  }
+  if (!numa.empty()) {
+    CpuSet nodes = CpuSet::from_list(numa);
+    Bitmap set(detail::to_hwloc_bitmap(nodes));
+    // No PROCESS flag: Linux memory policies are per thread, and hwloc falls back to the
+    // calling thread, which is the whole task when the plugin binds before exec.
+    r.memory_bound = hwloc_set_membind(t, set.b, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET) == 0;
+    if (!r.memory_bound) {
+      if (!reasons.empty()) reasons += "; ";
+      reasons += failure("memory", "NUMA nodes " + nodes.to_string());
+    }
+  }
+  r.reason = reasons;
+  return r;
+}
+
+bool bind_this_thread(const CpuSet& cpus, std::string* why) {
+  if (cpus.empty()) {
+    if (why) *why = "no CPUs given: thread binding skipped";
+    return false;
+  }
+  hwloc_topology_t t = thread_topology(why);
+  if (!t) return false;
+  Bitmap set(detail::to_hwloc_bitmap(cpus));
+  if (hwloc_set_cpubind(t, set.b, HWLOC_CPUBIND_THREAD) != 0) {
+    if (why) *why = failure("this thread", cpus.to_string());
+    return false;
+  }
+  if (why) why->clear();
+  return true;
+}
+
+}  // namespace stoker

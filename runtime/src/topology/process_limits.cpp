@@ -1,0 +1,142 @@
+// What this process may use: its CPU affinity and its memory limit (cgroup v2, v1, physical).
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "stoker/error.hpp"
+#include "stoker/topology.hpp"
+
+namespace stoker {
+
+namespace {
+
+// cgroup v1 reports "no limit" as a page-rounded LONG_MAX; anything this big is no limit.
+constexpr uint64_t kNoLimitV1 = uint64_t{1} << 60;
+
+std::string join(const std::string& root, const std::string& rest) {
+  std::string r = root.empty() ? "/" : root;
+  if (r.back() != '/') r += '/';
+  size_t skip = rest.find_first_not_of('/');
+  return skip == std::string::npos ? r : r + rest.substr(skip);
+}
+
+std::optional<std::string> read_first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line)) return std::nullopt;
+  while (!line.empty() && (line.back() == '\n' || line.back() == ' ' || line.back() == '\r'))
+    line.pop_back();
+  return line;
+}
+
+std::optional<uint64_t> parse_u64(const std::string& s) {
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// The smallest limit in `file` found in `dir` and its ancestors up to `top` (cgroup limits
+// nest: a child can never use more than its parents allow). `parse` maps a file's text to a
+// limit, nullopt meaning none.
+template <typename Parse>
+std::optional<uint64_t> min_over_ancestors(const std::string& top, std::string cgroup,
+                                           const std::string& file, Parse parse) {
+  std::optional<uint64_t> best;
+  while (true) {
+    if (auto text = read_first_line(join(join(top, cgroup), file))) {
+      if (auto v = parse(*text)) best = best ? std::min(*best, *v) : *v;
+    }
+    if (cgroup.empty() || cgroup == "/") break;
+    size_t slash = cgroup.find_last_of('/');
+    cgroup = slash == std::string::npos ? "" : cgroup.substr(0, slash);
+  }
+  return best;
+}
+
+uint64_t physical_memory() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+}
+
+// True when the comma-separated controller list names `want`.
+bool has_controller(const std::string& list, const std::string& want) {
+  std::stringstream ss(list);
+  std::string c;
+  while (std::getline(ss, c, ',')) {
+    if (c == want) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+CpuSet current_cpu_mask() {
+  // Grow the mask until the kernel accepts its size (machines with more than 1024 CPUs).
+  for (int ncpus = 1024; ncpus <= (1 << 16); ncpus *= 2) {
+    cpu_set_t* set = CPU_ALLOC(ncpus);
+    if (!set) break;
+    size_t size = CPU_ALLOC_SIZE(ncpus);
+    CPU_ZERO_S(size, set);
+    if (sched_getaffinity(0, size, set) == 0) {
+      CpuSet s;
+      for (int c = 0; c < ncpus; ++c) {
+        if (CPU_ISSET_S(c, size, set)) s.set(c);
+      }
+      CPU_FREE(set);
+      return s;
+    }
+    int err = errno;
+    CPU_FREE(set);
+    if (err != EINVAL) break;
+  }
+  throw Error("sched_getaffinity", "cannot read this process's CPU affinity",
+              "pass the CPUs explicitly (--cpus LIST)");
+}
+
+uint64_t memory_limit_bytes(const std::string& root) {
+  uint64_t physical = physical_memory();
+  std::ifstream in(join(root, "proc/self/cgroup"));
+  std::string line, v2_path, v1_path;
+  bool have_v2 = false, have_v1 = false;
+  while (std::getline(in, line)) {
+    // "hierarchy-id:controllers:path"; v2 is "0::path".
+    size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+    if (b == std::string::npos) continue;
+    std::string id = line.substr(0, a), ctrl = line.substr(a + 1, b - a - 1),
+                path = line.substr(b + 1);
+    if (id == "0" && ctrl.empty()) {
+      have_v2 = true;
+      v2_path = path;
+    } else if (has_controller(ctrl, "memory")) {
+      have_v1 = true;
+      v1_path = path;
+    }
+  }
+  std::optional<uint64_t> limit;
+  if (have_v2) {
+    limit = min_over_ancestors(join(root, "sys/fs/cgroup"), v2_path, "memory.max",
+                               [](const std::string& t) -> std::optional<uint64_t> {
+                                 return t == "max" ? std::nullopt : parse_u64(t);
+                               });
+  }
+  if (!limit && have_v1) {
+    limit = min_over_ancestors(join(root, "sys/fs/cgroup/memory"), v1_path,
+                               "memory.limit_in_bytes",
+                               [](const std::string& t) -> std::optional<uint64_t> {
+                                 auto v = parse_u64(t);
+                                 return v && *v < kNoLimitV1 ? v : std::nullopt;
+                               });
+  }
+  // A cgroup limit above the machine's memory is no limit at all.
+  if (limit && (physical == 0 || *limit < physical)) return *limit;
+  return physical;
+}
+
+}  // namespace stoker

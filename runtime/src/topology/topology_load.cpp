@@ -1,0 +1,114 @@
+// Loading a Topology from the live machine or from hwloc XML.
+#include <hwloc.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "stoker/error.hpp"
+#include "stoker/topology.hpp"
+#include "topology/hwloc_convert.hpp"
+
+namespace stoker {
+
+namespace {
+
+// Owns an hwloc topology until it is handed to a Topology (whose shared_ptr destroys it).
+class HwlocHandle {
+ public:
+  explicit HwlocHandle(const std::string& where) {
+    if (hwloc_topology_init(&topo_) != 0) {
+      throw Error(where, std::string("hwloc_topology_init failed: ") + std::strerror(errno),
+                  "check that libhwloc is installed and memory is available");
+    }
+  }
+  ~HwlocHandle() {
+    if (topo_) hwloc_topology_destroy(topo_);
+  }
+  HwlocHandle(const HwlocHandle&) = delete;
+  HwlocHandle& operator=(const HwlocHandle&) = delete;
+
+  hwloc_topology_t get() const { return topo_; }
+  std::shared_ptr<void> release() {
+    hwloc_topology_t t = topo_;
+    topo_ = nullptr;
+    return std::shared_ptr<void>(t, [](void* p) {
+      hwloc_topology_destroy(static_cast<hwloc_topology_t>(p));
+    });
+  }
+
+ private:
+  hwloc_topology_t topo_ = nullptr;
+};
+
+// Disallowed PUs and NUMA nodes stay in the topology (so allowed_cpus can be smaller than
+// all_cpus); I/O objects are kept so GPUs and NICs show.
+void configure(hwloc_topology_t topo, hwloc_type_filter_e io_filter) {
+  hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+  hwloc_topology_set_io_types_filter(topo, io_filter);
+}
+
+Topology finish(HwlocHandle& handle, const std::string& source, bool this_system) {
+  Topology t = detail::convert_topology(handle.get());
+  t.source = source;
+  t.is_this_system = this_system;
+  t.hwloc = handle.release();
+  return t;
+}
+
+Topology load_xml_buffer(const std::string& xml, const std::string& name) {
+  HwlocHandle h(name);
+  configure(h.get(), HWLOC_TYPE_FILTER_KEEP_ALL);
+  // hwloc wants the length including the terminating NUL.
+  if (hwloc_topology_set_xmlbuffer(h.get(), xml.c_str(), static_cast<int>(xml.size() + 1)) != 0 ||
+      hwloc_topology_load(h.get()) != 0) {
+    throw Error(name, "not a valid hwloc XML topology",
+                "export one with `lstopo-no-graphics --of xml FILE.xml` (hwloc 2.x) and check "
+                "it with `lstopo-no-graphics --input FILE.xml`");
+  }
+  if (hwloc_get_nbobjs_by_type(h.get(), HWLOC_OBJ_PU) <= 0) {
+    throw Error(name, "the hwloc XML topology has no processing units (PU objects)",
+                "use a complete topology exported by lstopo");
+  }
+  return finish(h, name, false);
+}
+
+}  // namespace
+
+Topology load_topology() {
+  const std::string where = "hwloc (this machine)";
+  HwlocHandle h(where);
+  configure(h.get(), HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  if (hwloc_topology_load(h.get()) != 0) {
+    throw Error(where, std::string("topology discovery failed: ") + std::strerror(errno),
+                "pass a topology file with --topology FILE.xml");
+  }
+  return finish(h, "this machine", true);
+}
+
+Topology load_topology_xml(const std::string& path) {
+  // Read the file ourselves: hwloc's own error for a missing file is only a failed load.
+  const std::string todo =
+      "give the path of an hwloc XML file (lstopo-no-graphics --of xml FILE.xml)";
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(path, "cannot read the topology file: it is a directory", todo);
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(path, std::string("cannot read the topology file: ") + std::strerror(errno), todo);
+  }
+  std::ostringstream xml;
+  xml << in.rdbuf();
+  if (in.bad()) throw Error(path, "cannot read the topology file: read error", todo);
+  return load_xml_buffer(xml.str(), path);
+}
+
+Topology load_topology_xml_text(const std::string& xml, const std::string& name) {
+  return load_xml_buffer(xml, name);
+}
+
+}  // namespace stoker

@@ -1,0 +1,140 @@
+// The image pipeline as a Transform: header -> crop choice -> region decode (with DCT
+// scaling when the crop is at least twice the output) -> one fused resample/flip/normalise
+// pass into the batch slot. Buffers come from the worker's Scratch; the libjpeg object is
+// per thread and reused, so the steady state allocates nothing of ours.
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "stoker/error.hpp"
+#include "stoker/image_transforms.hpp"
+#include "transforms/jpeg_decoder.hpp"
+#include "transforms/resample.hpp"
+
+namespace stoker {
+
+namespace {
+
+uint64_t now_ns() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+// Grows `v` to hold at least `n` elements of T and returns it as T*. Never shrinks, so a
+// worker's buffers settle at the largest image seen.
+template <class T, class V>
+T* room(V& v, size_t n) {
+  const size_t elems = (n * sizeof(T) + sizeof(typename V::value_type) - 1) /
+                       sizeof(typename V::value_type);
+  if (v.size() < elems) v.resize(elems);
+  return reinterpret_cast<T*>(v.data());
+}
+
+// The largest libjpeg downscale (1/8, 1/4, 1/2) that keeps the crop at least as large as
+// the output on both axes, so the final resample still only shrinks.
+int choose_denom(const CropBox& box, int size, bool enabled) {
+  if (!enabled) return 1;
+  for (int d : {8, 4, 2}) {
+    if (box.w / d >= size && box.h / d >= size) return d;
+  }
+  return 1;
+}
+
+class ImageTransform final : public Transform {
+ public:
+  explicit ImageTransform(const ImageTransformOptions& o) : o_(o), norm_(Normalization::from(o)) {}
+
+  SampleSpec output_spec() const override {
+    const int64_t s = o_.size;
+    return {o_.dtype, o_.layout == Layout::CHW ? std::vector<int64_t>{3, s, s}
+                                               : std::vector<int64_t>{s, s, 3}};
+  }
+
+  void apply(const RawSample& in, const SampleKey& key, std::byte* out, Scratch& scratch,
+             StageTimes& times) const override {
+    thread_local JpegDecoder decoder;
+    const uint64_t t0 = now_ns();
+    const int size = o_.size;
+    AxisWeights h, v;
+    DecodedRegion region;
+    bool flip = false;
+    try {
+      const JpegHeader hdr = decoder.begin(in.bytes);
+      const CropBox box = o_.train ? random_resized_crop(hdr.width, hdr.height, key, o_)
+                                   : center_crop(hdr.width, hdr.height, o_);
+      flip = random_flip(key, o_);
+      const int d = choose_denom(box, size, o_.dct_scaling);
+      const int sw = JpegDecoder::scaled(hdr.width, d), sh = JpegDecoder::scaled(hdr.height, d);
+      h.taps = axis_taps(box.w / d, size, sw, o_.antialias);
+      v.taps = axis_taps(box.h / d, size, sh, o_.antialias);
+      int* starts = room<int>(scratch.work, 2 * static_cast<size_t>(size));
+      float* floats = room<float>(scratch.f32, static_cast<size_t>(size) * (h.taps + v.taps) +
+                                                   static_cast<size_t>(sw) * 3 + 1);
+      h.start = starts;
+      v.start = starts + size;
+      h.weights = floats;
+      v.weights = floats + static_cast<size_t>(size) * h.taps;
+      compute_axis(box.x / d, box.w / d, sw, size, o_.antialias, h);
+      compute_axis(box.y / d, box.h / d, sh, size, o_.antialias, v);
+      region = decoder.decode(d, {h.lo, v.lo, h.hi - h.lo, v.hi - v.lo}, scratch.decoded);
+    } catch (const JpegFailure& e) {
+      throw SampleError{key.index, {}, std::string("cannot decode JPEG: ") + e.what()};
+    }
+    const uint64_t t1 = now_ns();
+    float* row = scratch.f32.data() + static_cast<size_t>(size) * (h.taps + v.taps);
+    resample(region, h, v, flip, norm_, {out, size, size, o_.dtype, o_.layout}, row);
+    times.decode_ns += t1 - t0;
+    times.transform_ns += now_ns() - t1;
+  }
+
+  std::string describe() const override {
+    char buf[256];
+    if (o_.train) {
+      std::snprintf(buf, sizeof buf,
+                    "RandomResizedCrop(%d, scale=(%.2g,%.2g), ratio=(%.3g,%.3g)) + "
+                    "HorizontalFlip(p=%.2g) + Normalize -> %s %s%s",
+                    o_.size, o_.scale_min, o_.scale_max, o_.ratio_min, o_.ratio_max, o_.flip_p,
+                    to_string(o_.dtype), to_string(o_.layout), o_.antialias ? ", antialias" : "");
+    } else {
+      std::snprintf(buf, sizeof buf, "Resize(%d) + CenterCrop(%d) + Normalize -> %s %s%s",
+                    o_.resize_shorter, o_.size, to_string(o_.dtype), to_string(o_.layout),
+                    o_.antialias ? ", antialias" : "");
+    }
+    return buf;
+  }
+
+ private:
+  ImageTransformOptions o_;
+  Normalization norm_;
+};
+
+void check(bool ok, const char* option, const std::string& what, const char* todo) {
+  if (!ok) throw Error(std::string("image transform option ") + option, what, todo);
+}
+
+}  // namespace
+
+std::unique_ptr<Transform> make_image_transform(const ImageTransformOptions& o) {
+  check(o.size > 0 && o.size <= 16384, "size", "must be in 1..16384, got " + std::to_string(o.size),
+        "use the model's input size, e.g. 224");
+  check(o.train || o.resize_shorter >= o.size, "resize_shorter",
+        "must be >= size (" + std::to_string(o.size) + "), got " +
+            std::to_string(o.resize_shorter),
+        "e.g. 256 for size 224");
+  check(o.scale_min > 0 && o.scale_min <= o.scale_max, "scale",
+        "needs 0 < min <= max, got (" + std::to_string(o.scale_min) + ", " +
+            std::to_string(o.scale_max) + ")",
+        "torchvision's default is (0.08, 1.0)");
+  check(o.ratio_min > 0 && o.ratio_min <= o.ratio_max, "ratio",
+        "needs 0 < min <= max, got (" + std::to_string(o.ratio_min) + ", " +
+            std::to_string(o.ratio_max) + ")",
+        "torchvision's default is (3/4, 4/3)");
+  check(o.flip_p >= 0 && o.flip_p <= 1, "flip_p", "must be in [0, 1]", "e.g. 0.5");
+  for (float s : o.std) check(s != 0.0f, "std", "has a zero entry", "use the dataset's std");
+  check(o.dtype == DType::F32 || o.dtype == DType::F16 || o.dtype == DType::U8, "dtype",
+        std::string("must be float32, float16 or uint8, got ") + to_string(o.dtype), "");
+  return std::make_unique<ImageTransform>(o);
+}
+
+}  // namespace stoker

@@ -1,0 +1,126 @@
+#include "transforms/jpeg_decoder.hpp"
+
+#include <algorithm>
+#include <new>
+#include <string>
+
+namespace stoker {
+
+namespace {
+
+// libjpeg reports fatal errors through error_exit; it must not return. We jump back to the
+// setjmp in the JpegDecoder method that called libjpeg, which throws a C++ exception
+// from its own frame (never through libjpeg's C frames).
+extern "C" void on_error_exit(j_common_ptr c) {
+  auto* e = reinterpret_cast<JpegErrors*>(c->err);
+  (*c->err->format_message)(c, e->message);
+  std::longjmp(e->jump, 1);
+}
+
+// libjpeg only warns about damaged data (a truncated file, a bad Huffman code, ...) and then
+// fills in grey. Data damage is an error here: a silently corrupted sample is worse than a
+// reported one. Harmless warnings (unknown JFIF version, bogus ICC profile) are ignored.
+extern "C" void on_emit_message(j_common_ptr c, int level) {
+  if (level >= 0) return;
+  switch (c->err->msg_code) {
+    case JWRN_JPEG_EOF:
+    case JWRN_HIT_MARKER:
+    case JWRN_EXTRANEOUS_DATA:
+    case JWRN_MUST_RESYNC:
+    case JWRN_NOT_SEQUENTIAL:
+    case JWRN_HUFF_BAD_CODE:
+    case JWRN_BOGUS_PROGRESSION:
+      on_error_exit(c);
+      return;
+    default:
+      return;
+  }
+}
+
+extern "C" void on_output_message(j_common_ptr) {}
+
+}  // namespace
+
+jpeg_error_mgr* JpegErrors::init() {
+  jpeg_std_error(&pub);
+  pub.error_exit = on_error_exit;
+  pub.emit_message = on_emit_message;
+  pub.output_message = on_output_message;
+  message[0] = '\0';
+  return &pub;
+}
+
+JpegDecoder::JpegDecoder() {
+  cinfo_.err = err_.init();
+  if (setjmp(err_.jump)) throw std::bad_alloc();  // the only failure: out of memory
+  jpeg_create_decompress(&cinfo_);
+}
+
+JpegDecoder::~JpegDecoder() { jpeg_destroy_decompress(&cinfo_); }
+
+void JpegDecoder::fail() {
+  jpeg_abort_decompress(&cinfo_);
+  active_ = false;
+  throw JpegFailure(err_.message);
+}
+
+JpegHeader JpegDecoder::begin(std::span<const std::byte> bytes) {
+  if (active_) jpeg_abort_decompress(&cinfo_);
+  active_ = true;
+  if (bytes.size() < 4) {
+    jpeg_abort_decompress(&cinfo_);
+    active_ = false;
+    throw JpegFailure("not a JPEG file: " + std::to_string(bytes.size()) + " bytes");
+  }
+  if (setjmp(err_.jump)) fail();
+  jpeg_mem_src(&cinfo_, reinterpret_cast<const unsigned char*>(bytes.data()),
+               static_cast<unsigned long>(bytes.size()));
+  jpeg_read_header(&cinfo_, TRUE);
+  cinfo_.out_color_space = JCS_RGB;  // grey is expanded; CMYK fails at start_decompress
+  return {static_cast<int>(cinfo_.image_width), static_cast<int>(cinfo_.image_height),
+          cinfo_.num_components};
+}
+
+DecodedRegion JpegDecoder::decode(int denom, PixelRect want, std::vector<std::byte>& buf) {
+  if (!active_) throw std::logic_error("JpegDecoder::decode without begin");
+  if (setjmp(err_.jump)) fail();
+  cinfo_.scale_num = 1;
+  cinfo_.scale_denom = static_cast<unsigned>(denom);
+  cinfo_.dct_method = JDCT_ISLOW;  // SIMD in libjpeg-turbo; IFAST saves little and loses accuracy
+  jpeg_start_decompress(&cinfo_);
+  const int full_w = static_cast<int>(cinfo_.output_width);
+  const int full_h = static_cast<int>(cinfo_.output_height);
+  const int x0 = std::clamp(want.x, 0, full_w - 1), y0 = std::clamp(want.y, 0, full_h - 1);
+  const int x1 = std::clamp(want.x + want.w, x0 + 1, full_w);
+  const int y1 = std::clamp(want.y + want.h, y0 + 1, full_h);
+  // One extra column each side: fancy upsampling treats the ends of a cropped scanline as
+  // image borders, so libjpeg's first and last columns may differ from a full decode.
+  JDIMENSION xoff = static_cast<JDIMENSION>(std::max(x0 - 1, 0));
+  JDIMENSION width = static_cast<JDIMENSION>(std::min(x1 + 1, full_w)) - xoff;
+  if (xoff > 0 || static_cast<int>(width) < full_w) jpeg_crop_scanline(&cinfo_, &xoff, &width);
+  if (y0 > 0) jpeg_skip_scanlines(&cinfo_, static_cast<JDIMENSION>(y0));
+  const size_t stride = static_cast<size_t>(width) * 3;
+  const size_t need = stride * static_cast<size_t>(y1 - y0);
+  if (buf.size() < need) buf.resize(need);
+  auto* base = reinterpret_cast<uint8_t*>(buf.data());
+  constexpr int kBatchRows = 4;
+  while (static_cast<int>(cinfo_.output_scanline) < y1) {
+    const int at = static_cast<int>(cinfo_.output_scanline);
+    const int n = std::min(kBatchRows, y1 - at);
+    JSAMPROW rows[kBatchRows];
+    for (int i = 0; i < n; ++i) rows[i] = base + static_cast<size_t>(at - y0 + i) * stride;
+    jpeg_read_scanlines(&cinfo_, rows, static_cast<JDIMENSION>(n));
+  }
+  // Stop here: the rows below the region are never decoded.
+  jpeg_abort_decompress(&cinfo_);
+  active_ = false;
+  return {base, stride, static_cast<int>(xoff), y0, static_cast<int>(width), y1 - y0};
+}
+
+DecodedRegion JpegDecoder::decode_full(std::span<const std::byte> bytes, int denom,
+                                       std::vector<std::byte>& buf) {
+  const JpegHeader h = begin(bytes);
+  return decode(denom, {0, 0, scaled(h.width, denom), scaled(h.height, denom)}, buf);
+}
+
+}  // namespace stoker

@@ -1,0 +1,48 @@
+// Separable bilinear (triangle-filter) resampling of a box of a decoded RGB region to the
+// output size, fused with the horizontal flip and the per-channel normalisation, writing
+// the output sample in place (the batch slot). Weights follow PIL's resampling (which
+// torchvision's antialias=True reproduces): the filter widens by the downscale factor.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "stoker/image_transforms.hpp"
+#include "transforms/jpeg_decoder.hpp"
+
+namespace stoker {
+
+// Weights of one axis: output i reads inputs start[i] .. start[i]+taps-1 with weights
+// weights[i*taps ...]. Every output uses the same tap count (zero-padded) so the inner
+// loops have a fixed trip count.
+struct AxisWeights {
+  int taps = 0;
+  int lo = 0, hi = 0;  // inputs needed: [lo, hi)
+  int* start = nullptr;
+  float* weights = nullptr;
+};
+
+// Taps needed to resample `box_size` inputs to `out_size` outputs, at most `in_size`.
+int axis_taps(double box_size, int out_size, int in_size, bool antialias);
+// Fills `w` (whose start/weights have room for out_size and out_size*w.taps entries).
+void compute_axis(double box_start, double box_size, int in_size, int out_size, bool antialias,
+                  AxisWeights& w);
+
+// out_value = pixel * scale[c] + bias[c] (pixel on 0..255) for float outputs.
+struct Normalization {
+  std::array<float, 3> scale{1, 1, 1}, bias{0, 0, 0};
+  static Normalization from(const ImageTransformOptions& opts);
+};
+
+struct ResampleTarget {
+  void* out = nullptr;
+  int width = 0, height = 0;
+  DType dtype = DType::F32;
+  Layout layout = Layout::CHW;
+};
+
+// `row` needs (h.hi - h.lo) * 3 + 1 floats. The region must cover [h.lo, h.hi) x [v.lo, v.hi).
+void resample(const DecodedRegion& region, const AxisWeights& h, const AxisWeights& v, bool flip,
+              const Normalization& norm, const ResampleTarget& target, float* row);
+
+}  // namespace stoker

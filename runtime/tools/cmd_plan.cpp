@@ -1,0 +1,156 @@
+// `stoker plan`: this process's plan (from the plugin's STOKER_* environment, else
+// computed here), or a what-if for any node from an hwloc XML file.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "command.hpp"
+#include "plan/values.hpp"
+#include "stoker/error.hpp"
+#include "stoker/local_plan.hpp"
+#include "stoker/profiles.hpp"
+#include "stoker/user_options.hpp"
+
+namespace stoker::cli {
+
+namespace {
+
+struct Args {
+  std::string topology, cpus, gpus, profile, profiles, mem_limit, batch_bytes;
+  std::string workers, prefetch, bind, mem_bind, pin_memory;
+  int local_rank = 0, local_size = 1;
+  bool json = false;
+  CLI::Option *topology_opt = nullptr, *cpus_opt = nullptr, *gpus_opt = nullptr,
+              *rank_opt = nullptr, *size_opt = nullptr, *profile_opt = nullptr,
+              *profiles_opt = nullptr, *mem_opt = nullptr, *batch_opt = nullptr;
+};
+
+uint64_t size_arg(const std::string& flag, const std::string& text) {
+  auto v = values::parse_size(text);
+  if (!v)
+    throw Error(flag, "'" + text + "' is not a size above 0",
+                "give bytes with an optional K, M, G, T (or KiB, MiB, GiB, TiB) suffix, e.g. 64G");
+  return *v;
+}
+
+PlanRequest request_from(const Args& a) {
+  PlanRequest r;
+  if (a.topology_opt->count()) r.topology_xml = a.topology;
+  if (a.cpus_opt->count()) r.cpus = CpuSet::parse(a.cpus, "--cpus");
+  if (a.gpus_opt->count()) r.gpus = a.gpus;
+  if (a.rank_opt->count()) r.local_rank = a.local_rank;
+  if (a.size_opt->count()) r.local_size = a.local_size;
+  if (a.mem_opt->count()) r.mem_limit = size_arg("--mem-limit", a.mem_limit);
+  if (a.batch_opt->count()) r.batch_bytes = size_arg("--batch-bytes", a.batch_bytes);
+  if (a.profiles_opt->count()) r.profiles_file = a.profiles;
+
+  // Overrides go through the plugin's own flag parser and checks, so the preview
+  // rejects exactly what sbatch would.
+  UserOptions opts;
+  const std::pair<const char*, const std::string*> flags[] = {
+      {"stoker-workers", &a.workers},   {"stoker-prefetch", &a.prefetch},
+      {"stoker-bind", &a.bind},         {"stoker-mem-bind", &a.mem_bind},
+      {"stoker-pin-memory", &a.pin_memory}};
+  for (const auto& [flag, value] : flags) {
+    if (value->empty()) continue;
+    if (std::string err = set_user_option(opts, flag, *value); !err.empty())
+      throw Error("", err.substr(std::string("stoker: ").size()));
+  }
+  if (a.profile_opt->count()) {
+    if (std::string err = set_user_option(opts, "stoker-profile", a.profile); !err.empty())
+      throw Error("", err.substr(std::string("stoker: ").size()));
+    r.profile = a.profile;
+  }
+  ProfileSet profiles = r.profiles_file ? load_profiles(*r.profiles_file) : builtin_profiles();
+  if (std::string err = validate_user_options(opts, profiles); !err.empty())
+    throw Error("", err.substr(std::string("stoker: ").size()));
+  r.overrides = opts.overrides;
+  return r;
+}
+
+nlohmann::json to_json(const LocalPlan& lp) {
+  const Plan& p = lp.plan;
+  nlohmann::json reasons = nlohmann::json::array();
+  for (const Reason& r : p.reasons) reasons.push_back({{"field", r.field}, {"text", r.text}});
+  return {{"plan_version", Plan::kVersion},
+          {"source", lp.source},
+          {"profile", p.profile},
+          {"local_rank", p.local_rank},
+          {"local_size", p.local_size},
+          {"cpus", p.cpus.to_string()},
+          {"main_cpus", p.main_cpus.to_string()},
+          {"worker_cpus", p.worker_cpus.to_string()},
+          {"numa", p.numa},
+          {"workers", p.workers},
+          {"prefetch", p.prefetch},
+          {"mem_budget", p.mem_budget},
+          {"batch_bytes", p.batch_bytes},
+          {"pin_memory", p.pin_memory},
+          {"gpu", p.gpu},
+          {"nics", p.nics},
+          {"bind", to_string(p.bind)},
+          {"mem_bind", to_string(p.mem_bind)},
+          {"reasons", reasons}};
+}
+
+void print_human(const LocalPlan& lp) {
+  const Plan& p = lp.plan;
+  auto list = [](const auto& items) {
+    std::string out;
+    for (const auto& i : items) {
+      if (!out.empty()) out += ",";
+      if constexpr (std::is_same_v<std::decay_t<decltype(i)>, int>) out += std::to_string(i);
+      else out += i;
+    }
+    return out.empty() ? std::string("-") : out;
+  };
+  auto or_dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
+  std::printf("stoker plan: local rank %d of %d, profile %s\n  source: %s\n\n", p.local_rank,
+              p.local_size, p.profile.c_str(), lp.source.c_str());
+  const std::pair<const char*, std::string> rows[] = {
+      {"cpus", or_dash(p.cpus.to_string()) + " (" + std::to_string(p.cpus.count()) + " CPUs)"},
+      {"main cpus", or_dash(p.main_cpus.to_string())},
+      {"worker cpus", or_dash(p.worker_cpus.to_string())},
+      {"numa", list(p.numa)},
+      {"workers", std::to_string(p.workers)},
+      {"prefetch", std::to_string(p.prefetch) + " batches of " + values::format_bytes(p.batch_bytes)},
+      {"mem budget", values::format_bytes(p.mem_budget)},
+      {"pin memory", p.pin_memory ? "yes" : "no"},
+      {"gpu", or_dash(p.gpu)},
+      {"nics", list(p.nics)},
+      {"bind", std::string(to_string(p.bind)) + ", mem-bind " + to_string(p.mem_bind)},
+  };
+  for (const auto& [key, value] : rows) std::printf("  %-12s %s\n", key, value.c_str());
+  std::printf("\nreasons:\n");
+  for (const Reason& r : p.reasons) std::printf("  %-12s %s\n", r.field.c_str(), r.text.c_str());
+}
+
+const Command plan_command(10, [](CLI::App& app) {
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand(
+      "plan", "Show the plan of this process, or of any node with --topology (a what-if)");
+  Args& a = *args;
+  a.topology_opt = cmd->add_option("--topology", a.topology, "hwloc XML file of the node (what-if)");
+  a.cpus_opt = cmd->add_option("--cpus", a.cpus, "allowed CPUs, e.g. 0-15,32 (default: all allowed)");
+  a.gpus_opt = cmd->add_option("--gpus", a.gpus, "GPU ids visible to the rank, e.g. 0,1,2,3");
+  a.rank_opt = cmd->add_option("--local-rank", a.local_rank, "this rank's index on the node");
+  a.size_opt = cmd->add_option("--local-size", a.local_size, "ranks on the node");
+  a.profile_opt = cmd->add_option("--profile", a.profile, "profile name (balanced, cv, nlp, netfs, ...)");
+  a.profiles_opt = cmd->add_option("--profiles", a.profiles, "the admin's profiles file");
+  a.mem_opt = cmd->add_option("--mem-limit", a.mem_limit, "memory per rank, e.g. 64G, 512MiB");
+  a.batch_opt = cmd->add_option("--batch-bytes", a.batch_bytes, "bytes per batch, e.g. 150M");
+  cmd->add_option("--workers,--stoker-workers", a.workers, "auto or N");
+  cmd->add_option("--prefetch,--stoker-prefetch", a.prefetch, "auto or N batches for the rank");
+  cmd->add_option("--bind,--stoker-bind", a.bind, "gpu-numa, even or none");
+  cmd->add_option("--mem-bind,--stoker-mem-bind", a.mem_bind, "local or none");
+  cmd->add_option("--pin-memory,--stoker-pin-memory", a.pin_memory, "auto, yes or no");
+  cmd->add_flag("--json", a.json, "one JSON object instead of the table");
+  cmd->callback([args] {
+    LocalPlan lp = plan_this_process(request_from(*args));
+    if (args->json) std::printf("%s\n", to_json(lp).dump(2).c_str());
+    else print_human(lp);
+  });
+});
+
+}  // namespace
+
+}  // namespace stoker::cli

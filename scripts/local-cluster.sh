@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# A real two-node Slurm cluster on this machine, for stoker's tests and demo.
+#
+#   scripts/local-cluster.sh start  DIR [--plugin PATH] [--plugin-args "k=v ..."] [--watch PID]
+#                                       [--watch-parent] [--skip-if-unable]
+#   scripts/local-cluster.sh stop   DIR
+#   scripts/local-cluster.sh status DIR
+#   scripts/local-cluster.sh env    DIR      # prints `export SLURM_CONF=...` for a shell
+#
+# Everything lives in DIR (config, state, spool, logs, pid files): the script writes
+# its own slurm.conf there and never reads or writes /etc/slurm. It refuses a DIR
+# holding a Slurm config it did not write. Nodes n1 and n2 are two slurmd on this
+# host with their own ports; n2 runs in its own mount namespace with a private /tmp
+# (two stepds sharing /tmp break --mpi=pmix), so job files must live outside /tmp.
+# Fake GPUs: gres File= two existing character devices (Slurm only needs them to exist).
+# --plugin writes DIR/plugstack.conf.d/stoker.conf loading that SPANK plugin; the
+# file is re-read at each launch, so it can be rewritten while the cluster runs.
+# --watch PID stops the cluster when process PID ends (a ctest run interrupted);
+# --watch-parent watches the caller (ctest). --skip-if-unable: when this machine
+# cannot run the cluster (not root, no Slurm), write the reason to DIR/skip-reason
+# and exit 0, so tests skip with it instead of failing.
+# Ports: STOKER_CLUSTER_PORT (default 17000) for slurmctld, +1 and +2 for the nodes.
+# Needs root (slurmd) and munge; munged is started only when not already running,
+# and then stopped again by `stop`.
+set -euo pipefail
+export PATH=/usr/sbin:/sbin:$PATH  # slurmctld, slurmd, munged live in sbin
+
+marker_name=.stoker-local-cluster
+die() { echo "local-cluster: $*" >&2; exit 1; }
+
+usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+
+[ $# -ge 2 ] || usage
+cmd=$1 dir_arg=$2
+shift 2
+
+# The folder, absolute; never a system Slurm folder.
+mkdir -p "$dir_arg" 2>/dev/null || die "cannot create $dir_arg"
+dir=$(cd "$dir_arg" && pwd -P)
+case "$dir/" in
+  /etc/*|/usr/*|/var/spool/slurm*|/) die "refusing $dir: use a folder of your own, not a system one" ;;
+esac
+conf=$dir/slurm.conf
+export SLURM_CONF=$conf
+
+owned() { [ -f "$dir/$marker_name" ]; }
+check_owned() {
+  if [ -e "$conf" ] && ! owned; then
+    die "$conf was not written by this script ($dir/$marker_name missing); refusing to touch it"
+  fi
+}
+
+pid_alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
+read_pid() { [ -f "$1" ] && tr -dc '0-9' <"$1" || true; }
+
+# Picks two existing character devices as fake GPU device files.
+fake_gpu_files() {
+  local found=() d
+  for d in /dev/tty1 /dev/tty2 /dev/tty3 /dev/tty4 /dev/null /dev/zero /dev/full /dev/urandom; do
+    [ -c "$d" ] && found+=("$d")
+    [ ${#found[@]} -eq 2 ] && break
+  done
+  [ ${#found[@]} -eq 2 ] || die "no two character devices found for the fake GPUs"
+  echo "${found[0]} ${found[1]}"
+}
+
+write_config() {
+  local host ncpu port gpus g1 g2
+  host=$(hostname -s)
+  ncpu=$(nproc)
+  port=${STOKER_CLUSTER_PORT:-17000}
+  read -r g1 g2 <<<"$(fake_gpu_files)"
+  mkdir -p "$dir"/{state,log,run,spool/n1,spool/n2,n2-tmp,plugstack.conf.d}
+  chmod 1777 "$dir/n2-tmp"
+  echo "written by scripts/local-cluster.sh; safe to delete with the folder" >"$dir/$marker_name"
+  cat >"$conf" <<EOF
+# Written by scripts/local-cluster.sh for a local two-node test cluster.
+ClusterName=stoker-local
+SlurmctldHost=$host
+SlurmctldPort=$port
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CryptoType=crypto/munge
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/affinity
+MpiDefault=none
+SwitchType=switch/none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+SlurmdParameters=config_overrides
+StateSaveLocation=$dir/state
+SlurmctldPidFile=$dir/run/slurmctld.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdPidFile=$dir/run/slurmd-%n.pid
+SlurmdSpoolDir=$dir/spool/%n
+SlurmdLogFile=$dir/log/slurmd-%n.log
+SlurmctldDebug=info
+SlurmdDebug=info
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+JobAcctGatherType=jobacct_gather/none
+MinJobAge=600
+InactiveLimit=0
+KillWait=5
+PlugStackConfig=$dir/plugstack.conf
+GresTypes=gpu
+NodeName=n1 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((port + 1)) CPUs=$ncpu Sockets=1 CoresPerSocket=$ncpu ThreadsPerCore=1 RealMemory=4000 Gres=gpu:2
+NodeName=n2 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((port + 2)) CPUs=$ncpu Sockets=1 CoresPerSocket=$ncpu ThreadsPerCore=1 RealMemory=4000 Gres=gpu:2
+PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+EOF
+  cat >"$dir/gres.conf" <<EOF
+# Fake GPUs: Slurm only needs the device files to exist.
+NodeName=n[1-2] Name=gpu File=$g1
+NodeName=n[1-2] Name=gpu File=$g2
+EOF
+  echo "include $dir/plugstack.conf.d/*.conf" >"$dir/plugstack.conf"
+}
+
+write_plugin_conf() {
+  local plugin=$1 args=$2
+  [ -f "$plugin" ] || die "--plugin $plugin: no such file"
+  echo "optional $plugin $args" >"$dir/plugstack.conf.d/stoker.conf"
+}
+
+munge_works() { command -v munge >/dev/null && munge -n 2>/dev/null | unmunge >/dev/null 2>&1; }
+
+start_munge() {
+  munge_works && return 0
+  [ -f /etc/munge/munge.key ] || /usr/sbin/mungekey -c >/dev/null
+  mkdir -p /run/munge /var/log/munge /var/lib/munge
+  chown munge:munge /run/munge /var/log/munge /var/lib/munge
+  chmod 0755 /run/munge
+  su -s /bin/sh munge -c /usr/sbin/munged
+  local i
+  for i in $(seq 50); do munge_works && break; sleep 0.1; done
+  munge_works || die "munged did not start (see /var/log/munge/munged.log)"
+  read_pid /run/munge/munged.pid >"$dir/run/munged.started"
+}
+
+nodes_idle() {
+  local states
+  states=$(sinfo -h -N -o '%N %T' 2>/dev/null | sort -u) || return 1
+  [ "$(grep -cE '^n[12] idle' <<<"$states")" = 2 ]
+}
+
+show_logs() {
+  local f
+  for f in "$dir"/log/*.log; do
+    [ -f "$f" ] && { echo "--- $f"; tail -n 15 "$f"; }
+  done >&2
+}
+
+start() {
+  local plugin="" args="" watch="" skip=0 unable="" b
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --plugin) plugin=$2; shift 2 ;;
+      --plugin-args) args=$2; shift 2 ;;
+      --watch) watch=$2; shift 2 ;;
+      --watch-parent) watch=$PPID; shift ;;
+      --skip-if-unable) skip=1; shift ;;
+      *) die "start: unknown option $1" ;;
+    esac
+  done
+  check_owned
+  rm -f "$dir/skip-reason"
+  [ "$(id -u)" = 0 ] || unable="the local Slurm cluster needs root (slurmd runs jobs as their users)"
+  for b in slurmctld slurmd sinfo munged unshare; do
+    command -v "$b" >/dev/null || unable="$b not found: run scripts/install-deps.sh"
+  done
+  if [ -n "$unable" ]; then
+    [ $skip = 1 ] || die "$unable"
+    echo "$unable" >"$dir/skip-reason"
+    echo "local-cluster: not started: $unable"
+    return 0
+  fi
+  if pid_alive "$(read_pid "$dir/run/slurmctld.pid")"; then
+    die "a cluster already runs in $dir (stop it first)"
+  fi
+  # Stop whatever was started so far when anything below fails or we are interrupted.
+  trap 'echo "local-cluster: start failed; stopping what was started" >&2; show_logs; stop; exit 1' ERR
+  trap 'stop; exit 130' INT TERM
+  write_config
+  [ -n "$plugin" ] && write_plugin_conf "$plugin" "$args"
+  rm -rf "${dir:?}"/state/* "$dir"/log/*.log
+  start_munge
+  slurmctld -c
+  slurmd -N n1
+  unshare -m --propagation private sh -c "mount --bind '$dir/n2-tmp' /tmp && exec slurmd -N n2"
+  local i
+  for i in $(seq 100); do nodes_idle && break; sleep 0.3; done
+  nodes_idle || { echo "local-cluster: nodes did not become idle:" >&2; sinfo -N >&2 || true; false; }
+  if [ -n "$watch" ]; then
+    setsid "$0" _watch "$dir" "$watch" </dev/null >/dev/null 2>&1 &
+    echo $! >"$dir/run/watch.pid"
+  fi
+  trap - ERR INT TERM
+  echo "local-cluster: n1 n2 idle; export SLURM_CONF=$conf"
+}
+
+# Kills the pid in file $1 (TERM, then KILL after 10 s); removes the file.
+stop_pidfile() {
+  local pid i
+  pid=$(read_pid "$1")
+  if pid_alive "$pid"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for i in $(seq 100); do pid_alive "$pid" || break; sleep 0.1; done
+    pid_alive "$pid" && kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$1"
+}
+
+stop() {
+  owned || { [ -e "$conf" ] && die "$conf was not written by this script; refusing"; return 0; }
+  # Jobs first, so no stepd outlives its slurmd.
+  if pid_alive "$(read_pid "$dir/run/slurmctld.pid")"; then
+    local jobs
+    jobs=$(squeue -h -o %i 2>/dev/null || true)
+    [ -n "$jobs" ] && scancel $jobs 2>/dev/null && sleep 1
+  fi
+  stop_pidfile "$dir/run/slurmd-n1.pid"
+  stop_pidfile "$dir/run/slurmd-n2.pid"
+  stop_pidfile "$dir/run/slurmctld.pid"
+  [ -f "$dir/run/munged.started" ] && stop_pidfile "$dir/run/munged.started"
+  local watcher
+  watcher=$(read_pid "$dir/run/watch.pid")
+  if [ -n "$watcher" ] && [ "$watcher" != "${STOKER_CLUSTER_WATCHER:-}" ]; then
+    stop_pidfile "$dir/run/watch.pid"
+  fi
+  rm -f "$dir/run/watch.pid"
+  echo "local-cluster: stopped ($dir)"
+}
+
+status() {
+  owned || die "no cluster of this script in $dir"
+  local d pid up=0
+  for d in slurmctld slurmd-n1 slurmd-n2; do
+    pid=$(read_pid "$dir/run/$d.pid")
+    if pid_alive "$pid"; then echo "$d: running (pid $pid)"; up=$((up + 1)); else echo "$d: stopped"; fi
+  done
+  [ $up = 3 ] && sinfo -N
+  [ $up = 3 ]
+}
+
+case $cmd in
+  start) start "$@" ;;
+  stop) stop ;;
+  status) status ;;
+  env) echo "export SLURM_CONF=$conf" ;;
+  _watch)
+    owner=$1
+    while kill -0 "$owner" 2>/dev/null; do sleep 1; done
+    STOKER_CLUSTER_WATCHER=$$ stop
+    ;;
+  *) usage ;;
+esac

@@ -1,0 +1,67 @@
+#include "plugin_config.hpp"
+
+#include <string_view>
+
+#include "stoker/error.hpp"
+
+namespace stoker::spank {
+
+namespace {
+
+constexpr const char* kKeys = "profiles, default_profile, enable, topology_xml, batch_step";
+
+[[noreturn]] void bad_value(const std::string& arg, const std::string& allowed) {
+  throw Error("plugstack argument '" + arg + "'", "bad value; allowed: " + allowed,
+              "fix the line in plugstack.conf");
+}
+
+std::string non_empty(const std::string& arg, std::string_view value) {
+  if (value.empty()) bad_value(arg, "a non-empty value");
+  return std::string(value);
+}
+
+}  // namespace
+
+PluginConfig parse_plugin_args(const std::vector<std::string>& args) {
+  PluginConfig cfg;
+  for (const auto& arg : args) {
+    const auto eq = arg.find('=');
+    if (eq == std::string::npos) {
+      throw Error("plugstack argument '" + arg + "'", "expected key=value (keys: " +
+                  std::string(kKeys) + ")", "fix the line in plugstack.conf");
+    }
+    const std::string key = arg.substr(0, eq);
+    const std::string_view value = std::string_view(arg).substr(eq + 1);
+    if (key == "profiles") {
+      cfg.profiles = non_empty(arg, value);
+    } else if (key == "default_profile") {
+      cfg.default_profile = non_empty(arg, value);
+    } else if (key == "topology_xml") {
+      cfg.topology_xml = non_empty(arg, value);
+    } else if (key == "enable") {
+      if (value == "always") cfg.enable = EnableMode::Always;
+      else if (value == "opt-in") cfg.enable = EnableMode::OptIn;
+      else if (value == "never") cfg.enable = EnableMode::Never;
+      else bad_value(arg, "always, opt-in, never");
+    } else if (key == "batch_step") {
+      if (value == "yes") cfg.batch_step = true;
+      else if (value == "no") cfg.batch_step = false;
+      else bad_value(arg, "yes, no");
+    } else {
+      throw Error("plugstack argument '" + arg + "'", "unknown key '" + key + "' (keys: " +
+                  std::string(kKeys) + ")", "fix the line in plugstack.conf");
+    }
+  }
+  return cfg;
+}
+
+const char* to_string(EnableMode m) {
+  switch (m) {
+    case EnableMode::Always: return "always";
+    case EnableMode::OptIn: return "opt-in";
+    case EnableMode::Never: return "never";
+  }
+  return "?";
+}
+
+}  // namespace stoker::spank

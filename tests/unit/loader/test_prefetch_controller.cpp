@@ -1,0 +1,125 @@
+// The prefetch controller on its own: scripted observations in, depth decisions out.
+#include <gtest/gtest.h>
+
+#include "stoker/error.hpp"
+#include "stoker/prefetch_controller.hpp"
+
+using namespace stoker;
+
+namespace {
+
+ControllerConfig config(int initial, int max_depth, uint64_t budget = 0, uint64_t batch = 100) {
+  ControllerConfig c;
+  c.initial_depth = initial;
+  c.min_depth = 2;
+  c.max_depth = max_depth;
+  c.batch_bytes = batch;
+  c.mem_budget = budget;
+  c.calm_batches = 10;
+  return c;
+}
+
+PrefetchObservation waited(uint64_t t, bool filled = true) {
+  return {t, 1'000'000, 500'000, 0, filled};
+}
+PrefetchObservation calm(uint64_t t) {
+  return {t, 0, 500'000, 2, true};
+}
+
+}  // namespace
+
+TEST(PrefetchController, StartsAtInitialDepthWithinBounds) {
+  EXPECT_EQ(PrefetchController(config(4, 16)).depth(), 4);
+  EXPECT_EQ(PrefetchController(config(40, 16)).depth(), 16);
+  EXPECT_EQ(PrefetchController(config(0, 16)).depth(), 2);  // min_depth
+  PrefetchController c(config(4, 16), 77);
+  ASSERT_EQ(c.history().size(), 1u);
+  EXPECT_EQ(c.history()[0].reason, DepthReason::Start);
+  EXPECT_EQ(c.history()[0].time_ns, 77u);
+  EXPECT_EQ(c.history()[0].to, 4);
+}
+
+TEST(PrefetchController, RaisesWhenConsumerWaitsAndProducersCouldFill) {
+  PrefetchController c(config(2, 16));
+  EXPECT_EQ(c.observe(waited(1)), 3);
+  // Cooldown: the new depth (3) gets 3 batches to fill before the next judgement.
+  EXPECT_EQ(c.observe(waited(2)), 3);
+  EXPECT_EQ(c.observe(waited(3)), 3);
+  EXPECT_EQ(c.observe(waited(4)), 3);
+  EXPECT_EQ(c.observe(waited(5)), 4);
+  ASSERT_EQ(c.history().size(), 3u);
+  EXPECT_EQ(c.history()[1].reason, DepthReason::ConsumerWaited);
+  EXPECT_EQ(c.history()[1].from, 2);
+  EXPECT_EQ(c.history()[1].to, 3);
+  EXPECT_EQ(c.history()[2].time_ns, 5u);
+  EXPECT_EQ(c.history()[1].describe(), "batch 1: 2 -> 3 (consumer waited 1.00 ms)");
+}
+
+TEST(PrefetchController, DoesNotRaiseWhenProducersAreTheBottleneck) {
+  PrefetchController c(config(2, 16));
+  for (uint64_t t = 0; t < 50; ++t) EXPECT_EQ(c.observe(waited(t, false)), 2);
+  EXPECT_EQ(c.producer_bound_waits(), 50u);
+  EXPECT_EQ(c.history().size(), 1u);
+}
+
+TEST(PrefetchController, ShortWaitsAreNoise) {
+  PrefetchController c(config(2, 16));
+  for (uint64_t t = 0; t < 5; ++t) EXPECT_EQ(c.observe({t, 5'000, 100, 0, true}), 2);
+}
+
+TEST(PrefetchController, NeverExceedsMaxDepthOrBudget) {
+  // Budget 550 bytes / 100-byte batches: at most 5, below max_depth 16.
+  PrefetchController c(config(2, 16, 550, 100));
+  EXPECT_EQ(c.max_depth(), 5);
+  int depth = 0;
+  for (uint64_t t = 0; t < 200; ++t) depth = c.observe(waited(t));
+  EXPECT_EQ(depth, 5);
+  for (const DepthChange& ch : c.history()) EXPECT_LE(ch.to * 100u, 550u);
+  PrefetchController capped(config(2, 3));
+  for (uint64_t t = 0; t < 200; ++t) capped.observe(waited(t));
+  EXPECT_EQ(capped.depth(), 3);
+}
+
+TEST(PrefetchController, LowersWhenConsumerNeverWaits) {
+  PrefetchController c(config(6, 16));
+  for (int i = 0; i < 9; ++i) EXPECT_EQ(c.observe(calm(i)), 6);
+  EXPECT_EQ(c.observe(calm(9)), 5);  // 10 calm batches
+  for (int i = 0; i < 9; ++i) EXPECT_EQ(c.observe(calm(10 + i)), 5);
+  EXPECT_EQ(c.observe(calm(19)), 4);
+  for (int i = 0; i < 1000; ++i) c.observe(calm(20 + i));
+  EXPECT_EQ(c.depth(), 2);  // min_depth
+  EXPECT_EQ(c.history().back().reason, DepthReason::NeverWaited);
+  EXPECT_EQ(c.history().back().describe(), "batch 40: 3 -> 2 (consumer never waited)");
+}
+
+TEST(PrefetchController, AWaitResetsTheCalmStreak) {
+  PrefetchController c(config(6, 6));
+  for (int i = 0; i < 9; ++i) c.observe(calm(i));
+  c.observe(waited(9));  // at max: no raise, but the streak restarts
+  for (int i = 0; i < 9; ++i) EXPECT_EQ(c.observe(calm(10 + i)), 6);
+  EXPECT_EQ(c.observe(calm(19)), 5);
+}
+
+TEST(PrefetchController, HistoryIsBoundedAndCounted) {
+  ControllerConfig cfg = config(2, 3);
+  cfg.calm_batches = 1;
+  PrefetchController c(cfg);
+  // Alternate raise (2 -> 3) and lower (3 -> 2) many times.
+  for (int i = 0; i < 3000; ++i) {
+    c.observe(waited(i));
+    for (int k = 0; k < 4; ++k) c.observe(calm(i));
+  }
+  EXPECT_EQ(c.history().size(), PrefetchController::kHistoryCapacity);
+  EXPECT_GT(c.history_dropped(), 0u);
+}
+
+TEST(PrefetchController, BatchLargerThanBudgetIsAnError) {
+  try {
+    PrefetchController c(config(2, 16, 99, 100));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("a batch of 100 bytes does not fit the memory budget "
+                                         "of 99 bytes"),
+              std::string::npos);
+  }
+}

@@ -1,0 +1,154 @@
+// The STOKER_* environment contract: a plan survives the round trip, and a garbled
+// or missing variable is an error naming it.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "stoker/error.hpp"
+#include "stoker/plan_env.hpp"
+
+namespace stoker {
+namespace {
+
+Plan sample_plan() {
+  Plan p;
+  p.profile = "cv";
+  p.local_rank = 2;
+  p.local_size = 4;
+  p.cpus = CpuSet::parse("8-15,136-143");
+  p.main_cpus = CpuSet::parse("8,136");
+  p.worker_cpus = CpuSet::parse("9-15,137-143");
+  p.numa = {1, 3};
+  p.workers = 6;
+  p.prefetch = 12;
+  p.mem_budget = 34359738368ull;
+  p.batch_bytes = 134217728;
+  p.pin_memory = true;
+  p.gpu = "0000:47:00.0";
+  p.nics = {"mlx5_1", "eth0"};
+  p.bind = BindMode::Even;
+  p.mem_bind = MemBind::None;
+  return p;
+}
+
+std::optional<Plan> read(const std::map<std::string, std::string>& vars) {
+  return plan_from_env([&](const std::string& name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+  });
+}
+
+std::map<std::string, std::string> as_map(const EnvVars& vars) {
+  return {vars.begin(), vars.end()};
+}
+
+TEST(PlanEnv, WritesTheDocumentedVariables) {
+  auto vars = as_map(plan_to_env(sample_plan()));
+  EXPECT_EQ(vars, (std::map<std::string, std::string>{
+                      {"STOKER_PLAN_VERSION", "1"},        {"STOKER_PROFILE", "cv"},
+                      {"STOKER_WORKERS", "6"},             {"STOKER_PREFETCH", "12"},
+                      {"STOKER_CPUS", "8-15,136-143"},     {"STOKER_MAIN_CPUS", "8,136"},
+                      {"STOKER_WORKER_CPUS", "9-15,137-143"}, {"STOKER_NUMA", "1,3"},
+                      {"STOKER_GPU", "0000:47:00.0"},      {"STOKER_PIN_MEMORY", "1"},
+                      {"STOKER_MEM_BUDGET", "34359738368"}, {"STOKER_BATCH_BYTES", "134217728"},
+                      {"STOKER_NICS", "mlx5_1,eth0"},      {"STOKER_BIND", "even"},
+                      {"STOKER_MEM_BIND", "none"},         {"STOKER_LOCAL_RANK", "2"},
+                      {"STOKER_LOCAL_SIZE", "4"}}));
+}
+
+TEST(PlanEnv, RoundTripKeepsEveryFieldButTheReasons) {
+  for (Plan p : {sample_plan(), Plan{}}) {
+    if (p.profile.empty()) p.profile = "balanced";  // a default plan: no GPU, no NICs, no NUMA
+    std::optional<Plan> back = read(as_map(plan_to_env(p)));
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->reason("source"), "read from the STOKER_* environment (plan version 1)");
+    back->reasons.clear();
+    EXPECT_EQ(*back, p);
+  }
+}
+
+TEST(PlanEnv, AbsentVersionMeansNoPlan) {
+  auto vars = as_map(plan_to_env(sample_plan()));
+  vars.erase("STOKER_PLAN_VERSION");
+  EXPECT_FALSE(read(vars));
+}
+
+TEST(PlanEnv, OptionalVariablesMayBeAbsent) {
+  auto vars = as_map(plan_to_env(sample_plan()));
+  for (const char* v : {"STOKER_GPU", "STOKER_NICS", "STOKER_NUMA", "STOKER_BATCH_BYTES",
+                        "STOKER_BIND", "STOKER_MEM_BIND", "STOKER_LOCAL_RANK", "STOKER_LOCAL_SIZE"})
+    vars.erase(v);
+  std::optional<Plan> p = read(vars);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->gpu, "");
+  EXPECT_TRUE(p->nics.empty());
+  EXPECT_EQ(p->local_size, 1);
+  EXPECT_EQ(p->bind, BindMode::GpuNuma);
+}
+
+struct Garbled {
+  const char* var;
+  const char* value;  // nullptr: removed
+  const char* message;
+};
+
+class PlanEnvErrors : public testing::TestWithParam<Garbled> {};
+
+TEST_P(PlanEnvErrors, NamesTheVariable) {
+  auto vars = as_map(plan_to_env(sample_plan()));
+  if (GetParam().value) vars[GetParam().var] = GetParam().value;
+  else vars.erase(GetParam().var);
+  try {
+    read(vars);
+    FAIL() << "no error for " << GetParam().var;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), GetParam().var);
+    EXPECT_STREQ(e.what(), GetParam().message);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    PlanEnv, PlanEnvErrors,
+    testing::Values(
+        Garbled{"STOKER_PLAN_VERSION", "2",
+                "STOKER_PLAN_VERSION: version '2' is not the one this runtime reads (this runtime "
+                "reads version 1: use the plugin and runtime of the same stoker release)"},
+        Garbled{"STOKER_WORKERS", "many",
+                "STOKER_WORKERS: garbled value 'many' (expected a whole number from 1 to 1048576)"},
+        Garbled{"STOKER_WORKERS", nullptr,
+                "STOKER_WORKERS: is missing while STOKER_PLAN_VERSION is set (export the whole "
+                "STOKER_* set (the plugin does), or unset STOKER_PLAN_VERSION)"},
+        Garbled{"STOKER_PREFETCH", "0",
+                "STOKER_PREFETCH: garbled value '0' (expected a whole number from 1 to 1048576)"},
+        Garbled{"STOKER_CPUS", "0-", "STOKER_CPUS: garbled value '0-' (expected an OS CPU list "
+                                     "such as 0-5,12)"},
+        Garbled{"STOKER_MAIN_CPUS", "x", "STOKER_MAIN_CPUS: garbled value 'x' (expected an OS "
+                                         "CPU list such as 0-5,12)"},
+        Garbled{"STOKER_WORKER_CPUS", nullptr,
+                "STOKER_WORKER_CPUS: is missing while STOKER_PLAN_VERSION is set (export the "
+                "whole STOKER_* set (the plugin does), or unset STOKER_PLAN_VERSION)"},
+        Garbled{"STOKER_NUMA", "0,,1",
+                "STOKER_NUMA: garbled value '0,,1' (expected NUMA node numbers such as 0,1)"},
+        Garbled{"STOKER_PIN_MEMORY", "yes",
+                "STOKER_PIN_MEMORY: garbled value 'yes' (expected 0 or 1)"},
+        Garbled{"STOKER_MEM_BUDGET", "1G",
+                "STOKER_MEM_BUDGET: garbled value '1G' (expected a number of bytes)"},
+        Garbled{"STOKER_BATCH_BYTES", "-1",
+                "STOKER_BATCH_BYTES: garbled value '-1' (expected a number of bytes)"},
+        Garbled{"STOKER_NICS", "mlx5_0,",
+                "STOKER_NICS: garbled value 'mlx5_0,' (expected NIC names separated by commas)"},
+        Garbled{"STOKER_BIND", "numa",
+                "STOKER_BIND: garbled value 'numa' (expected gpu-numa, even or none)"},
+        Garbled{"STOKER_MEM_BIND", "all",
+                "STOKER_MEM_BIND: garbled value 'all' (expected local or none)"},
+        Garbled{"STOKER_PROFILE", "a b", "STOKER_PROFILE: garbled value 'a b' (expected a "
+                                         "profile name (letters, digits, '-', '_'))"},
+        Garbled{"STOKER_LOCAL_RANK", "4",
+                "STOKER_LOCAL_RANK: garbled value '4' (expected a rank below "
+                "STOKER_LOCAL_SIZE=4)"},
+        Garbled{"STOKER_LOCAL_SIZE", "0",
+                "STOKER_LOCAL_SIZE: garbled value '0' (expected a whole number from 1 to "
+                "65536)"}));
+
+}  // namespace
+}  // namespace stoker

@@ -1,0 +1,47 @@
+// Shared helpers for the planner tests: fixture topologies and PlanInput builders.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "stoker/plan.hpp"
+#include "stoker/topology.hpp"
+#include "topology_fixtures.hpp"
+
+namespace stoker::test {
+
+inline std::shared_ptr<Topology> fixture(const std::string& xml, const std::string& name) {
+  return std::make_shared<Topology>(load_topology_xml_text(xml, name));
+}
+
+// One rank's input: every local rank r uses GPU gpus[r % gpus.size()] (none if empty).
+inline PlanInput input_for(const Topology& topo, int rank, int size, std::vector<int> gpus = {},
+                           CpuSet allowed = {}) {
+  PlanInput in;
+  in.topology = &topo;
+  in.allowed = allowed.empty() ? topo.allowed_cpus : allowed;
+  in.local_rank = rank;
+  in.local_size = size;
+  if (!gpus.empty())
+    for (int r = 0; r < size; ++r) in.local_gpus.push_back(gpus[r % gpus.size()]);
+  in.mem_limit = uint64_t{64} << 30;
+  in.profile = builtin_profiles().get("balanced");
+  return in;
+}
+
+inline std::vector<Plan> plan_all(PlanInput in) {
+  std::vector<Plan> plans;
+  for (int r = 0; r < in.local_size; ++r) {
+    in.local_rank = r;
+    plans.push_back(make_plan(in));
+  }
+  return plans;
+}
+
+inline CpuSet numa_cpus(const Topology& topo, int os_index) {
+  const NumaNode* n = topo.numa_by_os_index(os_index);
+  return n ? n->cpus : CpuSet{};
+}
+
+}  // namespace stoker::test
