@@ -34,12 +34,12 @@ usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 cmd=$1 dir_arg=$2
 shift 2
 
-# The folder, absolute; never a system Slurm folder.
-mkdir -p "$dir_arg" 2>/dev/null || die "cannot create $dir_arg"
-dir=$(cd "$dir_arg" && pwd -P)
+# The folder, absolute; never a system Slurm folder (checked before creating it).
+dir=$(realpath -m "$dir_arg")
 case "$dir/" in
   /etc/*|/usr/*|/var/spool/slurm*|/) die "refusing $dir: use a folder of your own, not a system one" ;;
 esac
+mkdir -p "$dir" 2>/dev/null || die "cannot create $dir"
 conf=$dir/slurm.conf
 export SLURM_CONF=$conf
 
@@ -201,16 +201,23 @@ start() {
   echo "local-cluster: n1 n2 idle; export SLURM_CONF=$conf"
 }
 
-# Kills the pid in file $1 (TERM, then KILL after 10 s); removes the file.
-stop_pidfile() {
-  local pid i
-  pid=$(read_pid "$1")
-  if pid_alive "$pid"; then
-    kill -TERM "$pid" 2>/dev/null || true
-    for i in $(seq 100); do pid_alive "$pid" || break; sleep 0.1; done
-    pid_alive "$pid" && kill -KILL "$pid" 2>/dev/null || true
-  fi
-  rm -f "$1"
+# Stops the daemons in the given pid files together (each takes ~2 s to exit):
+# TERM, then KILL what is left after 10 s; removes the files.
+stop_pidfiles() {
+  local f pid pids=() i
+  for f in "$@"; do
+    pid=$(read_pid "$f")
+    pid_alive "$pid" && kill -TERM "$pid" 2>/dev/null && pids+=("$pid")
+    rm -f "$f"
+  done
+  [ ${#pids[@]} -gt 0 ] || return 0
+  for i in $(seq 100); do
+    local alive=0
+    for pid in "${pids[@]}"; do pid_alive "$pid" && alive=1; done
+    [ $alive = 0 ] && return 0
+    sleep 0.1
+  done
+  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
 }
 
 stop() {
@@ -221,14 +228,12 @@ stop() {
     jobs=$(squeue -h -o %i 2>/dev/null || true)
     [ -n "$jobs" ] && scancel $jobs 2>/dev/null && sleep 1
   fi
-  stop_pidfile "$dir/run/slurmd-n1.pid"
-  stop_pidfile "$dir/run/slurmd-n2.pid"
-  stop_pidfile "$dir/run/slurmctld.pid"
-  [ -f "$dir/run/munged.started" ] && stop_pidfile "$dir/run/munged.started"
+  stop_pidfiles "$dir/run/slurmd-n1.pid" "$dir/run/slurmd-n2.pid" "$dir/run/slurmctld.pid"
+  [ -f "$dir/run/munged.started" ] && stop_pidfiles "$dir/run/munged.started"
   local watcher
   watcher=$(read_pid "$dir/run/watch.pid")
   if [ -n "$watcher" ] && [ "$watcher" != "${STOKER_CLUSTER_WATCHER:-}" ]; then
-    stop_pidfile "$dir/run/watch.pid"
+    stop_pidfiles "$dir/run/watch.pid"
   fi
   rm -f "$dir/run/watch.pid"
   echo "local-cluster: stopped ($dir)"

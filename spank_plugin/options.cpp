@@ -11,7 +11,7 @@ struct Flag {
   const char* name;     // without the leading "--"
   const char* arginfo;  // shown in --help; nullptr for a switch
   const char* usage;
-  int has_arg;          // 0 none, 1 required, 2 optional
+  int has_arg;  // 0 none, 1 required, 2 optional
 };
 
 // The order is the option's `val`, which the callback uses to find its name.
@@ -32,8 +32,9 @@ int on_option(int val, const char* optarg, int remote) {
     if (val < 0 || static_cast<size_t>(val) >= std::size(kFlags)) return 0;
     OptionState& st = option_state();
     const std::string flag = std::string("--") + kFlags[val].name;
-    const std::string problem = set_user_option(st.opts, flag, optarg ? optarg : "");
+    std::string problem = set_user_option(st.opts, flag, optarg ? optarg : "");
     st.any_flag = true;
+    if (problem.empty() && !remote && st.check) problem = st.check(st.opts);
     if (problem.empty()) return 0;
     if (remote) {
       // Checked at submit time already; a value that still fails leaves the task

@@ -5,6 +5,7 @@
 // value again is harmless.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "spank_api.hpp"
@@ -16,6 +17,11 @@ struct OptionState {
   UserOptions opts;
   bool any_flag = false;     // some --stoker* flag was given (enable=opt-in)
   std::string remote_error;  // a flag value that failed to parse in remote context
+  // Submit-time check of all flags so far against the admin's profiles and caps
+  // ("" = fine, else the line to print). Set by the plugin in local/allocator context:
+  // only an option callback's error stops srun/sbatch (init_post_opt's does not), so
+  // each callback checks the whole set, and the first failing flag is the culprit.
+  std::function<std::string(const UserOptions&)> check;
 };
 
 OptionState& option_state();

@@ -31,7 +31,6 @@ extern const unsigned int spank_plugin_version;
 SPANK_PLUGIN(stoker, 1)
 
 int slurm_spank_init(spank_t sp, int ac, char** av);
-int slurm_spank_init_post_opt(spank_t sp, int ac, char** av);
 int slurm_spank_user_init(spank_t sp, int ac, char** av);
 int slurm_spank_task_init(spank_t sp, int ac, char** av);
 int slurm_spank_exit(spank_t sp, int ac, char** av);
@@ -68,7 +67,9 @@ int guarded(const char* callback, int on_error, F&& body) {
   return on_error;
 }
 
-bool remote() { return spank_context() == S_CTX_REMOTE; }
+bool remote() {
+  return spank_context() == S_CTX_REMOTE;
+}
 
 uint32_t item_u32(spank_t sp, spank_item_t item, uint32_t fallback) {
   uint32_t v = 0;
@@ -108,11 +109,32 @@ std::vector<std::string> args_of(int ac, char** av) {
   return args;
 }
 
+// Local/allocator: the check each flag's callback runs against the admin's profiles
+// and caps. The profiles file is read once, at the first flag.
+std::string check_at_submit(const UserOptions& opts) {
+  State& st = state();
+  static std::optional<ProfileSet> profiles;
+  static bool unreadable = false;
+  if (unreadable) return "";
+  if (!profiles) {
+    try {
+      profiles = st.cfg.profiles.empty() ? builtin_profiles() : load_profiles(st.cfg.profiles);
+    } catch (const Error& e) {
+      // The admin's file is broken: the job must still run; its tasks will say so too.
+      unreadable = true;
+      slurm_error("stoker: warning: %s; --stoker flags not checked", e.what());
+      return "";
+    }
+  }
+  return validate_user_options(opts, *profiles);
+}
+
 int on_init(spank_t sp, int ac, char** av) {
   State& st = state();
   try {
     st.cfg = parse_plugin_args(args_of(ac, av));
     st.enabled = true;
+    if (!remote() && st.cfg.enable != EnableMode::Never) option_state().check = check_at_submit;
   } catch (const Error& e) {
     st.enabled = false;
     slurm_error("stoker: %s; the plugin is disabled", e.what());
@@ -120,26 +142,6 @@ int on_init(spank_t sp, int ac, char** av) {
   // Flags are registered even when disabled, so jobs that use them still run.
   if (auto problem = register_options(sp); !problem.empty()) {
     slurm_error("stoker: %s", problem.c_str());
-  }
-  return 0;
-}
-
-// Local/allocator: check the flags against the admin's profiles and caps.
-int on_init_post_opt() {
-  State& st = state();
-  const OptionState& opt = option_state();
-  if (!st.enabled || !opt.any_flag || st.cfg.enable == EnableMode::Never) return 0;
-  ProfileSet profiles;
-  try {
-    profiles = st.cfg.profiles.empty() ? builtin_profiles() : load_profiles(st.cfg.profiles);
-  } catch (const Error& e) {
-    // The admin's file is broken: the job must still run; the tasks will say so too.
-    slurm_error("stoker: warning: %s; --stoker flags not checked", e.what());
-    return 0;
-  }
-  if (auto problem = validate_user_options(opt.opts, profiles); !problem.empty()) {
-    slurm_error("%s", problem.c_str());  // already "stoker: --flag=value: ..."
-    return -1;
   }
   return 0;
 }
@@ -158,7 +160,8 @@ int on_user_init(spank_t sp) {
   }
   try {
     st.profiles = st.cfg.profiles.empty() ? builtin_profiles() : load_profiles(st.cfg.profiles);
-    st.topology = st.cfg.topology_xml.empty() ? load_topology() : load_topology_xml(st.cfg.topology_xml);
+    st.topology =
+        st.cfg.topology_xml.empty() ? load_topology() : load_topology_xml(st.cfg.topology_xml);
   } catch (const std::exception& e) {
     st.problem = e.what();
   }
@@ -192,8 +195,9 @@ int on_task_init(spank_t sp) {
   const bool verbose = option_state().opts.verbose;
   const uint32_t rank = item_u32(sp, S_TASK_GLOBAL_ID, 0);
   if (!st.decision.tune) {
-    if (verbose) to_task_stderr("stoker: rank " + std::to_string(rank) + ": not tuned: " +
-                                st.decision.why_not);
+    if (verbose)
+      to_task_stderr("stoker: rank " + std::to_string(rank) +
+                     ": not tuned: " + st.decision.why_not);
     return 0;
   }
   if (!st.problem.empty()) {
@@ -205,8 +209,8 @@ int on_task_init(spank_t sp) {
     const TaskTuning t = plan_task(task, st.cfg, option_state().opts, *st.profiles);
     std::string binding = "not asked (bind=none)";
     if (t.plan.bind != BindMode::None) {
-      const std::vector<int> numa = t.plan.mem_bind == MemBind::Local ? t.plan.numa
-                                                                      : std::vector<int>{};
+      const std::vector<int> numa =
+          t.plan.mem_bind == MemBind::Local ? t.plan.numa : std::vector<int>{};
       const BindResult b = bind_this_process(*task.topology, t.plan.cpus, numa);
       if (task.topology->is_this_system && !b.cpus_bound) {
         warn_untuned(rank, "cannot bind to CPUs " + t.plan.cpus.to_string() + ": " + b.reason);
@@ -234,11 +238,6 @@ using stoker::spank::guarded;
 
 extern "C" int slurm_spank_init(spank_t sp, int ac, char** av) {
   return guarded("init", 0, [&] { return stoker::spank::on_init(sp, ac, av); });
-}
-
-extern "C" int slurm_spank_init_post_opt(spank_t, int, char**) {
-  if (stoker::spank::remote()) return 0;
-  return guarded("init_post_opt", 0, [] { return stoker::spank::on_init_post_opt(); });
 }
 
 extern "C" int slurm_spank_user_init(spank_t sp, int, char**) {

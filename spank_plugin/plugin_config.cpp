@@ -27,8 +27,9 @@ PluginConfig parse_plugin_args(const std::vector<std::string>& args) {
   for (const auto& arg : args) {
     const auto eq = arg.find('=');
     if (eq == std::string::npos) {
-      throw Error("plugstack argument '" + arg + "'", "expected key=value (keys: " +
-                  std::string(kKeys) + ")", "fix the line in plugstack.conf");
+      throw Error("plugstack argument '" + arg + "'",
+                  "expected key=value (keys: " + std::string(kKeys) + ")",
+                  "fix the line in plugstack.conf");
     }
     const std::string key = arg.substr(0, eq);
     const std::string_view value = std::string_view(arg).substr(eq + 1);
@@ -39,17 +40,25 @@ PluginConfig parse_plugin_args(const std::vector<std::string>& args) {
     } else if (key == "topology_xml") {
       cfg.topology_xml = non_empty(arg, value);
     } else if (key == "enable") {
-      if (value == "always") cfg.enable = EnableMode::Always;
-      else if (value == "opt-in") cfg.enable = EnableMode::OptIn;
-      else if (value == "never") cfg.enable = EnableMode::Never;
-      else bad_value(arg, "always, opt-in, never");
+      if (value == "always")
+        cfg.enable = EnableMode::Always;
+      else if (value == "opt-in")
+        cfg.enable = EnableMode::OptIn;
+      else if (value == "never")
+        cfg.enable = EnableMode::Never;
+      else
+        bad_value(arg, "always, opt-in, never");
     } else if (key == "batch_step") {
-      if (value == "yes") cfg.batch_step = true;
-      else if (value == "no") cfg.batch_step = false;
-      else bad_value(arg, "yes, no");
+      if (value == "yes")
+        cfg.batch_step = true;
+      else if (value == "no")
+        cfg.batch_step = false;
+      else
+        bad_value(arg, "yes, no");
     } else {
-      throw Error("plugstack argument '" + arg + "'", "unknown key '" + key + "' (keys: " +
-                  std::string(kKeys) + ")", "fix the line in plugstack.conf");
+      throw Error("plugstack argument '" + arg + "'",
+                  "unknown key '" + key + "' (keys: " + std::string(kKeys) + ")",
+                  "fix the line in plugstack.conf");
     }
   }
   return cfg;
@@ -57,9 +66,12 @@ PluginConfig parse_plugin_args(const std::vector<std::string>& args) {
 
 const char* to_string(EnableMode m) {
   switch (m) {
-    case EnableMode::Always: return "always";
-    case EnableMode::OptIn: return "opt-in";
-    case EnableMode::Never: return "never";
+    case EnableMode::Always:
+      return "always";
+    case EnableMode::OptIn:
+      return "opt-in";
+    case EnableMode::Never:
+      return "never";
   }
   return "?";
 }

@@ -17,8 +17,8 @@ struct PluginConfig {
   std::string profiles;         // profiles file; "" = the built-in profiles
   std::string default_profile;  // "" = the profiles file's DefaultProfile
   EnableMode enable = EnableMode::OptIn;
-  std::string topology_xml;     // admin-provided hwloc XML; "" = discover this node
-  bool batch_step = false;      // tune the batch script's own step too
+  std::string topology_xml;  // admin-provided hwloc XML; "" = discover this node
+  bool batch_step = false;   // tune the batch script's own step too
 };
 
 // Parses the arguments after the plugin path. Throws stoker::Error naming the

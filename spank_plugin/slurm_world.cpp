@@ -121,8 +121,8 @@ CpuSet cgroup_cpuset(const std::string& root) {
 }
 
 StepCpus step_cpus(const EnvGetter& env, const std::string& cgroup_root) {
-  const CpuSet bound = cpu_bind_union(getenv_or(env, "SLURM_CPU_BIND_TYPE"),
-                                      getenv_or(env, "SLURM_CPU_BIND_LIST"));
+  const CpuSet bound =
+      cpu_bind_union(getenv_or(env, "SLURM_CPU_BIND_TYPE"), getenv_or(env, "SLURM_CPU_BIND_LIST"));
   const CpuSet cgroup = cgroup_cpuset(cgroup_root);
   if (!bound.empty()) {
     if (cgroup.empty()) return {bound, "the local tasks' Slurm masks"};
@@ -160,8 +160,8 @@ std::string first_host(std::string_view nodelist) {
     }
     host += entry.substr(0, open);
     const size_t close = entry.find(']', open);
-    std::string_view range = entry.substr(open + 1, close == entry.npos ? entry.npos
-                                                                        : close - open - 1);
+    std::string_view range =
+        entry.substr(open + 1, close == entry.npos ? entry.npos : close - open - 1);
     const size_t stop = range.find_first_of(",-");
     host += range.substr(0, stop);
     if (close == std::string_view::npos) break;
@@ -187,14 +187,20 @@ std::string master_address(std::string_view nodelist) {
   return host.empty() ? "127.0.0.1" : host;
 }
 
-int master_port(uint32_t job_id) { return 20000 + static_cast<int>(job_id % 20000); }
+int master_port(uint32_t job_id) {
+  return 20000 + static_cast<int>(job_id % 20000);
+}
 
 StepKind step_kind(uint32_t step_id) {
   switch (step_id) {
-    case 0xfffffffbu: return StepKind::Batch;
-    case 0xfffffffau: return StepKind::Interactive;
-    case 0xfffffffcu: return StepKind::Extern;
-    default: return StepKind::Normal;
+    case 0xfffffffbu:
+      return StepKind::Batch;
+    case 0xfffffffau:
+      return StepKind::Interactive;
+    case 0xfffffffcu:
+      return StepKind::Extern;
+    default:
+      return StepKind::Normal;
   }
 }
 
@@ -212,8 +218,7 @@ TuneDecision should_tune(const PluginConfig& cfg, const UserOptions& opts, bool 
   return {true, ""};
 }
 
-uint64_t rank_memory_bytes(uint64_t step_mb, uint64_t job_mb, int local_size,
-                           uint64_t fallback) {
+uint64_t rank_memory_bytes(uint64_t step_mb, uint64_t job_mb, int local_size, uint64_t fallback) {
   const uint64_t mb = step_mb ? step_mb : job_mb;
   const uint64_t node_bytes = mb ? mb * 1024 * 1024 : fallback;
   return node_bytes / static_cast<uint64_t>(local_size > 0 ? local_size : 1);

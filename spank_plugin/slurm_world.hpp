@@ -67,7 +67,6 @@ TuneDecision should_tune(const PluginConfig& cfg, const UserOptions& opts, bool 
 // The memory one local rank may use: the step's (else the job's) allocation on this
 // node in MB shared by the local ranks; `fallback` bytes (cgroup/physical) when Slurm
 // gave none.
-uint64_t rank_memory_bytes(uint64_t step_mb, uint64_t job_mb, int local_size,
-                           uint64_t fallback);
+uint64_t rank_memory_bytes(uint64_t step_mb, uint64_t job_mb, int local_size, uint64_t fallback);
 
 }  // namespace stoker::spank

@@ -75,10 +75,9 @@ std::string describe(const TaskView& task, const TaskTuning& t, const std::strin
     << " worker_cpus=" << p.worker_cpus.to_string() << " prefetch=" << p.prefetch
     << " mem_budget=" << p.mem_budget << " pin_memory=" << (p.pin_memory ? "yes" : "no")
     << " gpu=" << (p.gpu.empty() ? "-" : p.gpu) << " bind=" << to_string(p.bind)
-    << " mem_bind=" << to_string(p.mem_bind) << "; from cpus="
-    << t.input.allowed.to_string() << " ("
-    << (task.step.source.empty() ? "this task's mask" : task.step.source) << ") gpus="
-    << (task.gpu_ids.empty() ? "-" : task.gpu_ids) << " mem=" << task.mem_bytes
+    << " mem_bind=" << to_string(p.mem_bind) << "; from cpus=" << t.input.allowed.to_string()
+    << " (" << (task.step.source.empty() ? "this task's mask" : task.step.source)
+    << ") gpus=" << (task.gpu_ids.empty() ? "-" : task.gpu_ids) << " mem=" << task.mem_bytes
     << " topology=" << task.topology->source << "; binding: " << binding << "; reasons:";
   for (const auto& r : p.reasons) s << " " << r.field << ": " << r.text << ";";
   return s.str();

@@ -19,20 +19,20 @@ namespace stoker::spank {
 
 struct TaskView {
   const Topology* topology = nullptr;
-  StepCpus step;             // the step's CPUs on this node (may be unknown)
-  CpuSet own_mask;           // the task's mask as Slurm left it
-  std::string gpu_ids;       // the step's GPU ids on this node ("0,1"; "" = none)
+  StepCpus step;        // the step's CPUs on this node (may be unknown)
+  CpuSet own_mask;      // the task's mask as Slurm left it
+  std::string gpu_ids;  // the step's GPU ids on this node ("0,1"; "" = none)
   int local_rank = 0, local_size = 1;
   uint32_t rank = 0, world_size = 1;
   uint32_t job_id = 0;
-  std::string nodelist;      // the step's nodes (SLURM_STEP_NODELIST)
-  uint64_t mem_bytes = 0;    // memory this rank may use
+  std::string nodelist;    // the step's nodes (SLURM_STEP_NODELIST)
+  uint64_t mem_bytes = 0;  // memory this rank may use
 };
 
 struct TaskTuning {
   PlanInput input;  // what the planner was given (the verbose line prints it)
   Plan plan;
-  EnvVars env;      // STOKER_* + RANK, LOCAL_RANK, ... + CUDA_DEVICE_ORDER
+  EnvVars env;  // STOKER_* + RANK, LOCAL_RANK, ... + CUDA_DEVICE_ORDER
 };
 
 // The profile a job uses: --stoker-profile, else the plugstack default_profile,

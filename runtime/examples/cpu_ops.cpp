@@ -104,7 +104,7 @@ class CpuOps : public MathOps {
   void bag_of_tokens(const void* windows, bool u32, int rows, int seq_len, int buckets,
                      float* feats, int64_t* targets) override {
     std::fill(feats, feats + static_cast<size_t>(rows) * buckets, 0.0f);
-    const float w = 1.0f / static_cast<float>(seq_len);
+    const float w = 1.0f / std::sqrt(static_cast<float>(seq_len));  // ~unit-norm input
     for (int r = 0; r < rows; ++r) {
       const size_t base = static_cast<size_t>(r) * (seq_len + 1);
       auto token = [&](size_t i) -> uint32_t {

@@ -81,7 +81,7 @@ __global__ void bag_of_tokens_kernel(const void* windows, bool u32, int seq_len,
   for (int b = threadIdx.x; b < buckets; b += blockDim.x) f[b] = 0.0f;
   __syncthreads();
   const size_t base = static_cast<size_t>(r) * (seq_len + 1);
-  const float w = 1.0f / seq_len;
+  const float w = rsqrtf(static_cast<float>(seq_len));  // ~unit-norm input
   for (int i = threadIdx.x; i <= seq_len; i += blockDim.x) {
     const unsigned t = u32 ? static_cast<const unsigned*>(windows)[base + i]
                            : static_cast<const unsigned short*>(windows)[base + i];

@@ -38,7 +38,8 @@ class MathOps {
   // p -= lr * g
   virtual void sgd(float* p, const float* g, size_t n, float lr) = 0;
   // The token task's input: rows windows of seq_len + 1 token ids (uint16, or uint32 when
-  // u32). feats[r][t % buckets] = (count of t among the first seq_len) / seq_len, and
+  // u32). feats[r][b] = (count of the first seq_len tokens with t % buckets == b)
+  // / sqrt(seq_len), and
   // targets[r] = the window's last token (the one to predict).
   virtual void bag_of_tokens(const void* windows, bool u32, int rows, int seq_len, int buckets,
                              float* feats, int64_t* targets) = 0;

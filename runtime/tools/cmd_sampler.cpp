@@ -37,9 +37,9 @@ void run(Args a) {
   s.set_epoch(a.epoch);
   if (!a.state_opt->count() && a.resume_at > 0) {
     if (a.resume_at > a.opts.size) {
-      throw Error("--resume-at", "resume position " + std::to_string(a.resume_at) +
-                                     " is beyond the epoch of " + std::to_string(a.opts.size) +
-                                     " samples",
+      throw Error("--resume-at",
+                  "resume position " + std::to_string(a.resume_at) + " is beyond the epoch of " +
+                      std::to_string(a.opts.size) + " samples",
                   "give a global position from 0 to --size");
     }
     st = s.state(0);
@@ -50,30 +50,28 @@ void run(Args a) {
   const uint64_t count = s.length() < a.limit ? s.length() : a.limit;
   const auto& o = s.options();
   if (a.json) {
-    std::printf("{\"rank\": %llu, \"world_size\": %llu, \"epoch\": %llu, \"seed\": %llu, "
-                "\"size\": %llu, \"start\": %llu, \"length\": %llu, \"indices\": [",
-                static_cast<unsigned long long>(o.rank),
-                static_cast<unsigned long long>(o.world_size),
-                static_cast<unsigned long long>(s.epoch()), static_cast<unsigned long long>(o.seed),
-                static_cast<unsigned long long>(o.size), static_cast<unsigned long long>(s.start()),
-                static_cast<unsigned long long>(s.length()));
+    std::printf(
+        "{\"rank\": %llu, \"world_size\": %llu, \"epoch\": %llu, \"seed\": %llu, "
+        "\"size\": %llu, \"start\": %llu, \"length\": %llu, \"indices\": [",
+        static_cast<unsigned long long>(o.rank), static_cast<unsigned long long>(o.world_size),
+        static_cast<unsigned long long>(s.epoch()), static_cast<unsigned long long>(o.seed),
+        static_cast<unsigned long long>(o.size), static_cast<unsigned long long>(s.start()),
+        static_cast<unsigned long long>(s.length()));
     for (uint64_t i = 0; i < count; ++i) {
       std::printf(i ? ", %llu" : "%llu", static_cast<unsigned long long>(s.at(i)));
     }
     std::printf("]}\n");
     return;
   }
-  std::printf("# rank %llu of %llu, epoch %llu, seed %llu, %llu samples, shuffle %s, drop_last "
-              "%s%s: %llu indices from global position %llu%s\n",
-              static_cast<unsigned long long>(o.rank),
-              static_cast<unsigned long long>(o.world_size),
-              static_cast<unsigned long long>(s.epoch()), static_cast<unsigned long long>(o.seed),
-              static_cast<unsigned long long>(o.size), o.shuffle ? "on" : "off",
-              o.drop_last ? "on" : "off",
-              o.block ? (", block " + std::to_string(o.block)).c_str() : "",
-              static_cast<unsigned long long>(s.length()),
-              static_cast<unsigned long long>(s.start()),
-              count < s.length() ? (", first " + std::to_string(count) + " shown").c_str() : "");
+  std::printf(
+      "# rank %llu of %llu, epoch %llu, seed %llu, %llu samples, shuffle %s, drop_last "
+      "%s%s: %llu indices from global position %llu%s\n",
+      static_cast<unsigned long long>(o.rank), static_cast<unsigned long long>(o.world_size),
+      static_cast<unsigned long long>(s.epoch()), static_cast<unsigned long long>(o.seed),
+      static_cast<unsigned long long>(o.size), o.shuffle ? "on" : "off", o.drop_last ? "on" : "off",
+      o.block ? (", block " + std::to_string(o.block)).c_str() : "",
+      static_cast<unsigned long long>(s.length()), static_cast<unsigned long long>(s.start()),
+      count < s.length() ? (", first " + std::to_string(count) + " shown").c_str() : "");
   for (uint64_t i = 0; i < count; ++i) {
     std::printf("%llu\n", static_cast<unsigned long long>(s.at(i)));
   }
@@ -93,9 +91,11 @@ const Command sampler_command(50, [](CLI::App& app) {
   cmd->add_flag("--drop-last", args->opts.drop_last,
                 "Drop the tail instead of padding it by wrapping around");
   auto* noshuf = cmd->add_flag("--no-shuffle", args->no_shuffle, "Keep the dataset order");
-  auto* block = cmd->add_option("--block", args->opts.block,
-                  "Node-aware mode: runs of this many samples are read whole by one rank");
-  auto* fp = cmd->add_option("--fingerprint", args->opts.fingerprint, "Dataset fingerprint (default 0)");
+  auto* block =
+      cmd->add_option("--block", args->opts.block,
+                      "Node-aware mode: runs of this many samples are read whole by one rank");
+  auto* fp =
+      cmd->add_option("--fingerprint", args->opts.fingerprint, "Dataset fingerprint (default 0)");
   auto* resume = cmd->add_option("--resume-at", args->resume_at,
                                  "Global position of the epoch to resume from (samples consumed "
                                  "by all ranks together)");

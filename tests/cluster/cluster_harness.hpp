@@ -74,8 +74,8 @@ class ClusterTest : public ::testing::Test {
   // Runs `cmd` with bash in jobs(), against this cluster; stdout and stderr apart.
   static RunResult run(const std::string& cmd) {
     const fs::path err = jobs() / ("stderr." + std::to_string(getpid()));
-    const std::string full = "cd '" + jobs().string() + "' && { " + cmd + " ; } 2>'" +
-                             err.string() + "'";
+    const std::string full =
+        "cd '" + jobs().string() + "' && { " + cmd + " ; } 2>'" + err.string() + "'";
     RunResult r;
     FILE* f = popen(("bash -c " + quote(full)).c_str(), "r");
     if (!f) return r;

@@ -49,12 +49,15 @@ TEST_F(Modes, VerboseSaysWhyATaskIsNotTuned) {
 TEST_F(Modes, BatchJobWithSbatchLines) {
   write_file(jobs() / "train.sbatch",
              "#!/bin/sh\n"
-             "#SBATCH -N2 --ntasks-per-node=2 -o " + (jobs() / "train.out").string() + "\n"
-             "#SBATCH --stoker-profile=cv\n"
-             "#SBATCH --stoker-workers=1\n"
-             "#SBATCH --stoker-prefetch=4\n"
-             "echo batch STOKER_PLAN_VERSION=${STOKER_PLAN_VERSION:-unset}\n"
-             "srun " + probe() + "\n");
+             "#SBATCH -N2 --ntasks-per-node=2 -o " +
+                 (jobs() / "train.out").string() +
+                 "\n"
+                 "#SBATCH --stoker-profile=cv\n"
+                 "#SBATCH --stoker-workers=1\n"
+                 "#SBATCH --stoker-prefetch=4\n"
+                 "echo batch STOKER_PLAN_VERSION=${STOKER_PLAN_VERSION:-unset}\n"
+                 "srun " +
+                 probe() + "\n");
   const RunResult r = run("sbatch --wait train.sbatch");
   ASSERT_EQ(r.rc, 0) << r.err;
   const std::string out = slurp(jobs() / "train.out");
@@ -88,7 +91,8 @@ void expect_untuned_with_warning(const std::string& what) {
   for (const auto& [rank, env] : p) EXPECT_FALSE(env.count("STOKER_PLAN_VERSION")) << what;
   for (int rank = 0; rank < 4; ++rank) {
     EXPECT_EQ(count_of(r.err, "stoker: warning: rank " + std::to_string(rank) + ": "), 1)
-        << what << ":\n" << r.err;
+        << what << ":\n"
+        << r.err;
   }
 }
 

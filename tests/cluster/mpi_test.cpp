@@ -16,9 +16,9 @@ TEST_F(Mpi, AllreduceAcrossTwoNodesWithThePlugin) {
       run("srun --mpi=pmix -N2 -n4 --stoker --stoker-workers=1 " STOKER_MPI_PROGRAM);
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   for (int rank = 0; rank < 4; ++rank) {
-    EXPECT_NE(r.out.find("rank " + std::to_string(rank) +
-                         " of 4 sum 10 expected 10 stoker_workers 1\n"),
-              std::string::npos)
+    EXPECT_NE(
+        r.out.find("rank " + std::to_string(rank) + " of 4 sum 10 expected 10 stoker_workers 1\n"),
+        std::string::npos)
         << r.out << r.err;
   }
 #endif

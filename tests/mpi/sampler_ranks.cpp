@@ -3,8 +3,9 @@
 //   start=S length=L world=W taken=T
 //   <T indices, one per line>
 // and its resume state to OUT/state-R.txt. An error goes to OUT/error-R.txt and stderr,
-// and the rank exits 1. With --absent-rank R, rank R never joins: the others must abort. Each rank is given seed 1000 + rank, so the shards only agree if
-// agree_on_epoch really hands out rank 0's seed.
+// and the rank exits 1. With --absent-rank R, rank R never joins: the others must abort. Each rank
+// is given seed 1000 + rank, so the shards only agree if agree_on_epoch really hands out rank 0's
+// seed.
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
@@ -33,8 +34,8 @@ void check_against_pure_function(const stoker::DistributedSampler& s) {
   for (uint64_t i = 0; i < s.length(); ++i) {
     const uint64_t pos = s.start() + (i * o.world_size + o.rank) % remaining;
     if (s.at(i) != stoker::permute_index(pos, o.size, o.seed, s.epoch())) {
-      throw stoker::Error("mpi_sampler_ranks", "index " + std::to_string(i) +
-                                                   " differs from permute_index");
+      throw stoker::Error("mpi_sampler_ranks",
+                          "index " + std::to_string(i) + " differs from permute_index");
     }
   }
 }

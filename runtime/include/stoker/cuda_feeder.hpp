@@ -4,6 +4,7 @@
 //   lo.held_batches = DeviceFeeder::depth_for(plan);   // the feeder holds host batches
 //   Loader loader(source, transform, lo);               // until their copies complete
 //   DeviceFeeder feeder(loader);
+//   loader.set_epoch(e);  loader.start_epoch();
 //   while (auto b = feeder.next()) {
 //     b->wait_on(stream);                 // my kernels on `stream` wait for the copy
 //     kernel<<<..., stream>>>(b->as<float>(), b->labels(), b->size());
@@ -118,8 +119,9 @@ class DeviceFeeder {
   DeviceFeeder& operator=(const DeviceFeeder&) = delete;
 
   // The next batch of the loader's current epoch, on the GPU (its copy may still be in
-  // flight: wait_on() or synchronize() before reading). nullopt at the epoch's end; the
-  // next call starts the loader's next epoch. Throws what Loader::next() throws, and
+  // flight: wait_on() or synchronize() before reading). nullopt at the epoch's end, as
+  // Loader::next(): start the next one on the loader (set_epoch + start_epoch), then call
+  // next() again. Throws what Loader::next() throws, and
   // stoker::Error for a failed CUDA call or a GPU without room for the buffers.
   std::optional<DeviceBatch> next();
 

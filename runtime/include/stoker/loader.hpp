@@ -113,7 +113,7 @@ class Batch {
 
 class Loader {
  public:
-  // Throws stoker::Error for: batch size 0; no plan; a batch that does not fit the plan's
+  // Throws stoker::Error for: batch size 0; a batch that does not fit the plan's
   // memory budget twice; plan worker CPUs not available to this process; a dataset that
   // gives a rank no batch; a transform whose output does not match the slot.
   // For sources whose samples already have the output layout (token windows, records),

@@ -18,7 +18,7 @@
 namespace stoker {
 
 struct SamplerOptions {
-  uint64_t size = 0;         // samples in the dataset
+  uint64_t size = 0;  // samples in the dataset
   uint64_t seed = 0;
   uint64_t world_size = 1;
   uint64_t rank = 0;
@@ -104,11 +104,11 @@ class DistributedSampler {
   void recompute();
   SamplerOptions opts_;
   uint64_t epoch_ = 0;
-  uint64_t start_ = 0;   // global position the current epoch resumes from
+  uint64_t start_ = 0;  // global position the current epoch resumes from
   uint64_t length_ = 0;
-  uint64_t group_ = 0;   // block mode: runs per round (the world size the epoch began with)
-  Permutation perm_;     // of samples, or (block mode) of the full runs
-  Permutation tail_;     // block mode: within the last, short run
+  uint64_t group_ = 0;  // block mode: runs per round (the world size the epoch began with)
+  Permutation perm_;    // of samples, or (block mode) of the full runs
+  Permutation tail_;    // block mode: within the last, short run
 };
 
 // The global permutation itself: position -> dataset index, bijective on [0, size).

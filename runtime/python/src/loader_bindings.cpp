@@ -133,6 +133,16 @@ void bind_loader(py::module_& m) {
       .def_property_readonly(
           "samples_per_epoch",
           [](PyLoader& l) { return l.locked([](Loader& x) { return x.length(); }); })
+      .def_property_readonly("rank",
+                             [](PyLoader& l) {
+                               return l.locked(
+                                   [](Loader& x) { return x.sampler().options().rank; });
+                             })
+      .def_property_readonly("world_size",
+                             [](PyLoader& l) {
+                               return l.locked(
+                                   [](Loader& x) { return x.sampler().options().world_size; });
+                             })
       .def_property_readonly(
           "depth", [](PyLoader& l) { return l.locked([](Loader& x) { return x.depth(); }); })
       .def_property_readonly(

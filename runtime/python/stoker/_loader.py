@@ -76,12 +76,15 @@ class Loader:
     def images(cls, root=None, *, shards=None, batch_size=64, size=224, train=True, dtype="float32",
                layout="CHW", resize_shorter=256, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3),
                flip_p=0.5, mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225),
-               antialias=True, **options):
+               antialias=True, dct_scaling=True, **options):
         """An image folder (root/<class>/<image>.jpg, classes sorted by name as torchvision's
         ImageFolder), or WebDataset-style tar `shards` (a list of .tar files or folders of
         them; <key>.jpg + <key>.cls members), through RandomResizedCrop + flip + Normalize (train=True) or
         Resize(resize_shorter) + CenterCrop(size) + Normalize (train=False).
         dtype float32/float16 (normalized) or uint8 (0..255, not normalized); layout CHW/HWC.
+        Resampling is bilinear, antialiased when downscaling (as PIL). dct_scaling lets the
+        JPEG decoder shrink by 2, 4 or 8 first when the crop is that much larger than `size`
+        (faster; pixels then differ slightly from a full decode + resize).
         """
         if (root is None) == (shards is None):
             raise ValueError(f"root={root!r}, shards={shards!r}: give exactly one of them")
@@ -107,6 +110,7 @@ class Loader:
             "dtype": check_choice("dtype", dtype, _IMAGE_DTYPES),
             "layout": check_choice("layout", layout, ("CHW", "HWC")),
             "antialias": check_bool("antialias", antialias),
+            "dct_scaling": check_bool("dct_scaling", dct_scaling),
         })
         if source["scale"][1] > 1.0:
             raise ValueError(f"scale={scale!r}: the area fraction cannot exceed 1")
@@ -213,6 +217,15 @@ class Loader:
     def sample_spec(self):
         """(dtype, shape) of one sample."""
         return self._core.spec
+
+    @property
+    def rank(self):
+        """This rank, as given or detected (MPI, RANK, SLURM_PROCID)."""
+        return self._core.rank
+
+    @property
+    def world_size(self):
+        return self._core.world_size
 
     @property
     def dataset_size(self):

@@ -24,7 +24,9 @@ struct View {
 };
 constexpr int kFields = sizeof(View) / sizeof(uint64_t);
 
-std::string str(uint64_t v) { return std::to_string(v); }
+std::string str(uint64_t v) {
+  return std::to_string(v);
+}
 std::string hex(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
@@ -125,8 +127,8 @@ uint64_t agree_on_epoch(const SamplerOptions& opts, uint64_t epoch) {
   const WorldInfo world = detect_world();
   MPI_Comm comm = dist::coordination_comm();
   if (world.mpi && comm != MPI_COMM_NULL) {
-    const View mine{world.rank, opts.rank, opts.world_size, opts.seed, epoch, opts.size,
-                    opts.fingerprint, opts.shuffle, opts.drop_last, opts.block};
+    const View mine{world.rank, opts.rank,        opts.world_size, opts.seed,      epoch,
+                    opts.size,  opts.fingerprint, opts.shuffle,    opts.drop_last, opts.block};
     const auto views = gather(comm, mine, static_cast<int>(world.world_size));
     check(views);
     return views[0].seed;

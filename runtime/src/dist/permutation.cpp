@@ -66,9 +66,9 @@ uint64_t Permutation::inverse(uint64_t index) const {
 
 uint64_t permute_index(uint64_t position, uint64_t size, uint64_t seed, uint64_t epoch) {
   if (position >= size) {
-    throw Error("permute_index", "position " + std::to_string(position) +
-                                     " is outside the dataset of " + std::to_string(size) +
-                                     " samples",
+    throw Error("permute_index",
+                "position " + std::to_string(position) + " is outside the dataset of " +
+                    std::to_string(size) + " samples",
                 "positions run from 0 to size - 1");
   }
   return Permutation(size, seed, epoch)(position);

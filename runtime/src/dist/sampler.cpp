@@ -9,13 +9,17 @@
 namespace stoker {
 
 namespace {
-std::string str(uint64_t v) { return std::to_string(v); }
+std::string str(uint64_t v) {
+  return std::to_string(v);
+}
 std::string hex(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
   return buf;
 }
-const char* on_off(bool b) { return b ? "on" : "off"; }
+const char* on_off(bool b) {
+  return b ? "on" : "off";
+}
 
 // A mismatch between a resume state and this sampler.
 [[noreturn]] void state_mismatch(const std::string& what) {
@@ -84,15 +88,16 @@ uint64_t DistributedSampler::order(uint64_t position) const {
   }
   if (slot < full) {
     const uint64_t run = perm_(slot);
-    return run * k + Permutation(k, dist::derive_seed(opts_.seed, run), epoch_, opts_.shuffle)(offset);
+    return run * k +
+           Permutation(k, dist::derive_seed(opts_.seed, run), epoch_, opts_.shuffle)(offset);
   }
   return full * k + tail_(offset);
 }
 
 uint64_t DistributedSampler::position(uint64_t i) const {
   if (i >= length_) {
-    throw Error("sampler", "index " + str(i) + " is beyond rank " + str(opts_.rank) +
-                               "'s length " + str(length_) + " in epoch " + str(epoch_));
+    throw Error("sampler", "index " + str(i) + " is beyond rank " + str(opts_.rank) + "'s length " +
+                               str(length_) + " in epoch " + str(epoch_));
   }
   const uint64_t remaining = opts_.size - start_;
   uint64_t k = i * opts_.world_size + opts_.rank;
@@ -100,7 +105,9 @@ uint64_t DistributedSampler::position(uint64_t i) const {
   return start_ + k;
 }
 
-uint64_t DistributedSampler::at(uint64_t i) const { return order(position(i)); }
+uint64_t DistributedSampler::at(uint64_t i) const {
+  return order(position(i));
+}
 
 SamplerState DistributedSampler::state(uint64_t local_consumed) const {
   if (local_consumed > length_) {
@@ -126,7 +133,8 @@ SamplerState DistributedSampler::state(uint64_t local_consumed) const {
 void DistributedSampler::restore(const SamplerState& s) {
   if (s.version != SamplerState::kFormatVersion) {
     throw Error("sampler state",
-                "format version " + std::to_string(s.version) + " is not readable; this build reads version " +
+                "format version " + std::to_string(s.version) +
+                    " is not readable; this build reads version " +
                     std::to_string(SamplerState::kFormatVersion),
                 "resume with the stoker version that wrote the state, or restart the epoch");
   }

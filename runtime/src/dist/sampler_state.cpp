@@ -12,8 +12,8 @@ namespace stoker {
 
 namespace {
 constexpr std::string_view kMagic = "stoker-sampler";
-const char* const kKeys[] = {"seed", "epoch", "consumed", "size", "fingerprint",
-                             "shuffle", "block", "group"};
+const char* const kKeys[] = {"seed",        "epoch",   "consumed", "size",
+                             "fingerprint", "shuffle", "block",    "group"};
 constexpr size_t kKeyCount = sizeof kKeys / sizeof kKeys[0];
 
 [[noreturn]] void malformed(std::string_view text, const std::string& what) {
@@ -72,16 +72,17 @@ SamplerState SamplerState::parse(std::string_view text) {
   SamplerState s;
   const uint64_t version = parse_number(text, "version", words[1].substr(1));
   if (version != kFormatVersion) {
-    throw Error("sampler state", "format version " + std::to_string(version) +
-                                     " is not readable; this build reads version " +
-                                     std::to_string(kFormatVersion),
+    throw Error("sampler state",
+                "format version " + std::to_string(version) +
+                    " is not readable; this build reads version " + std::to_string(kFormatVersion),
                 "resume with the stoker version that wrote the state, or restart the epoch");
   }
   uint64_t values[kKeyCount] = {};
   bool seen[kKeyCount] = {};
   for (size_t w = 2; w < words.size(); ++w) {
     const auto eq = words[w].find('=');
-    if (eq == std::string_view::npos) malformed(text, "'" + std::string(words[w]) + "' is not key=value");
+    if (eq == std::string_view::npos)
+      malformed(text, "'" + std::string(words[w]) + "' is not key=value");
     const auto key = words[w].substr(0, eq);
     size_t k = 0;
     while (k < kKeyCount && key != kKeys[k]) ++k;

@@ -14,7 +14,9 @@ namespace {
 using dist::env_number;
 using Env = const char* (*)(const char*);
 
-std::string str(uint64_t v) { return std::to_string(v); }
+std::string str(uint64_t v) {
+  return std::to_string(v);
+}
 
 // Slurm's tasks-per-node list, "2(x3),1": 2 tasks on each of 3 nodes, then 1. Returns the
 // count for node `node`, or 0 when the list is shorter.
@@ -52,8 +54,8 @@ uint64_t tasks_on_node(const char* name, std::string_view list, uint64_t node) {
 void check_rank(WorldInfo& w, const char* rank_name, const char* size_name) {
   if (w.world_size == 0) throw Error(size_name, "is 0; a job has at least one rank");
   if (w.rank >= w.world_size) {
-    throw Error(rank_name, "rank " + str(w.rank) + " is not below " + size_name + "=" +
-                               str(w.world_size),
+    throw Error(rank_name,
+                "rank " + str(w.rank) + " is not below " + size_name + "=" + str(w.world_size),
                 "ranks are numbered 0 to world size - 1");
   }
   if (w.local_size == 0 || w.local_rank >= w.local_size) {
@@ -118,7 +120,9 @@ std::optional<WorldInfo> mpi_world() {
 }  // namespace
 
 #ifdef STOKER_HAVE_MPI
-MPI_Comm dist::coordination_comm() { return g_comm; }
+MPI_Comm dist::coordination_comm() {
+  return g_comm;
+}
 #endif
 
 WorldInfo world_from_environment(Env env) {
@@ -161,7 +165,8 @@ WorldInfo detect_world() {
 #ifdef STOKER_HAVE_MPI
   if (auto w = mpi_world()) return *(cached = w);
 #endif
-  cached = world_from_environment([](const char* name) -> const char* { return std::getenv(name); });
+  cached =
+      world_from_environment([](const char* name) -> const char* { return std::getenv(name); });
   return *cached;
 }
 

@@ -10,6 +10,7 @@
 #include "loader/worker_pool.hpp"
 #include "stoker/coordination.hpp"
 #include "stoker/error.hpp"
+#include "stoker/local_plan.hpp"
 
 namespace stoker {
 
@@ -134,10 +135,6 @@ Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Trans
                 "pass a CopyTransform with the source's spec for raw samples");
   }
   if (options.batch_size == 0) throw Error("batch size", "batch size 0", "use a batch size >= 1");
-  if (!options.plan) {
-    throw Error("loader plan", "no plan given",
-                "pass Plan::from the environment (plan_from_process_env) or a computed plan");
-  }
   LoaderCore::Setup setup{
       source, transform, transform->output_spec(), options, make_sampler(*source, options), 1,
       2,      {}};
@@ -204,6 +201,9 @@ void Loader::start_epoch() {
 }
 std::optional<Batch> Loader::next() {
   return core_->next();
+}
+std::optional<Batch> Loader::advance(Batch* done) {
+  return core_->next(done);
 }
 SamplerState Loader::state() const {
   return core_->state();

@@ -118,18 +118,25 @@ class Assignment {
   }
 
   // Gives group g one unit per member at least: from unclaimed units, or from groups
-  // with more units than members, nearest node first, last unit of a node first.
+  // with more units than members: nearest node first, then the donor with the most to
+  // spare, then the last unit in topology order.
   void borrow(size_t g, bool from_groups) {
     std::vector<int> nodes;
     while (count(g) < groups_[g].members.size()) {
       int pick = -1;
+      std::tuple<NodeKey, int64_t> best;
       for (size_t u = 0; u < units_.size(); ++u) {
         int o = owner_[u];
-        bool eligible = from_groups ? (o >= 0 && o != static_cast<int>(g) &&
-                                       count(o) > groups_[o].members.size())
-                                    : o < 0;
-        if (eligible && (pick < 0 || key(g, units_[u].numa) <= key(g, units_[pick].numa)))
+        int64_t spare = o < 0 ? 0
+                              : static_cast<int64_t>(count(o)) -
+                                    static_cast<int64_t>(groups_[o].members.size());
+        bool eligible = from_groups ? (o >= 0 && o != static_cast<int>(g) && spare > 0) : o < 0;
+        if (!eligible) continue;
+        auto rank = std::make_tuple(key(g, units_[u].numa), -spare);
+        if (pick < 0 || rank <= best) {
           pick = static_cast<int>(u);
+          best = rank;
+        }
       }
       if (pick < 0) return;
       owner_[pick] = static_cast<int>(g);

@@ -104,10 +104,14 @@ LocalPlan plan_this_process(const PlanRequest& req) {
   if (ids) {
     GpuResolution res = resolve_gpu_ids(*topo, *ids, xml ? std::map<int, std::string>{}
                                                           : read_nvidia_device_minors());
-    if (!res.ok() && strict)
-      throw Error("GPU ids '" + *ids + "'", res.error,
-                  "give GPU indices of the node (it has " + std::to_string(topo->gpus.size()) +
-                      " NVIDIA GPUs)");
+    if (!res.ok() && strict) {
+      // A what-if plans nothing without the GPUs asked for: drop the fallback's wording.
+      std::string what = res.error;
+      const std::string fallback = "; planning without a GPU";
+      if (what.size() > fallback.size() && what.ends_with(fallback))
+        what.resize(what.size() - fallback.size());
+      throw Error("GPU ids '" + *ids + "'", what, "list GPU ids that the node has");
+    }
     if (!res.ok()) in.notes.push_back("CUDA_VISIBLE_DEVICES: " + res.error);
     visible = res.gpus;
   } else {

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "stoker/error.hpp"
 #include "stoker/topology.hpp"
@@ -59,12 +58,15 @@ Topology finish(HwlocHandle& handle, const std::string& source, bool this_system
   return t;
 }
 
-Topology load_xml_buffer(const std::string& xml, const std::string& name) {
+// Loads from a file (path set) or from text (path empty); `name` goes into errors.
+Topology load_xml(const std::string& path, const std::string& text, const std::string& name) {
   HwlocHandle h(name);
   configure(h.get(), HWLOC_TYPE_FILTER_KEEP_ALL);
-  // hwloc wants the length including the terminating NUL.
-  if (hwloc_topology_set_xmlbuffer(h.get(), xml.c_str(), static_cast<int>(xml.size() + 1)) != 0 ||
-      hwloc_topology_load(h.get()) != 0) {
+  // hwloc wants a buffer's length including the terminating NUL.
+  int set = path.empty() ? hwloc_topology_set_xmlbuffer(h.get(), text.c_str(),
+                                                        static_cast<int>(text.size() + 1))
+                         : hwloc_topology_set_xml(h.get(), path.c_str());
+  if (set != 0 || hwloc_topology_load(h.get()) != 0) {
     throw Error(name, "not a valid hwloc XML topology",
                 "export one with `lstopo-no-graphics --of xml FILE.xml` (hwloc 2.x) and check "
                 "it with `lstopo-no-graphics --input FILE.xml`");
@@ -90,7 +92,7 @@ Topology load_topology() {
 }
 
 Topology load_topology_xml(const std::string& path) {
-  // Read the file ourselves: hwloc's own error for a missing file is only a failed load.
+  // Check the file first: hwloc's own error for a missing file is only a failed load.
   const std::string todo =
       "give the path of an hwloc XML file (lstopo-no-graphics --of xml FILE.xml)";
   std::error_code ec;
@@ -101,14 +103,12 @@ Topology load_topology_xml(const std::string& path) {
   if (!in) {
     throw Error(path, std::string("cannot read the topology file: ") + std::strerror(errno), todo);
   }
-  std::ostringstream xml;
-  xml << in.rdbuf();
-  if (in.bad()) throw Error(path, "cannot read the topology file: read error", todo);
-  return load_xml_buffer(xml.str(), path);
+  // hwloc reads the file itself (faster than handing it a copy as a buffer).
+  return load_xml(path, "", path);
 }
 
 Topology load_topology_xml_text(const std::string& xml, const std::string& name) {
-  return load_xml_buffer(xml, name);
+  return load_xml("", xml, name);
 }
 
 }  // namespace stoker

@@ -71,8 +71,8 @@ TEST_F(CgroupTree, NoneOrGarbledIsEmpty) {
 TEST_F(CgroupTree, StepCpusNarrowSlurmMasksToTheCgroup) {
   put("proc/self/cgroup", "0::/job\n");
   put("sys/fs/cgroup/job/cpuset.cpus.effective", "0-2\n");
-  const auto env = env_of({{"SLURM_CPU_BIND_TYPE", "mask_cpu:"},
-                           {"SLURM_CPU_BIND_LIST", "0x3,0xC"}});
+  const auto env =
+      env_of({{"SLURM_CPU_BIND_TYPE", "mask_cpu:"}, {"SLURM_CPU_BIND_LIST", "0x3,0xC"}});
   const StepCpus s = step_cpus(env, root_.string());
   EXPECT_EQ(s.cpus.to_string(), "0-2");
   EXPECT_EQ(step_cpus(env_of({}), root_.string()).cpus.to_string(), "0-2");

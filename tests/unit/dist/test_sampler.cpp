@@ -58,8 +58,8 @@ TEST(Sampler, EqualLengthsAndEveryEpochCoveredOnce) {
     for (uint64_t w : {1, 2, 3, 4, 7, 16}) {
       for (bool drop : {false, true}) {
         for (uint64_t block : {0, 1, 5, 64}) {
-          SCOPED_TRACE(testing::Message() << "n=" << n << " w=" << w << " drop=" << drop
-                                          << " block=" << block);
+          SCOPED_TRACE(testing::Message()
+                       << "n=" << n << " w=" << w << " drop=" << drop << " block=" << block);
           const uint64_t len = drop ? n / w : (n + w - 1) / w;
           std::vector<std::vector<uint64_t>> lists;
           for (const auto& s : ranks(n, w, drop, block, 3)) {
@@ -126,8 +126,7 @@ namespace {
 // reads to the end (and phase 3 on w3 ranks, when given). Returns every index read.
 std::vector<std::vector<uint64_t>> resume_run(uint64_t n, bool drop, uint64_t block,
                                               std::vector<uint64_t> worlds,
-                                              std::vector<uint64_t> locals,
-                                              uint64_t* padding) {
+                                              std::vector<uint64_t> locals, uint64_t* padding) {
   std::vector<std::vector<uint64_t>> lists;
   SamplerState state;
   bool restored = false;
@@ -164,13 +163,13 @@ TEST(Sampler, ElasticResumeCoversTheEpochExactlyOnce) {
       for (bool drop : {false, true}) {
         for (uint64_t block : {0, 8}) {
           const uint64_t first_len = drop ? n / worlds[0] : (n + worlds[0] - 1) / worlds[0];
-          for (uint64_t local : {uint64_t{0}, uint64_t{1}, first_len / 3, first_len - 1, first_len}) {
-            SCOPED_TRACE(testing::Message() << "worlds=" << worlds[0] << "->" << worlds[1]
-                                            << " n=" << n << " drop=" << drop << " block=" << block
-                                            << " local=" << local);
+          for (uint64_t local :
+               {uint64_t{0}, uint64_t{1}, first_len / 3, first_len - 1, first_len}) {
+            SCOPED_TRACE(testing::Message()
+                         << "worlds=" << worlds[0] << "->" << worlds[1] << " n=" << n
+                         << " drop=" << drop << " block=" << block << " local=" << local);
             uint64_t padding = 0;
-            const auto lists =
-                resume_run(n, drop, block, worlds, {local, local / 2 + 1}, &padding);
+            const auto lists = resume_run(n, drop, block, worlds, {local, local / 2 + 1}, &padding);
             const auto c = coverage(lists, n);
             EXPECT_EQ(c.outside, 0u);
             if (drop) {
@@ -246,12 +245,16 @@ TEST(Sampler, BadInputsAreClearErrors) {
             "sampler state: is from a dataset of 999 samples; this dataset has 1000" + todo);
   EXPECT_EQ(restore_with([](SamplerState& st) { st.fingerprint = 0xdef; }),
             "sampler state: is from a dataset with fingerprint 0x0000000000000def; this dataset's "
-            "fingerprint is 0x0000000000000abc (same size, different names or sizes)" + todo);
+            "fingerprint is 0x0000000000000abc (same size, different names or sizes)" +
+                todo);
   EXPECT_EQ(restore_with([](SamplerState& st) { st.seed = 1; }),
             "sampler state: was written with seed 1; this sampler has seed 1234" + todo);
   EXPECT_EQ(restore_with([](SamplerState& st) { st.shuffle = false; }),
             "sampler state: was written with shuffle off; this sampler has shuffle on" + todo);
-  EXPECT_EQ(restore_with([](SamplerState& st) { st.block = 8; st.group = 4; }),
+  EXPECT_EQ(restore_with([](SamplerState& st) {
+              st.block = 8;
+              st.group = 4;
+            }),
             "sampler state: was written with block 8; this sampler has block 0" + todo);
   EXPECT_EQ(restore_with([](SamplerState& st) { st.version = 2; }),
             "sampler state: format version 2 is not readable; this build reads version 1 (resume "

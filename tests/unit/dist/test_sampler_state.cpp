@@ -52,15 +52,17 @@ TEST(SamplerState, MalformedTextIsAClearError) {
   EXPECT_EQ(parse_error(""), "sampler state '': does not start with 'stoker-sampler'" + kExpected);
   EXPECT_EQ(parse_error("stoker-sampler seed=1"),
             "sampler state 'stoker-sampler seed=1': has no format version (v1) after "
-            "'stoker-sampler'" + kExpected);
+            "'stoker-sampler'" +
+                kExpected);
   EXPECT_EQ(parse_error("stoker-sampler v2 seed=1" + ok_tail),
             "sampler state: format version 2 is not readable; this build reads version 1 (resume "
             "with the stoker version that wrote the state, or restart the epoch)");
   const std::string bad_seed = "stoker-sampler v1 seed=x1" + ok_tail;
   EXPECT_EQ(parse_error(bad_seed),
             "sampler state '" + bad_seed + "': seed=x1 is not a whole number" + kExpected);
-  const std::string missing = "stoker-sampler v1 epoch=1 consumed=2 size=3 fingerprint=0x4 "
-                              "shuffle=1 block=0 group=0";
+  const std::string missing =
+      "stoker-sampler v1 epoch=1 consumed=2 size=3 fingerprint=0x4 "
+      "shuffle=1 block=0 group=0";
   EXPECT_EQ(parse_error(missing),
             "sampler state '" + missing + "': key 'seed' is missing" + kExpected);
   const std::string twice = "stoker-sampler v1 seed=1 seed=1" + ok_tail;
@@ -76,10 +78,12 @@ TEST(SamplerState, MalformedTextIsAClearError) {
   const std::string negative = "stoker-sampler v1 seed=-1" + ok_tail;
   EXPECT_EQ(parse_error(negative),
             "sampler state '" + negative + "': seed=-1 is not a whole number" + kExpected);
-  const std::string shuffle2 = "stoker-sampler v1 seed=1 epoch=1 consumed=2 size=3 "
-                               "fingerprint=0x4 shuffle=2 block=0 group=0";
+  const std::string shuffle2 =
+      "stoker-sampler v1 seed=1 epoch=1 consumed=2 size=3 "
+      "fingerprint=0x4 shuffle=2 block=0 group=0";
   EXPECT_EQ(parse_error(shuffle2),
             "sampler state '" + shuffle2 + "': shuffle must be 0 or 1" + kExpected);
   const std::string no_eq = "stoker-sampler v1 seed" + ok_tail;
-  EXPECT_EQ(parse_error(no_eq), "sampler state '" + no_eq + "': 'seed' is not key=value" + kExpected);
+  EXPECT_EQ(parse_error(no_eq),
+            "sampler state '" + no_eq + "': 'seed' is not key=value" + kExpected);
 }

@@ -7,8 +7,8 @@
 #include "stoker/coordination.hpp"
 #include "stoker/error.hpp"
 
-using stoker::WorldInfo;
 using stoker::world_from_environment;
+using stoker::WorldInfo;
 
 namespace {
 std::map<std::string, std::string> g_env;
@@ -41,8 +41,11 @@ TEST(World, SingleProcessWithoutLauncherVariables) {
 }
 
 TEST(World, TorchrunVariables) {
-  const WorldInfo w = world_with({{"RANK", "3"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"},
-                                  {"LOCAL_WORLD_SIZE", "2"}, {"SLURM_PROCID", "0"},
+  const WorldInfo w = world_with({{"RANK", "3"},
+                                  {"WORLD_SIZE", "4"},
+                                  {"LOCAL_RANK", "1"},
+                                  {"LOCAL_WORLD_SIZE", "2"},
+                                  {"SLURM_PROCID", "0"},
                                   {"SLURM_NTASKS", "1"}});
   EXPECT_EQ(w.rank, 3u);
   EXPECT_EQ(w.world_size, 4u);
@@ -52,15 +55,19 @@ TEST(World, TorchrunVariables) {
 }
 
 TEST(World, SlurmVariables) {
-  const WorldInfo w = world_with({{"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "4"},
-                                  {"SLURM_LOCALID", "1"}, {"SLURM_NODEID", "1"},
+  const WorldInfo w = world_with({{"SLURM_PROCID", "3"},
+                                  {"SLURM_NTASKS", "4"},
+                                  {"SLURM_LOCALID", "1"},
+                                  {"SLURM_NODEID", "1"},
                                   {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"}});
   EXPECT_EQ(w.rank, 3u);
   EXPECT_EQ(w.world_size, 4u);
   EXPECT_EQ(w.local_rank, 1u);
   EXPECT_EQ(w.local_size, 2u);
   EXPECT_EQ(w.source, "SLURM_PROCID/SLURM_NTASKS");
-  EXPECT_EQ(world_with({{"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "4"}, {"SLURM_NODEID", "1"},
+  EXPECT_EQ(world_with({{"SLURM_PROCID", "3"},
+                        {"SLURM_NTASKS", "4"},
+                        {"SLURM_NODEID", "1"},
                         {"SLURM_TASKS_PER_NODE", "3,1"}})
                 .local_size,
             1u);
@@ -73,10 +80,12 @@ TEST(World, BadVariablesAreClearErrors) {
             "WORLD_SIZE: is 0; a job has at least one rank");
   EXPECT_EQ(error_with({{"RANK", "x"}, {"WORLD_SIZE", "4"}}),
             "RANK: 'x' is not a whole number (unset it or set it to a number such as 0)");
-  EXPECT_EQ(error_with({{"RANK", "1"}}), "WORLD_SIZE: is unset while RANK is set (set both, or neither)");
-  EXPECT_EQ(error_with({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"},
-                        {"SLURM_STEP_TASKS_PER_NODE", "2(x"}}),
-            "SLURM_STEP_TASKS_PER_NODE: '2(x' is not a Slurm task list such as 2(x3),1");
+  EXPECT_EQ(error_with({{"RANK", "1"}}),
+            "WORLD_SIZE: is unset while RANK is set (set both, or neither)");
+  EXPECT_EQ(
+      error_with(
+          {{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_STEP_TASKS_PER_NODE", "2(x"}}),
+      "SLURM_STEP_TASKS_PER_NODE: '2(x' is not a Slurm task list such as 2(x3),1");
 }
 
 TEST(World, SeedFromEnvironment) {

@@ -379,10 +379,6 @@ TEST(Loader, ConstructionErrorsNameTheInput) {
   EXPECT_EQ(error_of([&] { Loader(t.source, t.copy, o); }),
             "batch size: batch size 0 (use a batch size >= 1)");
 
-  o = test::test_options(16, 1);
-  o.plan.reset();
-  EXPECT_NE(error_of([&] { Loader(t.source, t.copy, o); }).find("no plan given"),
-            std::string::npos);
 
   // A batch of 16 x 130 bytes (slot 2,240 bytes) does not fit twice in 4,000 bytes.
   o = test::test_options(16, 1, 2, 4000);
@@ -410,6 +406,21 @@ TEST(Loader, ConstructionErrorsNameTheInput) {
   auto wrong = std::make_shared<CopyTransform>(SampleSpec{DType::U8, {0}});
   EXPECT_NE(error_of([&] { Loader(t.source, wrong, test::test_options(16, 1)); }).find("0 bytes"),
             std::string::npos);
+}
+
+TEST(Loader, WithoutAPlanUsesThisProcesssPlan) {
+  TokenSetup t(100);
+  LoaderOptions o = test::test_options(16, 1);
+  o.plan.reset();
+  Loader loader(t.source, t.copy, o);
+  EXPECT_GE(loader.plan().workers, 1);
+  EXPECT_EQ(loader.stats().workers, loader.plan().workers);
+  uint64_t samples = 0;
+  for (Batch& b : loader) samples += b.size();
+  EXPECT_EQ(samples, 100u);
+  bool noted = false;
+  for (const std::string& n : loader.stats().notes) noted = noted || n.rfind("plan from ", 0) == 0;
+  EXPECT_TRUE(noted);
 }
 
 TEST(Loader, ShardsForTwoRanksAreDisjointAndComplete) {

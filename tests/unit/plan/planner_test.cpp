@@ -103,11 +103,15 @@ TEST(Planner, RanksWithoutGpuSplitWhatTheGpuRanksLeave) {
   PlanInput in = input_for(*topo, 0, 4);
   in.local_gpus = {0, -1, -1, 2};
   std::vector<Plan> plans = plan_all(in);
-  EXPECT_EQ(plans[0].cpus, numa_cpus(*topo, 0));
-  EXPECT_EQ(plans[3].cpus, numa_cpus(*topo, 1));
-  // Nothing is left: the two CPU-only ranks borrow one core each from the GPU ranks.
+  // Nothing is left: the two CPU-only ranks borrow one core from each GPU rank.
+  EXPECT_EQ(plans[0].cpus, numa_cpus(*topo, 0) - CpuSet::from_list({15}));
+  EXPECT_EQ(plans[3].cpus, numa_cpus(*topo, 1) - CpuSet::from_list({31}));
   EXPECT_EQ(plans[1].cpus.count(), 1);
   EXPECT_EQ(plans[2].cpus.count(), 1);
+  EXPECT_EQ(plans[1].reason("cpus"),
+            "no GPU: an even split of the allowed cores away from the local ranks' GPUs; cores of "
+            "NUMA node 0-1 added so that each of its ranks has one: 2 cores for local ranks 1-2; "
+            "this rank has 1");
   CpuSet all;
   int total = 0;
   for (const Plan& p : plans) {

@@ -1,0 +1,48 @@
+// stoker_train: a small data-parallel trainer fed by stoker's loader. See the README's
+// "Multi-node training" section and sbatch_templates/.
+//
+//   srun --mpi=pmix stoker_train --data /data/images --epochs 2
+//   stoker_train --data tokens.bin --kind tokens --seq-len 64 --max-steps 200
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "grad_reduce.hpp"
+#include "stoker/error.hpp"
+#include "trainer.hpp"
+
+int main(int argc, char** argv) {
+  stoker::train::TrainOptions o;
+  CLI::App app{"stoker_train: data-parallel MLP / softmax regression on stoker's loader"};
+  app.add_option("--data", o.data, "image folder (class subfolders) or token file")->required();
+  app.add_option("--kind", o.kind, "images | tokens | auto")->capture_default_str();
+  app.add_option("--size", o.image_size, "images: crop side in pixels")->capture_default_str();
+  app.add_option("--seq-len", o.seq_len, "tokens: window length")->capture_default_str();
+  app.add_option("--token-dtype", o.token_dtype, "tokens: uint16 | uint32")->capture_default_str();
+  app.add_option("--classes", o.classes, "tokens: predict the next token mod this")
+      ->capture_default_str();
+  app.add_option("--buckets", o.buckets, "tokens: hashed bag-of-tokens input size")
+      ->capture_default_str();
+  app.add_option("--hidden", o.hidden, "hidden units (0: softmax regression)")->capture_default_str();
+  app.add_option("--batch-size", o.batch_size, "samples per rank per step")->capture_default_str();
+  app.add_option("--epochs", o.epochs, "epochs")->capture_default_str();
+  app.add_option("--max-steps", o.max_steps, "stop after this many steps (0: all epochs)")
+      ->capture_default_str();
+  app.add_option("--lr", o.lr, "SGD learning rate")->capture_default_str();
+  app.add_option("--seed", o.seed, "shuffle, augmentation and init seed")->capture_default_str();
+  app.add_option("--device", o.device, "auto | cpu | gpu")->capture_default_str();
+  app.add_option("--workers", o.workers, "loader workers (0: the plan's)")->capture_default_str();
+  app.add_option("--prefetch", o.prefetch, "starting prefetch depth (0: the plan's)")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  stoker::WorldInfo world;
+  try {
+    stoker::train::run(o, world);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "stoker_train: error: %s\n", e.what());
+    std::fflush(stderr);
+    stoker::train::abort_world(world, 2);  // no other rank waits forever in a collective
+    return 2;
+  }
+}

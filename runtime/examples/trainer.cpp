@@ -1,0 +1,276 @@
+#include "trainer.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <numeric>
+#include <string>
+
+#include "dataset.hpp"
+#include "grad_reduce.hpp"
+#include "mlp.hpp"
+#include "step_input.hpp"
+#include "stoker/cuda_device.hpp"
+#include "stoker/cuda_pinner.hpp"
+#include "stoker/error.hpp"
+#include "stoker/loader.hpp"
+#include "stoker/local_plan.hpp"
+#if STOKER_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "cuda_ops.hpp"
+#include "stoker/cuda_feeder.hpp"
+#endif
+
+namespace stoker::train {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+std::string rank_of(const WorldInfo& w) {
+  return "rank " + std::to_string(w.rank) + "/" + std::to_string(w.world_size);
+}
+
+// The rank before the world is known (an MPI initialisation failure), from the launcher.
+std::string launcher_rank() {
+  for (const char* v : {"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "RANK"}) {
+    if (const char* r = std::getenv(v)) return std::string("rank ") + r + " (" + v + ")";
+  }
+  return "rank ?";
+}
+
+std::string host_name() {
+  char h[256] = {};
+  gethostname(h, sizeof h - 1);
+  // Slurm's emulated nodes share a host name; its node name tells them apart.
+  if (const char* n = std::getenv("SLURMD_NODENAME")) return n;
+  return h;
+}
+
+struct DeviceChoice {
+  bool gpu = false;
+  int device = -1;
+  std::string note;  // why the CPU (or which GPU)
+};
+
+// The plan names the GPU; this decides whether it is used. A GPU that CUDA cannot use at
+// all (no driver, a test cluster's fake GPUs) means the CPU path, said out loud; a GPU
+// that CUDA sees but not the plan's is an error (plan_gpu throws).
+DeviceChoice choose_device(const Plan& plan, const std::string& want) {
+  if (want != "auto" && want != "cpu" && want != "gpu") {
+    throw Error("--device " + want, "is not auto, cpu or gpu");
+  }
+  if (want == "cpu") return {false, -1, "cpu (--device cpu)"};
+  if (plan.gpu.empty()) {
+    if (want == "gpu") {
+      throw Error("--device gpu", "the plan names no GPU",
+                  "request one (--gpus-per-task=1) or use --device auto");
+    }
+    return {false, -1, "cpu (the plan names no GPU)"};
+  }
+  const GpuAvailability g = plan_gpu(plan);
+  if (!g.usable) {
+    if (want == "gpu") throw Error("--device gpu", "GPU " + plan.gpu + ": " + g.why);
+    return {false, -1, "cpu (falling back to the CPU: GPU " + plan.gpu + ": " + g.why + ")"};
+  }
+  return {true, g.device, "gpu " + plan.gpu + " (CUDA device " + std::to_string(g.device) + ")"};
+}
+
+std::string plan_line(const Plan& p) {
+  char budget[32];
+  std::snprintf(budget, sizeof budget, "%.0f MiB", static_cast<double>(p.mem_budget) / (1 << 20));
+  return "cpus " + p.cpus.to_string() + " workers " + std::to_string(p.workers) + " (cpus " +
+         p.worker_cpus.to_string() + ") prefetch " + std::to_string(p.prefetch) + " budget " +
+         budget + " gpu " + (p.gpu.empty() ? "none" : p.gpu) + " pin " +
+         (p.pin_memory ? "yes" : "no");
+}
+
+// GPU resources of the run: the current device and the stream every step's work runs on.
+struct GpuContext {
+  void* stream = nullptr;
+#if STOKER_HAVE_CUDA
+  explicit GpuContext(const DeviceChoice& d) {
+    if (!d.gpu) return;
+    check(cudaSetDevice(d.device), "cudaSetDevice");
+    cudaStream_t s = nullptr;
+    check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    stream = s;
+  }
+  ~GpuContext() {
+    if (stream) cudaStreamDestroy(static_cast<cudaStream_t>(stream));
+  }
+  void synchronize() const {
+    if (stream) check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
+  }
+  static void check(cudaError_t e, const char* call) {
+    if (e != cudaSuccess) throw Error("GPU", std::string(call) + ": " + cudaGetErrorString(e));
+  }
+#else
+  explicit GpuContext(const DeviceChoice&) {}
+  void synchronize() const {}
+#endif
+};
+
+void say(const std::string& line) {
+  std::printf("stoker_train: %s\n", line.c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+void run(const TrainOptions& o, WorldInfo& world) {
+  try {
+    world = detect_world();
+  } catch (const Error& e) {
+    throw Error(launcher_rank(), std::string("MPI initialisation failed: ") + e.what());
+  }
+  const bool leader = world.rank == 0;
+  const std::string me = rank_of(world);
+
+  Dataset data = open_dataset(o);
+  const uint64_t global_batch = o.batch_size * world.world_size;
+  if (o.batch_size == 0) throw Error("--batch-size", "is 0", "give 1 or more samples per rank");
+  if (data.source->size() < global_batch) {
+    throw Error("--data " + o.data,
+                "has " + std::to_string(data.source->size()) +
+                    " samples, fewer than one global batch (" + std::to_string(o.batch_size) +
+                    " per rank x " + std::to_string(world.world_size) +
+                    " ranks = " + std::to_string(global_batch) + "): no rank could take a step",
+                "use a smaller --batch-size, fewer ranks, or more data");
+  }
+
+  PlanRequest request;
+  request.batch_bytes = o.batch_size * data.transform->output_spec().bytes();
+  LocalPlan local = plan_this_process(request);
+  Plan& plan = local.plan;
+  say(me + " (local " + std::to_string(world.local_rank) + "/" +
+      std::to_string(world.local_size) + ", host " + host_name() + ", world from " +
+      world.source + "): plan from " + local.source + ": " + plan_line(plan));
+
+  const DeviceChoice device = choose_device(plan, o.device);
+  say(me + ": device " + device.note);
+  GpuContext gpu(device);
+
+  LoaderOptions lo;
+  lo.batch_size = o.batch_size;
+  lo.drop_last = true;  // every rank takes the same number of full steps
+  lo.seed = o.seed;
+  lo.world_size = world.world_size;
+  lo.rank = world.rank;
+  lo.workers = o.workers;
+  lo.prefetch = o.prefetch;
+  lo.plan = plan;
+  if (device.gpu) {
+    lo.pinner = make_host_pinner(plan);
+#if STOKER_HAVE_CUDA
+    lo.held_batches = DeviceFeeder::depth_for(plan) + 1;
+#endif
+  }
+  Loader loader(data.source, data.transform, lo);
+
+  std::unique_ptr<MathOps> ops;
+  std::unique_ptr<StepInput> input;
+#if STOKER_HAVE_CUDA
+  if (device.gpu) {
+    ops = make_cuda_ops(device.device, plan.gpu, gpu.stream);
+    input = device_input(loader, gpu.stream);
+  }
+#endif
+  if (!ops) {
+    ops = make_cpu_ops();
+    input = host_input(loader);
+  }
+  const MlpShape shape{data.inputs, o.hidden, data.classes};
+  Mlp model(*ops, shape, static_cast<int>(o.batch_size), o.seed);
+  std::unique_ptr<GradReducer> reducer =
+      make_grad_reducer(world, ReduceTarget{ops.get(), device.gpu, gpu.stream});
+
+  // The token task's per-step features and targets (the image task uses the batch as is).
+  float* feats = data.tokens ? ops->alloc(o.batch_size * data.inputs) : nullptr;
+  int64_t* targets = data.tokens ? ops->alloc_i64(o.batch_size) : nullptr;
+
+  const uint64_t steps_per_epoch = loader.batches_per_epoch();
+  if (leader) {
+    say("data " + data.describe + "; model " + shape.describe() + " (" +
+        std::to_string(shape.params()) + " parameters); global batch " +
+        std::to_string(global_batch) + " (" + std::to_string(o.batch_size) + " x " +
+        std::to_string(world.world_size) + " ranks); " + std::to_string(steps_per_epoch) +
+        " steps per epoch; gradients: " + reducer->describe());
+  }
+
+  uint64_t steps = 0, samples = 0;
+  double first_loss = 0, wait_s = 0;
+  std::deque<double> recent;  // the last losses, for a less noisy "last"
+  const size_t kRecent = 10;
+  const auto start = Clock::now();
+  for (int epoch = 0; epoch < o.epochs && (!o.max_steps || steps < o.max_steps); ++epoch) {
+    loader.set_epoch(static_cast<uint64_t>(epoch));
+    loader.start_epoch();  // collective under MPI: every rank starts the epoch together
+    double epoch_loss = 0;
+    uint64_t epoch_steps = 0;
+    const auto epoch_start = Clock::now();
+    while (!o.max_steps || steps < o.max_steps) {
+      const auto t0 = Clock::now();
+      std::optional<StepBatch> b = input->next();
+      wait_s += seconds(Clock::now() - t0);
+      if (!b) break;
+      const float* x = static_cast<const float*>(b->data);
+      const int64_t* t = b->labels;
+      if (data.tokens) {
+        ops->bag_of_tokens(b->data, data.u32, b->size, data.seq_len, data.inputs, feats, targets);
+        x = feats;
+        t = targets;
+      }
+      const float loss = model.forward_backward(x, t, b->size);
+      reducer->mean(model.grads(), model.size());
+      model.step(o.lr);
+      input->done();
+      if (steps == 0) first_loss = loss;
+      recent.push_back(loss);
+      if (recent.size() > kRecent) recent.pop_front();
+      epoch_loss += loss;
+      ++epoch_steps;
+      ++steps;
+      samples += static_cast<uint64_t>(b->size);
+    }
+    gpu.synchronize();
+    const double mean = mean_over_ranks(world, epoch_steps ? epoch_loss / epoch_steps : 0.0);
+    const double rate = static_cast<double>(epoch_steps * global_batch) /
+                        std::max(1e-9, seconds(Clock::now() - epoch_start));
+    if (leader) {
+      char line[160];
+      std::snprintf(line, sizeof line, "epoch %d: %llu steps, mean loss %.4f, %.1f samples/s",
+                    epoch, static_cast<unsigned long long>(epoch_steps), mean, rate);
+      say(line);
+    }
+  }
+  gpu.synchronize();
+  const double wall = max_over_ranks(world, seconds(Clock::now() - start));
+  const double share_mine = wait_s / std::max(1e-9, seconds(Clock::now() - start));
+  const double share_mean = mean_over_ranks(world, share_mine);
+  const double share_max = max_over_ranks(world, share_mine);
+  const double first = mean_over_ranks(world, first_loss);
+  const double last = mean_over_ranks(
+      world, recent.empty() ? 0.0
+                            : std::accumulate(recent.begin(), recent.end(), 0.0) / recent.size());
+  const double global_samples = static_cast<double>(samples) * world.world_size;
+  if (ops && feats) ops->free(feats);
+  if (ops && targets) ops->free_i64(targets);
+  if (!leader) return;
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "done: %llu steps, %.0f samples in %.2f s = %.1f samples/s; loss first %.4f "
+                "last %.4f; input wait %.1f%% of step time (mean over ranks; max %.1f%%); "
+                "device %s",
+                static_cast<unsigned long long>(steps), global_samples, wall,
+                global_samples / std::max(1e-9, wall), first, last, 100 * share_mean,
+                100 * share_max, device.gpu ? "gpu" : "cpu");
+  say(line);
+}
+
+}  // namespace stoker::train

@@ -1,0 +1,113 @@
+"""stoker.Loader.tokens: windows with the right values, every sample once per epoch,
+resume through state_dict on another world size, argument errors."""
+import os
+import unittest
+
+import numpy as np
+import torch
+
+import stoker
+from testdata import TempDir, make_tokens
+
+SEQ = 8
+
+
+class TokenLoader(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = TempDir()
+        cls.path = os.path.join(cls.tmp.path, "tokens.bin")
+        # 104 windows of SEQ + 1 tokens (stride SEQ): (tokens - 1) / SEQ = 104.
+        cls.tokens = make_tokens(cls.path, 104 * SEQ + 1)
+        cls.path32 = os.path.join(cls.tmp.path, "tokens32.bin")
+        cls.tokens32 = make_tokens(cls.path32, 50 * SEQ + 1, dtype="uint32")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def loader(self, path=None, **kw):
+        kw.setdefault("world_size", 1)
+        kw.setdefault("rank", 0)
+        return stoker.Loader.tokens(path or self.path, seq_len=SEQ, batch_size=4,
+                                    return_indices=True, **kw)
+
+    def window(self, tokens, i):
+        return tokens[i * SEQ:(i + 1) * SEQ + 1].astype(np.int64)
+
+    def test_values_and_exactly_once(self):
+        loader = self.loader(seed=3)
+        self.assertEqual(len(loader), 26)
+        seen = []
+        for data, labels, indices in loader:
+            self.assertEqual(data.dtype, torch.int64)
+            self.assertEqual(tuple(data.shape), (4, SEQ + 1))
+            self.assertEqual(labels.tolist(), [0] * 4)
+            for row, i in zip(data.numpy(), indices.tolist()):
+                np.testing.assert_array_equal(row, self.window(self.tokens, i))
+            seen += indices.tolist()
+        self.assertEqual(sorted(seen), list(range(104)))
+        self.assertNotEqual(seen, sorted(seen))  # shuffled
+
+    def test_epochs_are_seeded_orders(self):
+        def order(epoch, seed=0):
+            loader = self.loader(seed=seed)
+            loader.set_epoch(epoch)
+            return [i for _, _, idx in loader for i in idx.tolist()]
+
+        self.assertEqual(order(1), order(1))
+        self.assertNotEqual(order(1), order(2))
+        self.assertNotEqual(order(1), order(1, seed=9))
+
+    def test_uint32_tokens(self):
+        for data, _, indices in self.loader(self.path32, dtype="uint32"):
+            for row, i in zip(data.numpy(), indices.tolist()):
+                np.testing.assert_array_equal(row, self.window(self.tokens32, i))
+
+    def test_raw_tokens_as_numpy(self):
+        loader = self.loader(widen=False, as_numpy=True)
+        data, _, indices = next(iter(loader))
+        self.assertEqual(data.dtype, np.uint16)
+        np.testing.assert_array_equal(data[0], self.tokens[int(indices[0]) * SEQ:][:SEQ + 1])
+
+    def test_raw_tokens_as_tensors_are_refused(self):
+        with self.assertRaises(ValueError) as ctx:
+            self.loader(widen=False)
+        self.assertIn("as_numpy", str(ctx.exception))
+
+    def test_resume_on_another_world_size(self):
+        # Two ranks consume 4 batches each (32 of 104 samples), then the job restarts on
+        # three ranks: together they read the other 72, each exactly once.
+        first = [self.loader(world_size=2, rank=r, seed=5) for r in range(2)]
+        before = []
+        states = []
+        for loader in first:
+            it = iter(loader)
+            for _ in range(4):
+                before += next(it)[2].tolist()
+            states.append(loader.state_dict())
+            del it
+        self.assertEqual(states[0], states[1])
+        self.assertEqual(states[0]["consumed"], 32)
+        after = []
+        for r in range(3):
+            loader = self.loader(world_size=3, rank=r, seed=5)
+            loader.load_state_dict(states[0])
+            after += [i for _, _, idx in loader for i in idx.tolist()]
+        self.assertEqual(len(before), 32)
+        self.assertEqual(len(after), 72)
+        self.assertEqual(sorted(before + after), list(range(104)))
+
+    def test_state_dict_errors(self):
+        loader = self.loader()
+        with self.assertRaises(TypeError):
+            loader.load_state_dict("nope")
+        with self.assertRaises(ValueError):
+            loader.load_state_dict({"sampler": "garbage"})
+        other = self.loader(self.path32, dtype="uint32").state_dict()
+        with self.assertRaises(stoker.Error):  # another dataset: refused, names it
+            loader.load_state_dict(other)
+
+
+if __name__ == "__main__":
+    unittest.main()

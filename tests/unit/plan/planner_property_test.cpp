@@ -1,0 +1,176 @@
+// The planner's invariants over hundreds of random allowed masks on the generated
+// fixtures and every XML in the shared topologies folder, for 1, 2, 4 and 8 local ranks.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+
+#include "plan_fixture.hpp"
+#include "stoker/error.hpp"
+
+namespace stoker {
+namespace {
+
+struct Named {
+  std::string name;
+  std::shared_ptr<Topology> topo;
+};
+
+std::vector<Named> topologies() {
+  std::vector<Named> out = {
+      {"dgx-a100", test::fixture(test::dgx_a100_like(), "dgx-a100")},
+      {"4gpu-smt", test::fixture(test::four_gpu_two_socket(true), "4gpu-smt")},
+      {"4gpu", test::fixture(test::four_gpu_two_socket(false), "4gpu")},
+      {"cpu-smt", test::fixture(test::cpu_only_single_numa(12, true), "cpu-smt")},
+      {"cpu", test::fixture(test::cpu_only_single_numa(6, false), "cpu")},
+      {"cxl", test::fixture(test::gpu_on_memory_only_numa(), "cxl")},
+  };
+  const std::filesystem::path dir = STOKER_SHARED_DIR "/topologies";
+  int shared = 0;
+  if (std::filesystem::is_directory(dir)) {
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+      if (e.path().extension() != ".xml") continue;
+      out.push_back({e.path().filename().string(),
+                     std::make_shared<Topology>(load_topology_xml(e.path().string()))});
+      ++shared;
+    }
+  }
+  std::printf("planner properties: %d generated fixtures, %d shared XMLs from %s\n", 6, shared,
+              dir.c_str());
+  return out;
+}
+
+// Random masks of several shapes: sparse or dense random PUs, whole cores, NUMA nodes.
+CpuSet random_mask(const Topology& topo, std::mt19937& rng) {
+  std::vector<int> pus = topo.allowed_cpus.list();
+  CpuSet mask;
+  switch (rng() % 4) {
+    case 0: {  // random PUs with a random density
+      double density = 0.05 + (rng() % 95) / 100.0;
+      for (int pu : pus)
+        if ((rng() % 1000) / 1000.0 < density) mask.set(pu);
+      break;
+    }
+    case 1:  // random whole cores
+      for (const Core& c : topo.cores)
+        if (rng() % 2) mask = mask | (c.pus & topo.allowed_cpus);
+      break;
+    case 2:  // random NUMA nodes
+      for (const NumaNode& n : topo.numa_nodes)
+        if (rng() % 2) mask = mask | (n.cpus & topo.allowed_cpus);
+      break;
+    default: {  // a contiguous run
+      size_t a = rng() % pus.size(), b = rng() % pus.size();
+      for (size_t i = std::min(a, b); i <= std::max(a, b); ++i) mask.set(pus[i]);
+    }
+  }
+  if (mask.empty()) mask.set(pus[rng() % pus.size()]);
+  return mask;
+}
+
+int units_in(const Topology& topo, const CpuSet& mask, bool smt_as_cores) {
+  if (smt_as_cores) return mask.count();
+  CpuSet covered;
+  int n = 0;
+  for (const Core& c : topo.cores)
+    if (c.pus.intersects(mask)) {
+      ++n;
+      covered = covered | c.pus;
+    }
+  return n + (mask - covered).count();
+}
+
+TEST(PlannerProperties, InvariantsHoldOverRandomMasks) {
+  const std::vector<std::string> profiles = {"balanced", "cv", "nlp", "netfs"};
+  const BindMode binds[] = {BindMode::GpuNuma, BindMode::GpuNuma, BindMode::Even, BindMode::None};
+  std::mt19937 rng(2024);
+  int plans = 0, masks = 0;
+  for (const Named& t : topologies()) {
+    const Topology& topo = *t.topo;
+    ASSERT_FALSE(topo.allowed_cpus.empty()) << t.name;
+    for (int size : {1, 2, 4, 8}) {
+      for (int trial = 0; trial < 40; ++trial, ++masks) {
+        PlanInput in = test::input_for(topo, 0, size, {}, random_mask(topo, rng));
+        in.profile = builtin_profiles().get(profiles[rng() % profiles.size()]);
+        in.profile.smt_as_cores = rng() % 5 == 0;
+        in.overrides.bind = binds[rng() % 4];
+        in.mem_limit = (uint64_t{1} << 28) << (rng() % 10);
+        in.batch_bytes_hint = rng() % 3 ? (uint64_t{1} << 20) << (rng() % 12) : 0;
+        if (rng() % 4 == 0) in.overrides.workers = 1 + static_cast<int>(rng() % 64);
+        if (rng() % 4 == 0) in.overrides.prefetch = 1 + static_cast<int>(rng() % 64);
+        if (!topo.gpus.empty() && rng() % 4) {
+          std::vector<int> visible(topo.gpus.size());
+          for (size_t g = 0; g < visible.size(); ++g) visible[g] = static_cast<int>(g);
+          std::shuffle(visible.begin(), visible.end(), rng);
+          visible.resize(1 + rng() % visible.size());
+          for (int r = 0; r < size; ++r) in.local_gpus.push_back(visible[r % visible.size()]);
+        }
+        const bool disjoint = units_in(topo, in.allowed, in.profile.smt_as_cores) >= size &&
+                              in.overrides.bind != BindMode::None;
+        CpuSet seen;
+        for (int r = 0; r < size; ++r, ++plans) {
+          in.local_rank = r;
+          Plan p = make_plan(in);
+          SCOPED_TRACE(t.name + " size " + std::to_string(size) + " rank " + std::to_string(r) +
+                       " mask " + in.allowed.to_string() + " cpus " + p.cpus.to_string());
+          ASSERT_EQ(p, make_plan(in));
+          ASSERT_FALSE(p.cpus.empty());
+          ASSERT_TRUE(p.cpus.is_subset_of(in.allowed));
+          ASSERT_TRUE(p.main_cpus.is_subset_of(p.cpus));
+          ASSERT_TRUE(p.worker_cpus.is_subset_of(p.cpus));
+          ASSERT_FALSE(p.worker_cpus.empty());
+          ASSERT_GE(p.workers, 1);
+          ASSERT_GE(p.prefetch, 1);
+          ASSERT_LE(uint64_t(p.prefetch) * p.batch_bytes, p.mem_budget);
+          ASSERT_FALSE(p.reason("cpus").empty());
+          ASSERT_FALSE(p.reason("workers").empty());
+          ASSERT_FALSE(p.reason("prefetch").empty());
+          if (disjoint) {
+            ASSERT_FALSE(p.cpus.intersects(seen)) << "overlap with earlier ranks " << seen.to_string();
+            seen = seen | p.cpus;
+          }
+          int gpu = in.local_gpus.empty() ? -1 : in.local_gpus[r];
+          ASSERT_EQ(p.gpu, gpu >= 0 ? topo.gpus[gpu].pci_bus_id : "");
+        }
+      }
+    }
+  }
+  std::printf("planner properties: %d plans over %d random masks\n", plans, masks);
+}
+
+// A GPU whose node has no allowed cores: the rank lands on the nearest node that has
+// some, by hwloc distance, and says so.
+TEST(PlannerProperties, FallbackIsTheNearestNodeByDistance) {
+  int checked = 0;
+  for (const Named& t : topologies()) {
+    const Topology& topo = *t.topo;
+    if (topo.numa_distances.empty()) continue;
+    for (size_t g = 0; g < topo.gpus.size(); ++g) {
+      if (topo.gpus[g].numa.size() != 1) continue;
+      const int home = topo.gpus[g].numa[0];
+      CpuSet mask = topo.allowed_cpus - test::numa_cpus(topo, home);
+      if (mask.empty()) continue;
+      Plan p = make_plan(test::input_for(topo, 0, 1, {static_cast<int>(g)}, mask));
+      int64_t best = -1;
+      for (const NumaNode& n : topo.numa_nodes)
+        if (n.cpus.intersects(mask) && n.os_index != home) {
+          int64_t d = topo.numa_distance(home, n.os_index);
+          if (best < 0 || d < best) best = d;
+        }
+      std::vector<int> nodes;
+      for (const NumaNode& n : topo.numa_nodes)
+        if (n.cpus.intersects(p.cpus)) nodes.push_back(n.os_index);
+      ASSERT_EQ(nodes.size(), 1u) << t.name << " gpu " << g;
+      EXPECT_EQ(topo.numa_distance(home, nodes[0]), best) << t.name << " gpu " << g;
+      EXPECT_NE(p.reason("cpus").find("its node has no allowed cores, so the nearest node with some"),
+                std::string::npos)
+          << p.reason("cpus");
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0);
+  std::printf("fallback checked for %d GPUs\n", checked);
+}
+
+}  // namespace
+}  // namespace stoker
