@@ -171,14 +171,20 @@ start() {
   for b in slurmctld slurmd sinfo munged unshare; do
     command -v "$b" >/dev/null || unable="$b not found: run scripts/install-deps.sh"
   done
+  # n2 sees a private /tmp: nothing the jobs need may live there.
+  case "$dir/:$(realpath -m "${plugin:-/}")/" in
+    /tmp/*|*:/tmp/*) unable="the cluster folder and the plugin must be outside /tmp (node n2 has a private /tmp)" ;;
+  esac
   if [ -n "$unable" ]; then
     [ $skip = 1 ] || die "$unable"
     echo "$unable" >"$dir/skip-reason"
     echo "local-cluster: not started: $unable"
     return 0
   fi
-  if pid_alive "$(read_pid "$dir/run/slurmctld.pid")"; then
-    die "a cluster already runs in $dir (stop it first)"
+  if owned && pid_alive "$(read_pid "$dir/run/slurmctld.pid")"; then
+    # Our own cluster left over from an interrupted run: replace it.
+    echo "local-cluster: stopping the cluster already running in $dir"
+    stop >/dev/null
   fi
   # Stop whatever was started so far when anything below fails or we are interrupted.
   trap 'echo "local-cluster: start failed; stopping what was started" >&2; show_logs; stop; exit 1' ERR

@@ -31,8 +31,7 @@ Dataset open_dataset(const TrainOptions& o) {
     d.transform = make_image_transform(t);
     d.inputs = 3 * o.image_size * o.image_size;
     d.classes = static_cast<int>(src->classes().size());
-    d.describe = "images " + src->describe() + ", " + std::to_string(d.classes) +
-                 " classes, crops " + std::to_string(o.image_size) + "x" +
+    d.describe = src->describe() + "; random-resized crops " + std::to_string(o.image_size) + "x" +
                  std::to_string(o.image_size) + " f32";
     if (d.classes < 2) {
       throw Error("--data " + o.data, "has " + std::to_string(d.classes) + " class folder(s)",
@@ -51,7 +50,7 @@ Dataset open_dataset(const TrainOptions& o) {
     d.seq_len = o.seq_len;
     d.inputs = o.buckets;
     d.classes = o.classes;
-    d.describe = "tokens " + src->describe() + ", windows of " + std::to_string(o.seq_len) +
+    d.describe = src->describe() + "; windows of " + std::to_string(o.seq_len) +
                  " -> next token mod " + std::to_string(o.classes);
   } else {
     throw Error("--kind " + kind, "is not images, tokens or auto");

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   app.add_option("--epochs", o.epochs, "epochs")->capture_default_str();
   app.add_option("--max-steps", o.max_steps, "stop after this many steps (0: all epochs)")
       ->capture_default_str();
-  app.add_option("--lr", o.lr, "SGD learning rate")->capture_default_str();
+  app.add_option("--lr", o.lr, "SGD learning rate (0: 0.05 images, 0.5 tokens)")->capture_default_str();
   app.add_option("--seed", o.seed, "shuffle, augmentation and init seed")->capture_default_str();
   app.add_option("--device", o.device, "auto | cpu | gpu")->capture_default_str();
   app.add_option("--workers", o.workers, "loader workers (0: the plan's)")->capture_default_str();

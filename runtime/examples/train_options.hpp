@@ -18,7 +18,7 @@ struct TrainOptions {
   uint64_t batch_size = 32;        // per rank
   int epochs = 1;
   uint64_t max_steps = 0;          // stop after this many steps in all (0: run every epoch)
-  float lr = 0.05f;
+  float lr = 0;                    // SGD step; 0: 0.05 for images, 0.5 for tokens
   uint64_t seed = 0;
   std::string device = "auto";     // auto | cpu | gpu
   int workers = 0, prefetch = 0;   // override the plan's (0: the plan's)

@@ -116,6 +116,12 @@ struct GpuContext {
 #endif
 };
 
+std::string number(double v) {
+  char s[32];
+  std::snprintf(s, sizeof s, "%g", v);
+  return s;
+}
+
 void say(const std::string& line) {
   std::printf("stoker_train: %s\n", line.c_str());
   std::fflush(stdout);
@@ -194,13 +200,15 @@ void run(const TrainOptions& o, WorldInfo& world) {
   float* feats = data.tokens ? ops->alloc(o.batch_size * data.inputs) : nullptr;
   int64_t* targets = data.tokens ? ops->alloc_i64(o.batch_size) : nullptr;
 
+  // The token task's inputs are sparse and small: it wants a larger step than pixels.
+  const float lr = o.lr > 0 ? o.lr : (data.tokens ? 0.5f : 0.05f);
   const uint64_t steps_per_epoch = loader.batches_per_epoch();
   if (leader) {
     say("data " + data.describe + "; model " + shape.describe() + " (" +
         std::to_string(shape.params()) + " parameters); global batch " +
         std::to_string(global_batch) + " (" + std::to_string(o.batch_size) + " x " +
         std::to_string(world.world_size) + " ranks); " + std::to_string(steps_per_epoch) +
-        " steps per epoch; gradients: " + reducer->describe());
+        " steps per epoch; lr " + number(lr) + "; gradients: " + reducer->describe());
   }
 
   uint64_t steps = 0, samples = 0;
@@ -228,7 +236,7 @@ void run(const TrainOptions& o, WorldInfo& world) {
       }
       const float loss = model.forward_backward(x, t, b->size);
       reducer->mean(model.grads(), model.size());
-      model.step(o.lr);
+      model.step(lr);
       input->done();
       if (steps == 0) first_loss = loss;
       recent.push_back(loss);

@@ -332,6 +332,7 @@ void run_images(const ImageArgs& a) {
   ImageTransformOptions o;
   o.train = !a.eval;
   o.size = a.size;
+  o.resize_shorter = (a.size * 256 + 112) / 224;  // ImageNet's 256 for 224
   if (a.dtype == "float32") {
     o.dtype = DType::F32;
   } else if (a.dtype == "float16") {
@@ -347,7 +348,7 @@ void run_images(const ImageArgs& a) {
   o.layout = a.layout == "CHW" ? Layout::CHW : Layout::HWC;
   std::shared_ptr<const Transform> t = make_image_transform(o);
   if (a.limit) return run_limit(a, *src, *t);
-  run_bench("images", src, t, a.c, avg_input_bytes(*src), {{"classes", nullptr}});
+  run_bench("images", src, t, a.c, avg_input_bytes(*src), {{"size", a.size}});
 }
 
 // --- tokens ---------------------------------------------------------------------------
@@ -389,7 +390,7 @@ const Command bench_command(40, [](CLI::App& app) {
   img->add_option("--size", ia->size, "Output height and width")->capture_default_str();
   img->add_option("--dtype", ia->dtype, "float32, float16 or uint8")->capture_default_str();
   img->add_option("--layout", ia->layout, "CHW or HWC")->capture_default_str();
-  img->add_flag("--eval", ia->eval, "Resize(size*8/7) + CenterCrop instead of the train pipeline");
+  img->add_flag("--eval", ia->eval, "Resize(size*256/224) + CenterCrop(size) instead of the train pipeline");
   img->add_flag("--limit", ia->limit,
                 "Measure the per-core limits instead (one thread, files in memory)");
   img->add_option("--seconds", ia->seconds, "With --limit: seconds per measurement")

@@ -46,10 +46,11 @@ PlanRequest request_from(const Args& a) {
   // Overrides go through the plugin's own flag parser and checks, so the preview
   // rejects exactly what sbatch would.
   UserOptions opts;
-  const std::pair<const char*, const std::string*> flags[] = {
-      {"stoker-workers", &a.workers},   {"stoker-prefetch", &a.prefetch},
-      {"stoker-bind", &a.bind},         {"stoker-mem-bind", &a.mem_bind},
-      {"stoker-pin-memory", &a.pin_memory}};
+  const std::pair<const char*, const std::string*> flags[] = {{"stoker-workers", &a.workers},
+                                                              {"stoker-prefetch", &a.prefetch},
+                                                              {"stoker-bind", &a.bind},
+                                                              {"stoker-mem-bind", &a.mem_bind},
+                                                              {"stoker-pin-memory", &a.pin_memory}};
   for (const auto& [flag, value] : flags) {
     if (value->empty()) continue;
     if (std::string err = set_user_option(opts, flag, *value); !err.empty())
@@ -98,8 +99,10 @@ void print_human(const LocalPlan& lp) {
     std::string out;
     for (const auto& i : items) {
       if (!out.empty()) out += ",";
-      if constexpr (std::is_same_v<std::decay_t<decltype(i)>, int>) out += std::to_string(i);
-      else out += i;
+      if constexpr (std::is_same_v<std::decay_t<decltype(i)>, int>)
+        out += std::to_string(i);
+      else
+        out += i;
     }
     return out.empty() ? std::string("-") : out;
   };
@@ -112,7 +115,8 @@ void print_human(const LocalPlan& lp) {
       {"worker cpus", or_dash(p.worker_cpus.to_string())},
       {"numa", list(p.numa)},
       {"workers", std::to_string(p.workers)},
-      {"prefetch", std::to_string(p.prefetch) + " batches of " + values::format_bytes(p.batch_bytes)},
+      {"prefetch",
+       std::to_string(p.prefetch) + " batches of " + values::format_bytes(p.batch_bytes)},
       {"mem budget", values::format_bytes(p.mem_budget)},
       {"pin memory", p.pin_memory ? "yes" : "no"},
       {"gpu", or_dash(p.gpu)},
@@ -129,12 +133,15 @@ const Command plan_command(10, [](CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "plan", "Show the plan of this process, or of any node with --topology (a what-if)");
   Args& a = *args;
-  a.topology_opt = cmd->add_option("--topology", a.topology, "hwloc XML file of the node (what-if)");
-  a.cpus_opt = cmd->add_option("--cpus", a.cpus, "allowed CPUs, e.g. 0-15,32 (default: all allowed)");
+  a.topology_opt =
+      cmd->add_option("--topology", a.topology, "hwloc XML file of the node (what-if)");
+  a.cpus_opt =
+      cmd->add_option("--cpus", a.cpus, "allowed CPUs, e.g. 0-15,32 (default: all allowed)");
   a.gpus_opt = cmd->add_option("--gpus", a.gpus, "GPU ids visible to the rank, e.g. 0,1,2,3");
   a.rank_opt = cmd->add_option("--local-rank", a.local_rank, "this rank's index on the node");
   a.size_opt = cmd->add_option("--local-size", a.local_size, "ranks on the node");
-  a.profile_opt = cmd->add_option("--profile", a.profile, "profile name (balanced, cv, nlp, netfs, ...)");
+  a.profile_opt =
+      cmd->add_option("--profile", a.profile, "profile name (balanced, cv, nlp, netfs, ...)");
   a.profiles_opt = cmd->add_option("--profiles", a.profiles, "the admin's profiles file");
   a.mem_opt = cmd->add_option("--mem-limit", a.mem_limit, "memory per rank, e.g. 64G, 512MiB");
   a.batch_opt = cmd->add_option("--batch-bytes", a.batch_bytes, "bytes per batch, e.g. 150M");
@@ -146,8 +153,10 @@ const Command plan_command(10, [](CLI::App& app) {
   cmd->add_flag("--json", a.json, "one JSON object instead of the table");
   cmd->callback([args] {
     LocalPlan lp = plan_this_process(request_from(*args));
-    if (args->json) std::printf("%s\n", to_json(lp).dump(2).c_str());
-    else print_human(lp);
+    if (args->json)
+      std::printf("%s\n", to_json(lp).dump(2).c_str());
+    else
+      print_human(lp);
   });
 });
 

@@ -44,7 +44,9 @@ std::string gib(uint64_t bytes) {
   return buf;
 }
 
-const char* or_dash(const std::string& s) { return s.empty() ? "-" : s.c_str(); }
+const char* or_dash(const std::string& s) {
+  return s.empty() ? "-" : s.c_str();
+}
 
 int cores_in(const Topology& t, int numa) {
   int n = 0;
@@ -115,8 +117,10 @@ void print_distances(const Topology& t) {
     std::printf("  %4d", from.os_index);
     for (const NumaNode& to : t.numa_nodes) {
       int64_t d = t.numa_distance(from.os_index, to.os_index);
-      if (d < 0) std::printf(" %4s", "?");
-      else std::printf(" %4lld", static_cast<long long>(d));
+      if (d < 0)
+        std::printf(" %4s", "?");
+      else
+        std::printf(" %4lld", static_cast<long long>(d));
     }
     std::printf("\n");
   }
@@ -147,9 +151,8 @@ void print_human(const Topology& t, const ProcessView& p) {
   for (const NumaNode& n : t.numa_nodes) {
     std::printf("%-5d %-7s %-*s %5d %4d %12s  %s\n", n.os_index,
                 n.package < 0 ? "-" : std::to_string(n.package).c_str(), w,
-                n.cpus.empty() ? memory_only : n.cpus.to_string().c_str(),
-                cores_in(t, n.os_index), n.cpus.count(), gib(n.memory_bytes).c_str(),
-                or_dash(n.subtype));
+                n.cpus.empty() ? memory_only : n.cpus.to_string().c_str(), cores_in(t, n.os_index),
+                n.cpus.count(), gib(n.memory_bytes).c_str(), or_dash(n.subtype));
   }
 
   std::printf("\n%-4s %-14s %-24s %s\n", "GPU", "PCI bus id", "names", "nearest NUMA");
@@ -184,8 +187,10 @@ const Command topo_command(20, [](CLI::App& app) {
     } else {
       t = load_topology_xml(args->topology);
     }
-    if (args->json) std::printf("%s\n", to_json(t, p).dump(2).c_str());
-    else print_human(t, p);
+    if (args->json)
+      std::printf("%s\n", to_json(t, p).dump(2).c_str());
+    else
+      print_human(t, p);
   });
 });
 

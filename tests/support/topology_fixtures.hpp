@@ -39,8 +39,8 @@ struct FixtureNode {
   int os_index = 0;
   int cores = 0;  // 0: a memory-only node (no CPUs)
   uint64_t memory_bytes = 0;
-  std::string subtype;           // "MCDRAM", "" for ordinary memory
-  std::vector<FixturePci> pci;   // devices local to this node
+  std::string subtype;          // "MCDRAM", "" for ordinary memory
+  std::vector<FixturePci> pci;  // devices local to this node
 };
 
 struct FixturePackage {
@@ -111,8 +111,9 @@ class Writer {
         core += n.cores;
         all_nodes.push_back(n.os_index);
       }
-    out_ = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
-           "<topology version=\"2.0\">\n";
+    out_ =
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
+        "<topology version=\"2.0\">\n";
     std::vector<int> allowed;
     for (int pu : all_pus) {
       bool hidden = false;
@@ -120,8 +121,8 @@ class Writer {
       if (!hidden) allowed.push_back(pu);
     }
     out_ += "  <object type=\"Machine\" os_index=\"0\"" + sets(all_pus, all_nodes) +
-            " allowed_cpuset=\"" + bitmap(allowed) + "\" allowed_nodeset=\"" +
-            bitmap(all_nodes) + "\"" + gp() + ">\n";
+            " allowed_cpuset=\"" + bitmap(allowed) + "\" allowed_nodeset=\"" + bitmap(all_nodes) +
+            "\"" + gp() + ">\n";
     core = 0;
     for (size_t i = 0; i < spec_.packages.size(); ++i) package(static_cast<int>(i), core);
     out_ += "  </object>\n";
@@ -206,8 +207,8 @@ class Writer {
             "] [" + hex4(d.vendor) + ":0000] 00\" pci_link_speed=\"15.753846\">\n";
     for (const auto& os : d.osdevs) {
       out_ += pad(depth + 2) + "<object type=\"OSDev\"" + gp() + " name=\"" + os.name + "\"" +
-              (os.subtype.empty() ? "" : " subtype=\"" + os.subtype + "\"") +
-              " osdev_type=\"" + std::to_string(os.osdev_type) + "\"/>\n";
+              (os.subtype.empty() ? "" : " subtype=\"" + os.subtype + "\"") + " osdev_type=\"" +
+              std::to_string(os.osdev_type) + "\"/>\n";
     }
     out_ += pad(depth + 1) + "</object>\n" + pad(depth) + "</object>\n";
   }
@@ -293,11 +294,17 @@ inline std::string four_gpu_two_socket(bool smt) {
   s.smt = smt;
   s.packages.resize(2);
   s.packages[0].nodes.push_back(
-      {0, 16, 96 * kGiB, "",
+      {0,
+       16,
+       96 * kGiB,
+       "",
        {fixture_ethernet("0000:04:00.0", "eno1"), fixture_mellanox_hca("0000:18:00.0", 0),
         fixture_nvidia_gpu("0000:1a:00.0", 0), fixture_nvidia_gpu("0000:3d:00.0", 1)}});
   s.packages[1].nodes.push_back(
-      {1, 16, 96 * kGiB, "",
+      {1,
+       16,
+       96 * kGiB,
+       "",
        {fixture_mellanox_hca("0000:86:00.0", 1), fixture_nvidia_gpu("0000:88:00.0", 2),
         fixture_nvidia_gpu("0000:b1:00.0", 3)}});
   return build_fixture_xml(s);
@@ -324,9 +331,12 @@ inline std::string gpu_on_memory_only_numa() {
   s.packages.resize(2);
   s.packages[0].nodes.push_back({0, 8, 64 * kGiB, "", {fixture_nvidia_gpu("0000:3b:00.0", 0)}});
   s.packages[1].nodes.push_back({1, 8, 64 * kGiB, "", {}});
-  s.packages[1].nodes.push_back({2, 0, 256 * kGiB, "",
-                                 {fixture_mellanox_hca("0000:ae:00.0", 0),
-                                  fixture_nvidia_gpu("0000:af:00.0", 1)}});
+  s.packages[1].nodes.push_back(
+      {2,
+       0,
+       256 * kGiB,
+       "",
+       {fixture_mellanox_hca("0000:ae:00.0", 0), fixture_nvidia_gpu("0000:af:00.0", 1)}});
   return build_fixture_xml(s);
 }
 

@@ -17,10 +17,10 @@ namespace stoker {
 // Every field is optional: unset means "this process" (environment and live machine).
 struct PlanRequest {
   // What-if inputs: when any of these is set the plugin's STOKER_* plan is not used.
-  std::optional<std::string> topology_xml;  // else the live machine
-  std::optional<CpuSet> cpus;               // else the XML's allowed CPUs / this process's mask
-  std::optional<std::string> gpus;          // visible GPU ids "0,1"; else CUDA_VISIBLE_DEVICES
-                                            // (live), else every GPU of the topology
+  std::optional<std::string> topology_xml;    // else the live machine
+  std::optional<CpuSet> cpus;                 // else the XML's allowed CPUs / this process's mask
+  std::optional<std::string> gpus;            // visible GPU ids "0,1"; else CUDA_VISIBLE_DEVICES
+                                              // (live), else every GPU of the topology
   std::optional<int> local_rank, local_size;  // else LOCAL_RANK/LOCAL_WORLD_SIZE, SLURM_*, 0/1
   std::optional<uint64_t> mem_limit;          // bytes per rank; else the limit / local ranks
 
@@ -28,7 +28,7 @@ struct PlanRequest {
   std::optional<std::string> profile;        // else STOKER_PROFILE, else the DefaultProfile
   std::optional<std::string> profiles_file;  // else STOKER_PROFILES, else built-ins only
   UserOverrides overrides;
-  uint64_t batch_bytes = 0;  // bytes per batch hint; 0 = the profile's assumption
+  uint64_t batch_bytes = 0;          // bytes per batch hint; 0 = the profile's assumption
   bool use_environment_plan = true;  // take STOKER_PLAN_VERSION's plan when present
 
   bool what_if() const {

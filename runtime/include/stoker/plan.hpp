@@ -29,17 +29,17 @@ struct UserOverrides {
 
 struct PlanInput {
   const Topology* topology = nullptr;
-  CpuSet allowed;             // CPUs the rank (or the step, on this node) may use
+  CpuSet allowed;  // CPUs the rank (or the step, on this node) may use
   int local_rank = 0;
   int local_size = 1;
   // The GPU of every local rank: index into topology->gpus, -1 for none.
   // Empty means no rank has a GPU. Size local_size when given.
   std::vector<int> local_gpus;
-  uint64_t mem_limit = 0;     // bytes this rank may use; 0 = unknown (fallback applied)
+  uint64_t mem_limit = 0;  // bytes this rank may use; 0 = unknown (fallback applied)
   Profile profile;
-  Caps caps;                  // the admin's caps (worker fraction, prefetch, memory share)
+  Caps caps;  // the admin's caps (worker fraction, prefetch, memory share)
   UserOverrides overrides;
-  uint64_t batch_bytes_hint = 0;  // bytes per batch; 0 = profile's assumption
+  uint64_t batch_bytes_hint = 0;   // bytes per batch; 0 = profile's assumption
   std::vector<std::string> notes;  // upstream findings to carry as reasons (field "input")
 };
 
@@ -53,13 +53,13 @@ struct Plan {
   std::string profile;
   int local_rank = 0, local_size = 1;
   CpuSet cpus, main_cpus, worker_cpus;
-  std::vector<int> numa;       // memory NUMA nodes (os_index)
+  std::vector<int> numa;  // memory NUMA nodes (os_index)
   int workers = 1;
-  int prefetch = 2;            // batches in flight for the whole rank
-  uint64_t mem_budget = 0;     // bytes for prefetched batches (pinned when pin_memory)
-  uint64_t batch_bytes = 0;    // the batch size the budget assumed
+  int prefetch = 2;          // batches in flight for the whole rank
+  uint64_t mem_budget = 0;   // bytes for prefetched batches (pinned when pin_memory)
+  uint64_t batch_bytes = 0;  // the batch size the budget assumed
   bool pin_memory = false;
-  std::string gpu;             // PCI bus id, "" for none
+  std::string gpu;  // PCI bus id, "" for none
   std::vector<std::string> nics;
   BindMode bind = BindMode::GpuNuma;
   MemBind mem_bind = MemBind::Local;

@@ -6,9 +6,10 @@
 // Rules (see the README's "Prefetch controller"):
 //  - start at the initial depth (the plan's prefetch), clamped to [min_depth, max_depth];
 //  - raise by one when the consumer waited for a batch AND the producers had filled the
-//    ring to its depth since the last change (a deeper ring only helps when the producers
-//    can get ahead; when they never can, the job is producer-bound and more depth only
-//    costs memory), never beyond max_depth nor beyond mem_budget / batch_bytes;
+//    ring to its depth on at least half of the batches since the last change (a deeper
+//    ring only helps when the producers can get ahead, i.e. their speed varies; when they
+//    rarely can, the job is producer-bound and more depth only costs memory), never
+//    beyond max_depth nor beyond mem_budget / batch_bytes;
 //  - after a raise, wait `depth` batches before judging again (the new slot must fill);
 //  - lower by one after `calm_batches` consecutive batches without a wait, never below
 //    min_depth.
@@ -26,7 +27,7 @@ struct ControllerConfig {
   int max_depth = 64;
   uint64_t batch_bytes = 0;       // bytes one prefetched batch holds
   uint64_t mem_budget = 0;        // bytes; depth x batch_bytes never exceeds it (0 = no limit)
-  uint64_t min_wait_ns = 20'000;  // shorter waits are scheduling noise, not starvation
+  uint64_t min_wait_ns = 50'000;  // shorter waits are scheduling noise, not starvation
   int calm_batches = 64;          // batches without a wait before the depth is lowered
 };
 
@@ -66,7 +67,7 @@ class PrefetchController {
   // observe() never allocates; beyond kHistoryCapacity entries, changes are only counted.
   const std::vector<DepthChange>& history() const { return history_; }
   uint64_t history_dropped() const { return dropped_; }
-  // Batches on which the consumer waited but the producers never filled the ring.
+  // Batches on which the consumer waited but the producers had rarely filled the ring.
   uint64_t producer_bound_waits() const { return producer_bound_waits_; }
 
   static constexpr size_t kHistoryCapacity = 512;

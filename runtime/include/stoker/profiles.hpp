@@ -2,8 +2,8 @@
 // what users may ask for. File format (Slurm line style, like gres.conf):
 //
 //   # comment
-//   Defaults DefaultProfile=balanced MaxWorkerFraction=0.9 MaxPrefetch=32 MaxMemShare=0.5 AllowOverride=yes
-//   Profile=cv WorkerFraction=0.8 PrefetchPerWorker=2 MemShare=0.25 PinMemory=yes
+//   Defaults DefaultProfile=balanced MaxWorkerFraction=0.9 MaxPrefetch=32 MaxMemShare=0.5
+//   AllowOverride=yes Profile=cv WorkerFraction=0.8 PrefetchPerWorker=2 MemShare=0.25 PinMemory=yes
 //
 // Keys are case-sensitive, spelled as in the README's table; words are separated by
 // spaces or tabs; a value may be double-quoted (Description="large images"); `#`
@@ -24,16 +24,16 @@ enum class PinMode { Auto, Yes, No };
 struct Profile {
   std::string name;
   std::string description;
-  double worker_fraction = 0.75;   // share of the rank's non-main cores used by workers
-  int main_cores = 1;              // cores kept for the training loop
-  int prefetch_per_worker = 2;     // batches in flight per worker
-  int min_prefetch = 2;            // whole-rank depth bounds
+  double worker_fraction = 0.75;  // share of the rank's non-main cores used by workers
+  int main_cores = 1;             // cores kept for the training loop
+  int prefetch_per_worker = 2;    // batches in flight per worker
+  int min_prefetch = 2;           // whole-rank depth bounds
   int max_prefetch = 64;
-  double mem_share = 0.25;         // share of the memory limit for the prefetch budget
+  double mem_share = 0.25;  // share of the memory limit for the prefetch budget
   PinMode pin_memory = PinMode::Auto;
-  int max_readers = 0;             // cap on concurrent readers (workers); 0 = none
-  bool smt_as_cores = false;       // count SMT siblings as separate cores
-  uint64_t batch_bytes = 0;        // assumed batch size when no hint is given; 0 = 64 MiB
+  int max_readers = 0;        // cap on concurrent readers (workers); 0 = none
+  bool smt_as_cores = false;  // count SMT siblings as separate cores
+  uint64_t batch_bytes = 0;   // assumed batch size when no hint is given; 0 = 64 MiB
 
   bool operator==(const Profile&) const = default;
 };

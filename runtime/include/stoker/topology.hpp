@@ -15,16 +15,22 @@ namespace stoker {
 struct NumaNode {
   int os_index = -1;
   uint64_t memory_bytes = 0;
-  CpuSet cpus;        // PUs local to this node; empty for a memory-only node (MCDRAM, CXL)
-  int package = -1;   // logical index of its package, -1 when not under one
+  // PUs of the cores whose NUMA node this is (see Core::numa), so every PU is in at most one
+  // node; empty for a memory-only node (MCDRAM next to DDR, CXL, a node whose CPUs a cpuset hid).
+  CpuSet cpus;
+  int package = -1;     // logical index of its package, -1 when not under one
   std::string subtype;  // hwloc subtype when given ("MCDRAM", "GPUMemory"), else ""
 };
 
+// A PU with no Core object above it (some XML files) counts as a core of its own.
 struct Core {
-  int logical_index = -1;
-  int package = -1;   // logical index of its package
-  int numa = -1;      // os_index of the NUMA node holding it, -1 when unknown
-  CpuSet pus;         // its hardware threads (SMT siblings), OS numbers
+  int logical_index = -1;  // its position in Topology::cores
+  int package = -1;        // logical index of its package, -1 when not under one
+  // os_index of its NUMA node: the memory attached to its nearest ancestor that has some,
+  // ordinary memory (no subtype) first, then the lowest os_index. -1 when hwloc has no node
+  // for it (16amd64-8n2c-cpusets.xml: the node was outside the captured cpuset).
+  int numa = -1;
+  CpuSet pus;  // its hardware threads (SMT siblings), OS numbers
 };
 
 struct Package {
@@ -33,34 +39,40 @@ struct Package {
 };
 
 struct Gpu {
-  std::string pci_bus_id;          // "0000:07:00.0", lower-case hex
+  std::string pci_bus_id;  // "0000:07:00.0", lower-case hex
   uint16_t vendor = 0, device = 0;
   std::vector<std::string> os_names;  // "cuda0", "nvml0", ... when hwloc has them
-  std::vector<int> numa;              // os_index of the nearest NUMA node(s)
-  CpuSet local_cpus;                  // the CPUs hwloc says are local to it
+  // os_index of the nearest NUMA node(s): the nodeset of its first non-I/O ancestor, only
+  // the nodes with memory when any has some. Several when the PCI root sits above them.
+  std::vector<int> numa;
+  CpuSet local_cpus;  // that ancestor's CPUs (empty under a memory-only node)
 };
 
 struct Nic {
-  std::string name;        // OS device name: "mlx5_0", "ib0", "eth0"
-  std::string kind;        // "infiniband" (OpenFabrics) or "ethernet"
+  std::string name;  // OS device name: "mlx5_0", "ib0", "eth0"
+  // "infiniband": OpenFabrics devices (mlx5_0) and IPoIB netdevs (ib*, or a 20-byte address);
+  // "ethernet": every other network device.
+  std::string kind;
   std::string pci_bus_id;  // "" when not known
   std::vector<int> numa;   // os_index of the nearest NUMA node(s)
   CpuSet local_cpus;
 };
 
 struct Topology {
-  std::string source;        // "this machine" or the XML path
+  std::string source;           // "this machine" or the XML path
   bool is_this_system = false;  // binding only makes sense when true
   std::vector<Package> packages;
   std::vector<NumaNode> numa_nodes;  // sorted by os_index
   std::vector<Core> cores;           // sorted by first PU
-  std::vector<Gpu> gpus;             // NVIDIA compute GPUs only, in PCI bus order
+  // NVIDIA GPUs only (vendor 0x10de, class 3D 0x0302 or VGA 0x0300), in PCI bus order,
+  // whether or not hwloc found a cudaN/nvmlN device for them.
+  std::vector<Gpu> gpus;
   std::vector<Nic> nics;
   // distances[i][j] between numa_nodes[i] and numa_nodes[j] (hwloc relative latency);
-  // empty when the topology has none.
+  // empty when the topology has none; 0 for a pair the matrix does not cover.
   std::vector<std::vector<uint64_t>> numa_distances;
-  CpuSet all_cpus;       // every PU of the machine (online)
-  CpuSet allowed_cpus;   // PUs hwloc says this process may use (cpusets, cgroups)
+  CpuSet all_cpus;      // every PU of the machine (online)
+  CpuSet allowed_cpus;  // PUs hwloc says this process may use (cpusets, cgroups)
   // all_cpus plus the PUs hwloc knows exist but has no object for: offline ones, and ones a
   // cpuset hid when an XML was captured without disallowed resources.
   CpuSet complete_cpus;
@@ -75,6 +87,8 @@ struct Topology {
   std::shared_ptr<void> hwloc;
 };
 
+// Every loader keeps disallowed PUs and nodes (HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED), so
+// allowed_cpus can be smaller than all_cpus.
 // Loads the live machine (with PCI/OS devices, so GPUs and NICs show).
 // Throws stoker::Error when hwloc fails.
 Topology load_topology();

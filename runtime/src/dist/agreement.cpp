@@ -10,6 +10,7 @@
 
 #include "env_number.hpp"
 #include "mpi_comm.hpp"
+#include "sampler_text.hpp"
 #include "stoker/coordination.hpp"
 #include "stoker/cpuset.hpp"
 #include "stoker/error.hpp"
@@ -27,11 +28,7 @@ constexpr int kFields = sizeof(View) / sizeof(uint64_t);
 std::string str(uint64_t v) {
   return std::to_string(v);
 }
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
+using dist::hex64;
 
 // "ranks 0-2 have X, rank 3 has Y": ranks grouped by what `describe` says of their view,
 // or "" when every rank says the same.
@@ -99,7 +96,7 @@ void check(const std::vector<View>& views) {
                 "build the sampler from detect_world()'s rank and world size");
   }
   std::string d = disagreement(views, [](const View& v) {
-    return "dataset size " + str(v.size) + " (fingerprint " + hex(v.fingerprint) + ")";
+    return "dataset size " + str(v.size) + " (fingerprint " + hex64(v.fingerprint) + ")";
   });
   if (!d.empty()) {
     throw Error("agree_on_epoch", "ranks disagree on the dataset: " + d,

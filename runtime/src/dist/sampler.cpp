@@ -3,6 +3,7 @@
 #include <string>
 
 #include "mix.hpp"
+#include "sampler_text.hpp"
 #include "stoker/error.hpp"
 #include "stoker/sampler.hpp"
 
@@ -12,11 +13,7 @@ namespace {
 std::string str(uint64_t v) {
   return std::to_string(v);
 }
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
+using dist::hex64;
 const char* on_off(bool b) {
   return b ? "on" : "off";
 }
@@ -131,20 +128,14 @@ SamplerState DistributedSampler::state(uint64_t local_consumed) const {
 }
 
 void DistributedSampler::restore(const SamplerState& s) {
-  if (s.version != SamplerState::kFormatVersion) {
-    throw Error("sampler state",
-                "format version " + std::to_string(s.version) +
-                    " is not readable; this build reads version " +
-                    std::to_string(SamplerState::kFormatVersion),
-                "resume with the stoker version that wrote the state, or restart the epoch");
-  }
+  if (s.version != SamplerState::kFormatVersion) dist::unreadable_version(s.version);
   if (s.size != opts_.size) {
     state_mismatch("is from a dataset of " + str(s.size) + " samples; this dataset has " +
                    str(opts_.size));
   }
   if (s.fingerprint != opts_.fingerprint) {
-    state_mismatch("is from a dataset with fingerprint " + hex(s.fingerprint) +
-                   "; this dataset's fingerprint is " + hex(opts_.fingerprint) +
+    state_mismatch("is from a dataset with fingerprint " + hex64(s.fingerprint) +
+                   "; this dataset's fingerprint is " + hex64(opts_.fingerprint) +
                    " (same size, different names or sizes)");
   }
   if (s.seed != opts_.seed) {

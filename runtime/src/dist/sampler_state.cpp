@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sampler_text.hpp"
 #include "stoker/error.hpp"
 #include "stoker/sampler.hpp"
 
@@ -49,6 +50,20 @@ std::vector<std::string_view> split_words(std::string_view text) {
   return words;
 }
 }  // namespace
+
+std::string dist::hex64(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+void dist::unreadable_version(uint64_t version) {
+  throw Error("sampler state",
+              "format version " + std::to_string(version) +
+                  " is not readable; this build reads version " +
+                  std::to_string(SamplerState::kFormatVersion),
+              "resume with the stoker version that wrote the state, or restart the epoch");
+}
 
 std::string SamplerState::to_string() const {
   char buf[256];

@@ -1,6 +1,7 @@
 // detect_world(): MPI first, then the launchers' environment variables.
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "env_number.hpp"

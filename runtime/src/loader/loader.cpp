@@ -135,33 +135,38 @@ Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Trans
                 "pass a CopyTransform with the source's spec for raw samples");
   }
   if (options.batch_size == 0) throw Error("batch size", "batch size 0", "use a batch size >= 1");
-  LoaderCore::Setup setup{
-      source, transform, transform->output_spec(), options, make_sampler(*source, options), 1,
-      2,      {}};
-  if (setup.spec.bytes() == 0) {
+  const SampleSpec spec = transform->output_spec();
+  if (spec.bytes() == 0) {
     throw Error(transform->describe(), "the transform's output sample has 0 bytes");
   }
-  const Plan& plan = *setup.options.plan;
-  const uint64_t batches =
-      (setup.options.drop_last
-           ? setup.sampler.length() / options.batch_size
-           : (setup.sampler.length() + options.batch_size - 1) / options.batch_size);
+  if (!options.plan) {  // this process's plan: the plugin's STOKER_* or computed here
+    PlanRequest request;
+    request.batch_bytes = options.batch_size * spec.bytes();
+    LocalPlan local = plan_this_process(request);
+    options.plan = std::move(local.plan);
+    notes_.push_back("plan from " + local.source);
+  }
+  const Plan plan = *options.plan;
+  DistributedSampler sampler = make_sampler(*source, options);
+  const uint64_t batches = options.drop_last
+                               ? sampler.length() / options.batch_size
+                               : (sampler.length() + options.batch_size - 1) / options.batch_size;
   if (batches == 0) {
     throw Error(source->describe(),
-                "gives this rank " + std::to_string(setup.sampler.length()) + " of " +
+                "gives this rank " + std::to_string(sampler.length()) + " of " +
                     std::to_string(source->size()) + " samples, fewer than one batch of " +
                     std::to_string(options.batch_size) + " with drop_last",
                 "use a smaller batch, fewer ranks, or drop_last = false");
   }
   if (options.pin_threads && !plan.worker_cpus.empty()) check_worker_cpus(plan);
-  setup.workers = std::max(options.workers > 0 ? options.workers : plan.workers, 1);
-  setup = size_ring(std::move(setup));
-
-  std::vector<CpuSet> shares = options.pin_threads ? split_cpus(plan.worker_cpus, setup.workers)
-                                                   : std::vector<CpuSet>(setup.workers);
+  const int workers = std::max(options.workers > 0 ? options.workers : plan.workers, 1);
+  std::vector<CpuSet> shares =
+      options.pin_threads ? split_cpus(plan.worker_cpus, workers) : std::vector<CpuSet>(workers);
   if (options.pin_threads && plan.worker_cpus.empty()) {
     notes_.push_back("workers not pinned: the plan names no worker CPUs");
   }
+  LoaderCore::Setup setup =
+      size_ring({source, transform, spec, std::move(options), sampler, workers, 2, {}});
   core_ = std::make_shared<LoaderCore>(std::move(setup));
   LoaderCore* core = core_.get();
   pool_ = std::make_unique<WorkerPool>(std::move(shares), [core](int w) { core->work(w); });

@@ -54,7 +54,8 @@ PrefetchController::PrefetchController(const ControllerConfig& config, uint64_t 
 
 int PrefetchController::observe(const PrefetchObservation& obs) {
   ++observed_;
-  filled_ = filled_ || obs.ring_filled;
+  ++since_change_;
+  filled_ += obs.ring_filled ? 1 : 0;
   bool waited = obs.wait_ns >= config_.min_wait_ns;
   calm_streak_ = waited ? 0 : calm_streak_ + 1;
   if (cooldown_ > 0) {
@@ -62,8 +63,8 @@ int PrefetchController::observe(const PrefetchObservation& obs) {
     return depth_;
   }
   if (waited) {
-    if (!filled_) {
-      ++producer_bound_waits_;  // more depth would not have helped: producers are behind
+    if (filled_ * 2 < since_change_) {
+      ++producer_bound_waits_;  // more depth would not help: the producers are behind
     } else if (depth_ < max_depth_) {
       change(obs, depth_ + 1, DepthReason::ConsumerWaited);
       cooldown_ = static_cast<uint64_t>(depth_);
@@ -82,7 +83,8 @@ void PrefetchController::change(const PrefetchObservation& obs, int to, DepthRea
     ++dropped_;
   }
   depth_ = to;
-  filled_ = false;
+  filled_ = 0;
+  since_change_ = 0;
   calm_streak_ = 0;
 }
 

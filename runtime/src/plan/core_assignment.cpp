@@ -9,7 +9,9 @@ namespace stoker::planner {
 
 namespace {
 
-bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool contains(const std::vector<int>& v, int x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 std::string list_text(const std::vector<int>& v) {
   std::vector<int> nonneg;
@@ -82,9 +84,8 @@ class Assignment {
     std::vector<int> out;
     for (size_t u = 0; u < units_.size(); ++u)
       if (owner_[u] == static_cast<int>(g)) out.push_back(static_cast<int>(u));
-    std::stable_sort(out.begin(), out.end(), [&](int a, int b) {
-      return key(g, units_[a].numa) < key(g, units_[b].numa);
-    });
+    std::stable_sort(out.begin(), out.end(),
+                     [&](int a, int b) { return key(g, units_[a].numa) < key(g, units_[b].numa); });
     return out;
   }
 
@@ -101,7 +102,8 @@ class Assignment {
 
   void claim_home(size_t g) {
     for (size_t u = 0; u < units_.size(); ++u)
-      if (owner_[u] < 0 && contains(groups_[g].home, units_[u].numa)) owner_[u] = static_cast<int>(g);
+      if (owner_[u] < 0 && contains(groups_[g].home, units_[u].numa))
+        owner_[u] = static_cast<int>(g);
   }
 
   // The GPU's node has no allowed (unclaimed) cores: take the nearest node that has.
@@ -143,8 +145,8 @@ class Assignment {
       if (!contains(nodes, units_[pick].numa)) nodes.push_back(units_[pick].numa);
     }
     if (!nodes.empty())
-      groups_[g].note += "; cores of NUMA node " + list_text(nodes) +
-                         " added so that each of its ranks has one";
+      groups_[g].note +=
+          "; cores of NUMA node " + list_text(nodes) + " added so that each of its ranks has one";
   }
 
   const Topology& topo_;
@@ -164,9 +166,12 @@ std::vector<Group> make_groups(const Topology& topo, int local_size, const std::
       cpu_only.members.push_back(r);
       continue;
     }
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.home == home; });
-    if (it == groups.end()) groups.push_back({home, {r}, ""});
-    else it->members.push_back(r);
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.home == home; });
+    if (it == groups.end())
+      groups.push_back({home, {r}, ""});
+    else
+      it->members.push_back(r);
   }
   if (!cpu_only.members.empty()) groups.push_back(std::move(cpu_only));
   return groups;
@@ -249,8 +254,8 @@ RankCores assign_cores(const Topology& topo, const std::vector<Unit>& units, int
   const Group& group = a.groups()[g];
   std::vector<int> mine = a.units_of(g);
   const int m = static_cast<int>(group.members.size());
-  const int idx = static_cast<int>(std::find(group.members.begin(), group.members.end(), local_rank) -
-                                   group.members.begin());
+  const int idx = static_cast<int>(
+      std::find(group.members.begin(), group.members.end(), local_rank) - group.members.begin());
   const int have = static_cast<int>(mine.size());
   for (int i = idx * have / m; i < (idx + 1) * have / m; ++i) out.units.push_back(units[mine[i]]);
   out.share_units = static_cast<int>(out.units.size());

@@ -24,10 +24,10 @@ struct Unit {
 std::vector<Unit> make_units(const Topology& topo, const CpuSet& allowed, bool smt_as_cores);
 
 struct RankCores {
-  std::vector<Unit> units;  // this rank's units, in the order main then workers take them
-  int share_units = 0;      // units this rank may size its workers on (bind=none: an even share)
+  std::vector<Unit> units;     // this rank's units, in the order main then workers take them
+  int share_units = 0;         // units this rank may size its workers on (bind=none: an even share)
   std::vector<int> gpu_nodes;  // NUMA nodes of its GPU (os_index), empty without GPU
-  std::string reason;       // one line for "cpus"
+  std::string reason;          // one line for "cpus"
 };
 
 // `gpus`: the topology GPU index of every local rank (-1: none); size local_size.

@@ -43,8 +43,8 @@ std::pair<int, int> local_ranks(const PlanRequest& r, std::string& from) {
       from = std::string(pair[0]) + "/" + pair[1];
       int rk = rank.value_or(0), sz = size.value_or(1);
       if (rk >= sz)
-        throw Error(pair[0], std::to_string(rk) + " is not below " + pair[1] + "=" +
-                                 std::to_string(sz),
+        throw Error(pair[0],
+                    std::to_string(rk) + " is not below " + pair[1] + "=" + std::to_string(sz),
                     "fix or unset the launcher's variables");
       return {rk, sz};
     }
@@ -73,13 +73,16 @@ LocalPlan plan_this_process(const PlanRequest& req) {
     }
   }
   const bool xml = req.topology_xml.has_value();
-  auto topo = std::make_shared<Topology>(xml ? load_topology_xml(*req.topology_xml) : load_topology());
+  auto topo =
+      std::make_shared<Topology>(xml ? load_topology_xml(*req.topology_xml) : load_topology());
   out.topology = topo;
   out.source = "computed on " + topo->source;
 
-  std::optional<std::string> profiles_file = req.profiles_file ? req.profiles_file : env("STOKER_PROFILES");
+  std::optional<std::string> profiles_file =
+      req.profiles_file ? req.profiles_file : env("STOKER_PROFILES");
   ProfileSet profiles = profiles_file ? load_profiles(*profiles_file) : builtin_profiles();
-  std::string profile = req.profile.value_or(env("STOKER_PROFILE").value_or(profiles.caps.default_profile));
+  std::string profile =
+      req.profile.value_or(env("STOKER_PROFILE").value_or(profiles.caps.default_profile));
 
   PlanInput in;
   in.topology = topo.get();
@@ -102,8 +105,8 @@ LocalPlan plan_this_process(const PlanRequest& req) {
   if (!ids && !xml) ids = env("CUDA_VISIBLE_DEVICES");
   std::vector<int> visible;
   if (ids) {
-    GpuResolution res = resolve_gpu_ids(*topo, *ids, xml ? std::map<int, std::string>{}
-                                                          : read_nvidia_device_minors());
+    GpuResolution res = resolve_gpu_ids(
+        *topo, *ids, xml ? std::map<int, std::string>{} : read_nvidia_device_minors());
     if (!res.ok() && strict) {
       // A what-if plans nothing without the GPUs asked for: drop the fallback's wording.
       std::string what = res.error;
@@ -124,9 +127,9 @@ LocalPlan plan_this_process(const PlanRequest& req) {
   } else {
     uint64_t limit = xml ? topo->total_memory : memory_limit_bytes();
     in.mem_limit = limit / static_cast<uint64_t>(std::max(1, in.local_size));
-    in.notes.push_back(std::string(xml ? "the topology's memory " : "this process's memory limit ") +
-                       values::format_bytes(limit) + " / " + std::to_string(in.local_size) +
-                       " local rank(s)");
+    in.notes.push_back(
+        std::string(xml ? "the topology's memory " : "this process's memory limit ") +
+        values::format_bytes(limit) + " / " + std::to_string(in.local_size) + " local rank(s)");
   }
   if (req.what_if()) check_plan_input(in);
   out.plan = make_plan(in);

@@ -11,18 +11,25 @@ std::string Plan::reason(const std::string& field) const {
   return out;
 }
 
-bool operator==(const Reason& a, const Reason& b) { return a.field == b.field && a.text == b.text; }
+bool operator==(const Reason& a, const Reason& b) {
+  return a.field == b.field && a.text == b.text;
+}
 
 const char* to_string(BindMode b) {
   switch (b) {
-    case BindMode::Even: return "even";
-    case BindMode::None: return "none";
-    case BindMode::GpuNuma: break;
+    case BindMode::Even:
+      return "even";
+    case BindMode::None:
+      return "none";
+    case BindMode::GpuNuma:
+      break;
   }
   return "gpu-numa";
 }
 
-const char* to_string(MemBind m) { return m == MemBind::None ? "none" : "local"; }
+const char* to_string(MemBind m) {
+  return m == MemBind::None ? "none" : "local";
+}
 
 std::optional<BindMode> parse_bind_mode(std::string_view s) {
   for (BindMode b : {BindMode::GpuNuma, BindMode::Even, BindMode::None})
@@ -62,8 +69,9 @@ void check_plan_input(const PlanInput& in) {
   for (size_t r = 0; r < in.local_gpus.size(); ++r) {
     int g = in.local_gpus[r];
     if (g >= n_gpus || g < -1)
-      throw Error("GPU", "GPU index " + std::to_string(g) + " of local rank " + std::to_string(r) +
-                             " is not on this node, which has " + std::to_string(n_gpus) + " GPU(s)",
+      throw Error("GPU",
+                  "GPU index " + std::to_string(g) + " of local rank " + std::to_string(r) +
+                      " is not on this node, which has " + std::to_string(n_gpus) + " GPU(s)",
                   n_gpus ? "give GPU ids from 0 to " + std::to_string(n_gpus - 1) : "give no GPUs");
   }
   if (std::string problem = check_profile(in.profile); !problem.empty())
@@ -71,7 +79,8 @@ void check_plan_input(const PlanInput& in) {
   const Caps& c = in.caps;
   if (!(c.max_worker_fraction > 0 && c.max_worker_fraction <= 1) ||
       !(c.max_mem_share > 0 && c.max_mem_share <= 1) || c.max_prefetch < 1)
-    throw Error("caps", "a cap is out of range", "fractions are in (0,1], MaxPrefetch is 1 or more");
+    throw Error("caps", "a cap is out of range",
+                "fractions are in (0,1], MaxPrefetch is 1 or more");
 }
 
 }  // namespace stoker

@@ -47,7 +47,8 @@ class Reader {
     auto v = need ? std::optional<std::string>(required(name)) : optional(name);
     if (!v) return lo;
     auto n = values::parse_whole(*v, lo, hi);
-    if (!n) garbled(name, *v, "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+    if (!n)
+      garbled(name, *v, "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
     return *n;
   }
 
@@ -102,7 +103,8 @@ std::optional<Plan> plan_from_env(
   auto version = env.optional("STOKER_PLAN_VERSION");
   if (!version) return std::nullopt;
   if (*version != std::to_string(Plan::kVersion))
-    throw Error("STOKER_PLAN_VERSION", "version '" + *version + "' is not the one this runtime reads",
+    throw Error("STOKER_PLAN_VERSION",
+                "version '" + *version + "' is not the one this runtime reads",
                 "this runtime reads version " + std::to_string(Plan::kVersion) +
                     ": use the plugin and runtime of the same stoker release");
   Plan p;
@@ -158,8 +160,8 @@ std::optional<Plan> plan_from_env(
   if (p.local_rank >= p.local_size)
     Reader::garbled("STOKER_LOCAL_RANK", std::to_string(p.local_rank),
                     "a rank below STOKER_LOCAL_SIZE=" + std::to_string(p.local_size));
-  p.reasons.push_back({"source", "read from the STOKER_* environment (plan version " +
-                                     *version + ")"});
+  p.reasons.push_back(
+      {"source", "read from the STOKER_* environment (plan version " + *version + ")"});
   return p;
 }
 

@@ -57,7 +57,8 @@ class Planner {
       profile_.name = name;
     }
     plan_.profile = profile_.name;
-    why("profile", profile_.name + (profile_.description.empty() ? "" : ": " + profile_.description));
+    why("profile",
+        profile_.name + (profile_.description.empty() ? "" : ": " + profile_.description));
 
     int rank = in_.local_rank, size = in_.local_size;
     if (size < 1 || rank < 0 || rank >= size) {
@@ -76,7 +77,8 @@ class Planner {
       int src = r + offset;
       if (src < 0 || src >= static_cast<int>(in_.local_gpus.size())) continue;
       int g = in_.local_gpus[src];
-      if (g >= 0 && g < n_gpus) gpus_[r] = g;
+      if (g >= 0 && g < n_gpus)
+        gpus_[r] = g;
       else if (g >= 0 && src == in_.local_rank)
         why("gpu", "GPU index " + std::to_string(g) + " is not on this topology (" +
                        std::to_string(n_gpus) + " GPUs): planned without GPU");
@@ -107,8 +109,8 @@ class Planner {
 
   void cores() {
     std::vector<planner::Unit> units = planner::make_units(topo_, allowed_, profile_.smt_as_cores);
-    planner::RankCores rc = planner::assign_cores(topo_, units, plan_.local_rank, plan_.local_size,
-                                                  gpus_, plan_.bind);
+    planner::RankCores rc =
+        planner::assign_cores(topo_, units, plan_.local_rank, plan_.local_size, gpus_, plan_.bind);
     gpu_nodes_ = rc.gpu_nodes;
     for (const auto& u : rc.units) plan_.cpus = plan_.cpus | u.pus;
     why("cpus", rc.reason + (profile_.smt_as_cores ? " (SMT threads counted as cores)" : ""));
@@ -134,15 +136,16 @@ class Planner {
   void workers() {
     const Caps& caps = in_.caps;
     const int w_cores = worker_units_;
-    const int cap = std::max(1, static_cast<int>(std::floor(caps.max_worker_fraction * w_cores + 1e-9)));
+    const int cap =
+        std::max(1, static_cast<int>(std::floor(caps.max_worker_fraction * w_cores + 1e-9)));
     const std::string of = " of " + std::to_string(w_cores) + " worker core(s)";
     if (in_.overrides.workers) {
       int req = *in_.overrides.workers;
       plan_.workers = std::clamp(req, 1, std::min(cap, limits::kMaxWorkers));
       std::string text = "requested " + std::to_string(req);
       if (plan_.workers != req)
-        text += ", capped at " + std::to_string(plan_.workers) + " (MaxWorkerFraction=" +
-                format_fraction(caps.max_worker_fraction) + of + ")";
+        text += ", capped at " + std::to_string(plan_.workers) +
+                " (MaxWorkerFraction=" + format_fraction(caps.max_worker_fraction) + of + ")";
       why("workers", text);
       return;
     }
@@ -213,8 +216,9 @@ class Planner {
               ") exceeds the budget share";
       budget += ", raised to one batch (" + format_bytes(plan_.batch_bytes) + ")";
       if (plan_.batch_bytes > mem_limit_)
-        budget += "; the batch is larger than the memory limit: expect the job to be killed, "
-                  "use smaller batches";
+        budget +=
+            "; the batch is larger than the memory limit: expect the job to be killed, "
+            "use smaller batches";
     } else if (static_cast<uint64_t>(plan_.prefetch) > fit) {
       plan_.prefetch = static_cast<int>(fit);
       text += "; lowered to " + std::to_string(fit) + ": the budget holds " + std::to_string(fit) +
@@ -242,7 +246,8 @@ class Planner {
       case PinMode::Auto:
         if (profile_.pin_memory != PinMode::Auto) {
           plan_.pin_memory = profile_.pin_memory == PinMode::Yes;
-          why("pin_memory", std::string("profile says PinMemory=") + to_string(profile_.pin_memory));
+          why("pin_memory",
+              std::string("profile says PinMemory=") + to_string(profile_.pin_memory));
         } else {
           plan_.pin_memory = gpu >= 0;
           why("pin_memory", gpu >= 0 ? "auto: yes, the rank has a GPU" : "auto: no GPU, pageable");
@@ -259,7 +264,8 @@ class Planner {
                       (plan_.mem_bind == MemBind::None ? "; memory not bound (mem-bind=none)"
                                                        : " (mem-bind=local)"));
     }
-    nics(gpu_nodes_.empty() ? core_nodes : gpu_nodes_, gpu_nodes_.empty() ? "the rank's cores" : "the GPU");
+    nics(gpu_nodes_.empty() ? core_nodes : gpu_nodes_,
+         gpu_nodes_.empty() ? "the rank's cores" : "the GPU");
   }
 
   // The NICs nearest `anchor` (NUMA nodes): sharing a node, else the smallest hwloc
@@ -295,8 +301,8 @@ class Planner {
              std::make_pair(b->kind != "infiniband", b->name);
     });
     for (const Nic* n : picked) plan_.nics.push_back(n->name);
-    why("nics", (nearest == 0 ? "on the NUMA node of " : "nearest (hwloc distance " +
-                                                             std::to_string(nearest) + ") to ") +
+    why("nics", (nearest == 0 ? "on the NUMA node of "
+                              : "nearest (hwloc distance " + std::to_string(nearest) + ") to ") +
                     what + " (NUMA node " + nodes_text(anchor) + "), InfiniBand first");
   }
 
@@ -314,6 +320,8 @@ class Planner {
 
 }  // namespace
 
-Plan make_plan(const PlanInput& in) { return Planner(in).run(); }
+Plan make_plan(const PlanInput& in) {
+  return Planner(in).run();
+}
 
 }  // namespace stoker

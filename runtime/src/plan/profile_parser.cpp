@@ -1,11 +1,11 @@
 // The profiles file parser (format in profiles.hpp and the README). Strict on
 // purpose: a typo in an admin file must be an error that points at the word,
 // never a silently ignored setting.
+#include <strings.h>
 #include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <map>
-#include <strings.h>
 #include <vector>
 
 #include "plan/limits.hpp"
@@ -25,7 +25,7 @@ struct Word {
 template <typename Target>
 struct KeySpec {
   const char* key;
-  const char* expects;  // what is allowed, for the error message
+  const char* expects;                                   // what is allowed, for the error message
   std::function<bool(Target&, std::string_view)> apply;  // false on a bad value
 };
 
@@ -42,8 +42,12 @@ KeySpec<Target> spec(const char* key, const char* expects, T Target::*member, Pa
 auto whole(int64_t lo, int64_t hi) {
   return [lo, hi](std::string_view v) { return values::parse_whole(v, lo, hi); };
 }
-auto fraction() { return [](std::string_view v) { return values::parse_fraction(v); }; }
-auto yes_no() { return [](std::string_view v) { return values::parse_yes_no(v); }; }
+auto fraction() {
+  return [](std::string_view v) { return values::parse_fraction(v); };
+}
+auto yes_no() {
+  return [](std::string_view v) { return values::parse_yes_no(v); };
+}
 
 const std::vector<KeySpec<Profile>>& profile_keys() {
   static const std::vector<KeySpec<Profile>> keys = {
@@ -65,10 +69,14 @@ const std::vector<KeySpec<Profile>>& profile_keys() {
       spec("MemShare", "a fraction in (0,1], e.g. 0.25", &Profile::mem_share, fraction()),
       {"PinMemory", "auto, yes or no",
        [](Profile& p, std::string_view v) {
-         if (v == "auto") p.pin_memory = PinMode::Auto;
-         else if (v == "yes") p.pin_memory = PinMode::Yes;
-         else if (v == "no") p.pin_memory = PinMode::No;
-         else return false;
+         if (v == "auto")
+           p.pin_memory = PinMode::Auto;
+         else if (v == "yes")
+           p.pin_memory = PinMode::Yes;
+         else if (v == "no")
+           p.pin_memory = PinMode::No;
+         else
+           return false;
          return true;
        }},
       {"MaxReaders", "none or a whole number from 1 to 1024",

@@ -87,8 +87,8 @@ std::string check_profile(const Profile& p) {
   using values::format_fraction;
   auto whole = [](const char* key, int v, int lo, int hi) -> std::string {
     if (v >= lo && v <= hi) return {};
-    return std::string(key) + "=" + std::to_string(v) + " is not in " + std::to_string(lo) +
-           ".." + std::to_string(hi);
+    return std::string(key) + "=" + std::to_string(v) + " is not in " + std::to_string(lo) + ".." +
+           std::to_string(hi);
   };
   if (!values::valid_name(p.name))
     return "profile name '" + p.name + "' is not 1-64 letters, digits, '-' or '_'";
@@ -101,20 +101,23 @@ std::string check_profile(const Profile& p) {
         whole("PrefetchPerWorker", p.prefetch_per_worker, 1, limits::kMaxPrefetchPerWorker),
         whole("MinPrefetch", p.min_prefetch, 1, limits::kMaxPrefetch),
         whole("MaxPrefetch", p.max_prefetch, 1, limits::kMaxPrefetch),
-        p.max_readers == 0 ? std::string() : whole("MaxReaders", p.max_readers, 1,
-                                                   limits::kMaxWorkers)})
+        p.max_readers == 0 ? std::string()
+                           : whole("MaxReaders", p.max_readers, 1, limits::kMaxWorkers)})
     if (!e.empty()) return e;
   if (p.min_prefetch > p.max_prefetch)
-    return "MinPrefetch=" + std::to_string(p.min_prefetch) + " is above MaxPrefetch=" +
-           std::to_string(p.max_prefetch);
+    return "MinPrefetch=" + std::to_string(p.min_prefetch) +
+           " is above MaxPrefetch=" + std::to_string(p.max_prefetch);
   return {};
 }
 
 const char* to_string(PinMode m) {
   switch (m) {
-    case PinMode::Yes: return "yes";
-    case PinMode::No: return "no";
-    case PinMode::Auto: break;
+    case PinMode::Yes:
+      return "yes";
+    case PinMode::No:
+      return "no";
+    case PinMode::Auto:
+      break;
   }
   return "auto";
 }

@@ -41,9 +41,12 @@ std::string set_user_option(UserOptions& opts, std::string_view flag, std::strin
   auto bad = [&](const std::string& expected) { return line(flag, value, true, expected); };
 
   if (flag == "stoker") {
-    if (value.empty() || value == "on") opts.enable = Enable::On;
-    else if (value == "off") opts.enable = Enable::Off;
-    else return bad("expected on or off (no value means on)");
+    if (value.empty() || value == "on")
+      opts.enable = Enable::On;
+    else if (value == "off")
+      opts.enable = Enable::Off;
+    else
+      return bad("expected on or off (no value means on)");
   } else if (flag == "stoker-profile") {
     if (!values::valid_name(value))
       return bad("expected a profile name (1-64 letters, digits, '-' or '_')");
@@ -67,10 +70,14 @@ std::string set_user_option(UserOptions& opts, std::string_view flag, std::strin
     opts.overrides.mem_bind = *m;
     opts.given.push_back(given);
   } else if (flag == "stoker-pin-memory") {
-    if (value == "auto") opts.overrides.pin_memory = PinMode::Auto;
-    else if (value == "yes") opts.overrides.pin_memory = PinMode::Yes;
-    else if (value == "no") opts.overrides.pin_memory = PinMode::No;
-    else return bad("expected auto, yes or no");
+    if (value == "auto")
+      opts.overrides.pin_memory = PinMode::Auto;
+    else if (value == "yes")
+      opts.overrides.pin_memory = PinMode::Yes;
+    else if (value == "no")
+      opts.overrides.pin_memory = PinMode::No;
+    else
+      return bad("expected auto, yes or no");
     opts.given.push_back(given);
   } else if (flag == "stoker-verbose") {
     if (!value.empty()) return bad("takes no value");
@@ -89,7 +96,8 @@ std::string validate_user_options(const UserOptions& opts, const ProfileSet& pro
   if (!caps.allow_override && !opts.given.empty())
     return "stoker: " + opts.given.front() +
            ": this cluster does not allow overrides (AllowOverride=no); choose a profile with "
-           "--stoker-profile=NAME (" + profiles.names() + ")";
+           "--stoker-profile=NAME (" +
+           profiles.names() + ")";
   if (opts.overrides.prefetch && *opts.overrides.prefetch > caps.max_prefetch)
     return line("stoker-prefetch", std::to_string(*opts.overrides.prefetch), true,
                 "over the admin's cap MaxPrefetch=" + std::to_string(caps.max_prefetch));

@@ -37,8 +37,10 @@ std::optional<double> parse_decimal(std::string_view s) {
   if (s.empty() || s.size() > 32 || s == ".") return std::nullopt;
   int dots = 0;
   for (char c : s) {
-    if (c == '.') ++dots;
-    else if (c < '0' || c > '9') return std::nullopt;
+    if (c == '.')
+      ++dots;
+    else if (c < '0' || c > '9')
+      return std::nullopt;
   }
   if (dots > 1) return std::nullopt;
   std::string text(s);  // from_chars wants a digit first for ".5"

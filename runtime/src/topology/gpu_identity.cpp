@@ -55,8 +55,7 @@ std::string id_range(size_t n) {
 std::map<int, std::string> read_nvidia_device_minors(const std::string& dir) {
   std::map<int, std::string> minors;
   std::error_code ec;
-  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end;
-       it.increment(ec)) {
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::string info = (it->path() / "information").string();
     int minor = -1;
     if (!parse_index(field(info, "Device Minor"), minor)) continue;
@@ -82,9 +81,8 @@ GpuResolution resolve_gpu_ids(const Topology& topo, std::string_view ids,
   size_t pos = 0;
   while (pos <= all.size()) {
     size_t comma = all.find(',', pos);
-    std::string id = trim(std::string_view(all).substr(pos, comma == std::string::npos
-                                                                ? std::string::npos
-                                                                : comma - pos));
+    std::string id = trim(std::string_view(all).substr(
+        pos, comma == std::string::npos ? std::string::npos : comma - pos));
     pos = comma == std::string::npos ? all.size() + 1 : comma + 1;
     if (id.empty()) return fail("cannot locate GPU '': empty id in GPU list '" + all + "'");
     if (is_uuid_style(id)) {
@@ -93,7 +91,8 @@ GpuResolution resolve_gpu_ids(const Topology& topo, std::string_view ids,
     }
     int n = -1;
     if (!parse_index(id, n)) {
-      return fail("cannot locate GPU '" + id + "': not a GPU index (expected integers such as 0,1)");
+      return fail("cannot locate GPU '" + id +
+                  "': not a GPU index (expected integers such as 0,1)");
     }
     int index = -1;
     if (!minors.empty()) {

@@ -62,8 +62,8 @@ std::string format_bus_id(const hwloc_obj_attr_u::hwloc_pcidev_attr_s& pci) {
 
 // Locality of an I/O object: the first non-I/O ancestor's NUMA nodes (those with memory when
 // any has some) and CPUs.
-void io_locality(hwloc_topology_t topo, hwloc_obj_t io, const Topology& t,
-                 std::vector<int>& numa, CpuSet& cpus) {
+void io_locality(hwloc_topology_t topo, hwloc_obj_t io, const Topology& t, std::vector<int>& numa,
+                 CpuSet& cpus) {
   hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(topo, io);
   if (!anc) return;
   cpus = to_cpuset(anc->cpuset);

@@ -127,8 +127,7 @@ uint64_t memory_limit_bytes(const std::string& root) {
                                });
   }
   if (!limit && have_v1) {
-    limit = min_over_ancestors(join(root, "sys/fs/cgroup/memory"), v1_path,
-                               "memory.limit_in_bytes",
+    limit = min_over_ancestors(join(root, "sys/fs/cgroup/memory"), v1_path, "memory.limit_in_bytes",
                                [](const std::string& t) -> std::optional<uint64_t> {
                                  auto v = parse_u64(t);
                                  return v && *v < kNoLimitV1 ? v : std::nullopt;

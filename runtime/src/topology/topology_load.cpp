@@ -34,9 +34,8 @@ class HwlocHandle {
   std::shared_ptr<void> release() {
     hwloc_topology_t t = topo_;
     topo_ = nullptr;
-    return std::shared_ptr<void>(t, [](void* p) {
-      hwloc_topology_destroy(static_cast<hwloc_topology_t>(p));
-    });
+    return std::shared_ptr<void>(
+        t, [](void* p) { hwloc_topology_destroy(static_cast<hwloc_topology_t>(p)); });
   }
 
  private:

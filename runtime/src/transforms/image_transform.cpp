@@ -66,8 +66,8 @@ class ImageTransform final : public Transform {
       flip = random_flip(key, o_);
       const int d = choose_denom(box, size, o_.dct_scaling);
       const int sw = JpegDecoder::scaled(hdr.width, d), sh = JpegDecoder::scaled(hdr.height, d);
-      h.taps = axis_taps(box.w / d, size, sw, o_.antialias);
-      v.taps = axis_taps(box.h / d, size, sh, o_.antialias);
+      h.taps = axis_taps(box.x / d, box.w / d, size, sw, o_.antialias);
+      v.taps = axis_taps(box.y / d, box.h / d, size, sh, o_.antialias);
       int* starts = room<int>(scratch.work, 2 * static_cast<size_t>(size));
       float* floats = room<float>(scratch.f32, static_cast<size_t>(size) * (h.taps + v.taps) +
                                                    static_cast<size_t>(sw) * 3 + 1);

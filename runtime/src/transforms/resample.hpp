@@ -22,9 +22,11 @@ struct AxisWeights {
   float* weights = nullptr;
 };
 
-// Taps needed to resample `box_size` inputs to `out_size` outputs, at most `in_size`.
-int axis_taps(double box_size, int out_size, int in_size, bool antialias);
-// Fills `w` (whose start/weights have room for out_size and out_size*w.taps entries).
+// Taps needed to resample the box [box_start, box_start + box_size) of an axis of
+// `in_size` pixels to `out_size` outputs: the widest window of non-zero weights.
+int axis_taps(double box_start, double box_size, int out_size, int in_size, bool antialias);
+// Fills `w`, whose taps is axis_taps(...) and whose start/weights have room for out_size and
+// out_size * taps entries.
 void compute_axis(double box_start, double box_size, int in_size, int out_size, bool antialias,
                   AxisWeights& w);
 

@@ -130,8 +130,8 @@ TEST_F(ImageTransformTest, RegionAndDctPathsMatchTheFullDecode) {
   const CropBox box = center_crop(500, 375, o);
   std::vector<int> starts(2 * 96);
   AxisWeights h, v;
-  h.taps = axis_taps(box.w, 96, 500, true);
-  v.taps = axis_taps(box.h, 96, 375, true);
+  h.taps = axis_taps(box.x, box.w, 96, 500, true);
+  v.taps = axis_taps(box.y, box.h, 96, 375, true);
   std::vector<float> weights(96 * (h.taps + v.taps)), row(500 * 3 + 1);
   h.start = starts.data();
   v.start = starts.data() + 96;
@@ -167,8 +167,8 @@ TEST(Resample, ReproducesALinearRampAwayFromTheBorders) {
   const DecodedRegion r{px.data(), static_cast<size_t>(w) * 3, 0, 0, w, hgt};
   const int out = 50;  // box 20..180 x 10..130 -> 50x50: downscale 3.2 and 2.4
   AxisWeights h, v;
-  h.taps = axis_taps(160, out, w, true);
-  v.taps = axis_taps(120, out, hgt, true);
+  h.taps = axis_taps(20, 160, out, w, true);
+  v.taps = axis_taps(10, 120, out, hgt, true);
   std::vector<int> starts(2 * out);
   std::vector<float> weights(out * (h.taps + v.taps)), row(w * 3 + 1);
   h.start = starts.data();

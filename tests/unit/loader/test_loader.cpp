@@ -379,7 +379,6 @@ TEST(Loader, ConstructionErrorsNameTheInput) {
   EXPECT_EQ(error_of([&] { Loader(t.source, t.copy, o); }),
             "batch size: batch size 0 (use a batch size >= 1)");
 
-
   // A batch of 16 x 130 bytes (slot 2,240 bytes) does not fit twice in 4,000 bytes.
   o = test::test_options(16, 1, 2, 4000);
   EXPECT_EQ(error_of([&] { Loader(t.source, t.copy, o); }),

@@ -62,9 +62,16 @@ TEST(PrefetchController, DoesNotRaiseWhenProducersAreTheBottleneck) {
   EXPECT_EQ(c.history().size(), 1u);
 }
 
+TEST(PrefetchController, RareFillsDoNotMakeAWaitWorthMoreDepth) {
+  PrefetchController c(config(2, 16));
+  // The ring filled once in ten batches: the producers are mostly behind.
+  for (uint64_t t = 0; t < 100; ++t) EXPECT_EQ(c.observe(waited(t, t % 10 == 0)), 2);
+  EXPECT_EQ(c.producer_bound_waits(), 100u);
+}
+
 TEST(PrefetchController, ShortWaitsAreNoise) {
   PrefetchController c(config(2, 16));
-  for (uint64_t t = 0; t < 5; ++t) EXPECT_EQ(c.observe({t, 5'000, 100, 0, true}), 2);
+  for (uint64_t t = 0; t < 5; ++t) EXPECT_EQ(c.observe({t, 40'000, 100, 0, true}), 2);
 }
 
 TEST(PrefetchController, NeverExceedsMaxDepthOrBudget) {

@@ -22,13 +22,17 @@ class ScopedEnv {
   void set(const std::string& name, const char* value) {
     const char* old = std::getenv(name.c_str());
     saved_.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
-    if (value) setenv(name.c_str(), value, 1);
-    else unsetenv(name.c_str());
+    if (value)
+      setenv(name.c_str(), value, 1);
+    else
+      unsetenv(name.c_str());
   }
   ~ScopedEnv() {
     for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
-      if (it->second) setenv(it->first.c_str(), it->second->c_str(), 1);
-      else unsetenv(it->first.c_str());
+      if (it->second)
+        setenv(it->first.c_str(), it->second->c_str(), 1);
+      else
+        unsetenv(it->first.c_str());
     }
   }
 
@@ -37,9 +41,9 @@ class ScopedEnv {
 };
 
 void clear_launcher_env(ScopedEnv& env) {
-  for (const char* v : {"STOKER_PLAN_VERSION", "STOKER_PROFILE", "STOKER_PROFILES", "LOCAL_RANK",
-                        "LOCAL_WORLD_SIZE", "SLURM_LOCALID", "SLURM_NTASKS_PER_NODE",
-                        "CUDA_VISIBLE_DEVICES"})
+  for (const char* v :
+       {"STOKER_PLAN_VERSION", "STOKER_PROFILE", "STOKER_PROFILES", "LOCAL_RANK",
+        "LOCAL_WORLD_SIZE", "SLURM_LOCALID", "SLURM_NTASKS_PER_NODE", "CUDA_VISIBLE_DEVICES"})
     env.set(v, nullptr);
 }
 
@@ -72,7 +76,8 @@ TEST(LocalPlan, LauncherVariablesGiveTheLocalRanks) {
     plan_this_process();
     FAIL();
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "LOCAL_RANK: garbled value 'x' (expected a whole number from 0, or unset it)");
+    EXPECT_STREQ(e.what(),
+                 "LOCAL_RANK: garbled value 'x' (expected a whole number from 0, or unset it)");
   }
 }
 
@@ -143,8 +148,9 @@ std::string run(const std::string& args, int* status) {
 TEST(StokerPlanCommand, Power8RankThreeJson) {
   if (!std::filesystem::exists(kPower8)) GTEST_SKIP() << kPower8 << " absent";
   int status = 0;
-  std::string out = run("plan --topology " + kPower8 +
-                            " --local-size 4 --local-rank 3 --gpus 0,1,2,3 --json", &status);
+  std::string out =
+      run("plan --topology " + kPower8 + " --local-size 4 --local-rank 3 --gpus 0,1,2,3 --json",
+          &status);
   if (out == "(absent)") GTEST_SKIP() << "the stoker binary is not built";
   ASSERT_EQ(status, 0) << out;
   nlohmann::json j = nlohmann::json::parse(out);
@@ -177,7 +183,8 @@ TEST(StokerPlanCommand, BadInputExitsNonZeroNamingIt) {
       {"plan" + topo + " --workers abc",
        "--stoker-workers=abc: expected auto or a whole number from 1 to 1024"},
       {"plan" + topo + " --profile video",
-       "--stoker-profile=video: unknown profile; the admin's profiles are balanced, cv, netfs, nlp"},
+       "--stoker-profile=video: unknown profile; the admin's profiles are balanced, cv, netfs, "
+       "nlp"},
   };
   for (const auto& [args, expected] : cases) {
     int status = 0;

@@ -44,16 +44,23 @@ std::map<std::string, std::string> as_map(const EnvVars& vars) {
 
 TEST(PlanEnv, WritesTheDocumentedVariables) {
   auto vars = as_map(plan_to_env(sample_plan()));
-  EXPECT_EQ(vars, (std::map<std::string, std::string>{
-                      {"STOKER_PLAN_VERSION", "1"},        {"STOKER_PROFILE", "cv"},
-                      {"STOKER_WORKERS", "6"},             {"STOKER_PREFETCH", "12"},
-                      {"STOKER_CPUS", "8-15,136-143"},     {"STOKER_MAIN_CPUS", "8,136"},
-                      {"STOKER_WORKER_CPUS", "9-15,137-143"}, {"STOKER_NUMA", "1,3"},
-                      {"STOKER_GPU", "0000:47:00.0"},      {"STOKER_PIN_MEMORY", "1"},
-                      {"STOKER_MEM_BUDGET", "34359738368"}, {"STOKER_BATCH_BYTES", "134217728"},
-                      {"STOKER_NICS", "mlx5_1,eth0"},      {"STOKER_BIND", "even"},
-                      {"STOKER_MEM_BIND", "none"},         {"STOKER_LOCAL_RANK", "2"},
-                      {"STOKER_LOCAL_SIZE", "4"}}));
+  EXPECT_EQ(vars, (std::map<std::string, std::string>{{"STOKER_PLAN_VERSION", "1"},
+                                                      {"STOKER_PROFILE", "cv"},
+                                                      {"STOKER_WORKERS", "6"},
+                                                      {"STOKER_PREFETCH", "12"},
+                                                      {"STOKER_CPUS", "8-15,136-143"},
+                                                      {"STOKER_MAIN_CPUS", "8,136"},
+                                                      {"STOKER_WORKER_CPUS", "9-15,137-143"},
+                                                      {"STOKER_NUMA", "1,3"},
+                                                      {"STOKER_GPU", "0000:47:00.0"},
+                                                      {"STOKER_PIN_MEMORY", "1"},
+                                                      {"STOKER_MEM_BUDGET", "34359738368"},
+                                                      {"STOKER_BATCH_BYTES", "134217728"},
+                                                      {"STOKER_NICS", "mlx5_1,eth0"},
+                                                      {"STOKER_BIND", "even"},
+                                                      {"STOKER_MEM_BIND", "none"},
+                                                      {"STOKER_LOCAL_RANK", "2"},
+                                                      {"STOKER_LOCAL_SIZE", "4"}}));
 }
 
 TEST(PlanEnv, RoundTripKeepsEveryFieldButTheReasons) {
@@ -96,8 +103,10 @@ class PlanEnvErrors : public testing::TestWithParam<Garbled> {};
 
 TEST_P(PlanEnvErrors, NamesTheVariable) {
   auto vars = as_map(plan_to_env(sample_plan()));
-  if (GetParam().value) vars[GetParam().var] = GetParam().value;
-  else vars.erase(GetParam().var);
+  if (GetParam().value)
+    vars[GetParam().var] = GetParam().value;
+  else
+    vars.erase(GetParam().var);
   try {
     read(vars);
     FAIL() << "no error for " << GetParam().var;
@@ -120,10 +129,12 @@ INSTANTIATE_TEST_SUITE_P(
                 "STOKER_* set (the plugin does), or unset STOKER_PLAN_VERSION)"},
         Garbled{"STOKER_PREFETCH", "0",
                 "STOKER_PREFETCH: garbled value '0' (expected a whole number from 1 to 1048576)"},
-        Garbled{"STOKER_CPUS", "0-", "STOKER_CPUS: garbled value '0-' (expected an OS CPU list "
-                                     "such as 0-5,12)"},
-        Garbled{"STOKER_MAIN_CPUS", "x", "STOKER_MAIN_CPUS: garbled value 'x' (expected an OS "
-                                         "CPU list such as 0-5,12)"},
+        Garbled{"STOKER_CPUS", "0-",
+                "STOKER_CPUS: garbled value '0-' (expected an OS CPU list "
+                "such as 0-5,12)"},
+        Garbled{"STOKER_MAIN_CPUS", "x",
+                "STOKER_MAIN_CPUS: garbled value 'x' (expected an OS "
+                "CPU list such as 0-5,12)"},
         Garbled{"STOKER_WORKER_CPUS", nullptr,
                 "STOKER_WORKER_CPUS: is missing while STOKER_PLAN_VERSION is set (export the "
                 "whole STOKER_* set (the plugin does), or unset STOKER_PLAN_VERSION)"},
@@ -141,8 +152,9 @@ INSTANTIATE_TEST_SUITE_P(
                 "STOKER_BIND: garbled value 'numa' (expected gpu-numa, even or none)"},
         Garbled{"STOKER_MEM_BIND", "all",
                 "STOKER_MEM_BIND: garbled value 'all' (expected local or none)"},
-        Garbled{"STOKER_PROFILE", "a b", "STOKER_PROFILE: garbled value 'a b' (expected a "
-                                         "profile name (letters, digits, '-', '_'))"},
+        Garbled{"STOKER_PROFILE", "a b",
+                "STOKER_PROFILE: garbled value 'a b' (expected a "
+                "profile name (letters, digits, '-', '_'))"},
         Garbled{"STOKER_LOCAL_RANK", "4",
                 "STOKER_LOCAL_RANK: garbled value '4' (expected a rank below "
                 "STOKER_LOCAL_SIZE=4)"},

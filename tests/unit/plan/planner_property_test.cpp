@@ -126,7 +126,8 @@ TEST(PlannerProperties, InvariantsHoldOverRandomMasks) {
           ASSERT_FALSE(p.reason("workers").empty());
           ASSERT_FALSE(p.reason("prefetch").empty());
           if (disjoint) {
-            ASSERT_FALSE(p.cpus.intersects(seen)) << "overlap with earlier ranks " << seen.to_string();
+            ASSERT_FALSE(p.cpus.intersects(seen))
+                << "overlap with earlier ranks " << seen.to_string();
             seen = seen | p.cpus;
           }
           int gpu = in.local_gpus.empty() ? -1 : in.local_gpus[r];
@@ -162,8 +163,9 @@ TEST(PlannerProperties, FallbackIsTheNearestNodeByDistance) {
         if (n.cpus.intersects(p.cpus)) nodes.push_back(n.os_index);
       ASSERT_EQ(nodes.size(), 1u) << t.name << " gpu " << g;
       EXPECT_EQ(topo.numa_distance(home, nodes[0]), best) << t.name << " gpu " << g;
-      EXPECT_NE(p.reason("cpus").find("its node has no allowed cores, so the nearest node with some"),
-                std::string::npos)
+      EXPECT_NE(
+          p.reason("cpus").find("its node has no allowed cores, so the nearest node with some"),
+          std::string::npos)
           << p.reason("cpus");
       ++checked;
     }

@@ -18,7 +18,8 @@ TEST(Planner, DgxA100EightRanksSitOnTheirGpusNodes) {
   ASSERT_EQ(topo->gpus.size(), 8u);
   std::vector<Plan> plans = plan_all(input_for(*topo, 0, 8, {0, 1, 2, 3, 4, 5, 6, 7}));
   const int gpu_node[8] = {3, 3, 1, 1, 7, 7, 5, 5};
-  const char* hca[8] = {"mlx5_0", "mlx5_0", "mlx5_1", "mlx5_1", "mlx5_2", "mlx5_2", "mlx5_3", "mlx5_3"};
+  const char* hca[8] = {"mlx5_0", "mlx5_0", "mlx5_1", "mlx5_1",
+                        "mlx5_2", "mlx5_2", "mlx5_3", "mlx5_3"};
   CpuSet seen;
   for (int r = 0; r < 8; ++r) {
     const Plan& p = plans[r];
@@ -129,7 +130,8 @@ TEST(Planner, EvenAndNoneBindModes) {
   in.overrides.bind = BindMode::Even;
   std::vector<Plan> plans = plan_all(in);
   for (int r = 0; r < 4; ++r) {
-    EXPECT_EQ(plans[r].cpus, CpuSet::range(4 * r, 4 * r + 3) | CpuSet::range(4 * r + 16, 4 * r + 19));
+    EXPECT_EQ(plans[r].cpus,
+              CpuSet::range(4 * r, 4 * r + 3) | CpuSet::range(4 * r + 16, 4 * r + 19));
     EXPECT_EQ(plans[r].main_cpus, CpuSet::from_list({4 * r, 4 * r + 16}));
     EXPECT_EQ(plans[r].workers, 2);  // round(0.75 x 3)
     EXPECT_EQ(plans[r].bind, BindMode::Even);
@@ -169,8 +171,9 @@ TEST(Planner, WorkersFollowProfileCapsAndRequests) {
 
   in.profile = builtin_profiles().get("balanced");
   in.caps.max_worker_fraction = 0.5;
-  EXPECT_EQ(make_plan(in).reason("workers"),
-            "round(0.5 x 31 worker core(s)) = 16 (WorkerFraction 0.75 capped by MaxWorkerFraction)");
+  EXPECT_EQ(
+      make_plan(in).reason("workers"),
+      "round(0.5 x 31 worker core(s)) = 16 (WorkerFraction 0.75 capped by MaxWorkerFraction)");
 
   in.overrides.workers = 40;
   Plan req = make_plan(in);
@@ -203,8 +206,9 @@ TEST(Planner, PrefetchFromProfileThenBudget) {
   in.batch_bytes_hint = uint64_t{1} << 30;  // 1 GiB batches: the budget holds 16
   p = make_plan(in);
   EXPECT_EQ(p.prefetch, 16);
-  EXPECT_EQ(p.reason("prefetch"),
-            "2 per worker x 11 worker(s) = 22; lowered to 16: the budget holds 16 batch(es) of 1 GiB");
+  EXPECT_EQ(
+      p.reason("prefetch"),
+      "2 per worker x 11 worker(s) = 22; lowered to 16: the budget holds 16 batch(es) of 1 GiB");
 
   in.overrides.prefetch = 300;  // over the default cap 256, then over the budget
   EXPECT_EQ(make_plan(in).reason("prefetch"),
@@ -220,7 +224,8 @@ TEST(Planner, OneBatchOverTheBudgetGivesPrefetchOneAndABudgetOfOneBatch) {
   Plan p = make_plan(in);
   EXPECT_EQ(p.prefetch, 1);
   EXPECT_EQ(p.mem_budget, in.batch_bytes_hint);
-  EXPECT_EQ(p.reason("mem_budget"), "0.25 x memory limit 8 GiB = 2 GiB, raised to one batch (3 GiB)");
+  EXPECT_EQ(p.reason("mem_budget"),
+            "0.25 x memory limit 8 GiB = 2 GiB, raised to one batch (3 GiB)");
   in.batch_bytes_hint = uint64_t{9} << 30;  // larger than the whole limit
   p = make_plan(in);
   EXPECT_EQ(p.prefetch, 1);
@@ -255,7 +260,8 @@ TEST(Planner, PinMemoryAutoYesOnlyWithAGpu) {
 
 TEST(Planner, NicsNearTheGpuInfiniBandFirst) {
   auto topo = fixture(test::four_gpu_two_socket(false), "4gpu");
-  EXPECT_EQ(make_plan(input_for(*topo, 0, 1, {1})).nics, (std::vector<std::string>{"mlx5_0", "eno1"}));
+  EXPECT_EQ(make_plan(input_for(*topo, 0, 1, {1})).nics,
+            (std::vector<std::string>{"mlx5_0", "eno1"}));
   EXPECT_EQ(make_plan(input_for(*topo, 0, 1, {3})).nics, std::vector<std::string>{"mlx5_1"});
   // No GPU: the NICs of the rank's cores' node.
   EXPECT_EQ(make_plan(input_for(*topo, 0, 1, {}, numa_cpus(*topo, 1))).nics,
@@ -279,15 +285,17 @@ TEST(Planner, BadInputGivesASafePlanWithAReason) {
   Plan empty = make_plan(in);
   EXPECT_FALSE(empty.cpus.empty());
   EXPECT_TRUE(empty.cpus.is_subset_of(topo->allowed_cpus));
-  EXPECT_EQ(empty.reason("input"), "the CPU mask is empty: planned over the node's allowed CPUs 0-7");
+  EXPECT_EQ(empty.reason("input"),
+            "the CPU mask is empty: planned over the node's allowed CPUs 0-7");
 
   in = input_for(*topo, 4, 4);
   Plan rank = make_plan(in);
   EXPECT_EQ(rank.local_rank, 0);
   EXPECT_EQ(rank.local_size, 1);
   EXPECT_EQ(rank.cpus, topo->allowed_cpus);
-  EXPECT_EQ(rank.reason("input"),
-            "local rank 4 of 4 is impossible: planned as a single rank (0 of 1) over the whole mask");
+  EXPECT_EQ(
+      rank.reason("input"),
+      "local rank 4 of 4 is impossible: planned as a single rank (0 of 1) over the whole mask");
 
   in = input_for(*topo, 0, 1);
   in.mem_limit = 0;
@@ -298,8 +306,9 @@ TEST(Planner, BadInputGivesASafePlanWithAReason) {
   in = input_for(*topo, 0, 1, {0});  // a GPU index on a node without GPUs
   Plan gpu = make_plan(in);
   EXPECT_EQ(gpu.gpu, "");
-  EXPECT_EQ(gpu.reason("gpu"),
-            "GPU index 0 is not on this topology (0 GPUs): planned without GPU; no GPU for this rank");
+  EXPECT_EQ(
+      gpu.reason("gpu"),
+      "GPU index 0 is not on this topology (0 GPUs): planned without GPU; no GPU for this rank");
 
   in = input_for(*topo, 0, 1, {}, CpuSet::parse("6-9"));
   EXPECT_EQ(make_plan(in).cpus, CpuSet::parse("6-7"));
@@ -308,7 +317,8 @@ TEST(Planner, BadInputGivesASafePlanWithAReason) {
   in = input_for(*topo, 0, 1);
   in.profile.worker_fraction = 2;
   EXPECT_EQ(make_plan(in).reason("profile").rfind("profile 'balanced' is invalid (WorkerFraction=2 "
-                                                  "is not in (0,1]): the built-in balanced", 0),
+                                                  "is not in (0,1]): the built-in balanced",
+                                                  0),
             0u);
 
   in.topology = nullptr;
@@ -330,26 +340,30 @@ TEST(Planner, CheckPlanInputNamesTheBadInput) {
   EXPECT_EQ(check_error(ok), "(no error)");
   PlanInput in = ok;
   in.allowed = CpuSet{};
-  EXPECT_EQ(check_error(in), "CPU mask: the CPU mask is empty (give CPUs of the node (it has 0-31))");
+  EXPECT_EQ(check_error(in),
+            "CPU mask: the CPU mask is empty (give CPUs of the node (it has 0-31))");
   in = ok;
   in.allowed = CpuSet::parse("30-40");
   EXPECT_EQ(check_error(in),
             "CPU mask: CPUs 32-40 are not on this node (give CPUs of the node (it has 0-31))");
   in = ok;
   in.local_rank = 2;
-  EXPECT_EQ(check_error(in),
-            "local rank: local rank 2 is not below the local size 2 (give a local rank from 0 to 1)");
+  EXPECT_EQ(
+      check_error(in),
+      "local rank: local rank 2 is not below the local size 2 (give a local rank from 0 to 1)");
   in.local_size = 0;
-  EXPECT_EQ(check_error(in),
-            "local size: local size 0 is below 1 (give the number of ranks on this node, 1 or more)");
+  EXPECT_EQ(
+      check_error(in),
+      "local size: local size 0 is below 1 (give the number of ranks on this node, 1 or more)");
   in = ok;
   in.mem_limit = 0;
   EXPECT_EQ(check_error(in),
             "memory limit: the memory limit is 0 (give the bytes a rank may use, e.g. 64G)");
   in = ok;
   in.local_gpus = {0, 4};
-  EXPECT_EQ(check_error(in), "GPU: GPU index 4 of local rank 1 is not on this node, which has 4 "
-                             "GPU(s) (give GPU ids from 0 to 3)");
+  EXPECT_EQ(check_error(in),
+            "GPU: GPU index 4 of local rank 1 is not on this node, which has 4 "
+            "GPU(s) (give GPU ids from 0 to 3)");
   in = ok;
   in.profile.max_prefetch = 1;
   EXPECT_EQ(check_error(in),

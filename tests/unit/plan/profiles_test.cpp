@@ -43,7 +43,8 @@ TEST(Profiles, GetUnknownListsKnownProfiles) {
     builtin_profiles().get("video");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "profile: unknown profile 'video' (known profiles: balanced, cv, netfs, nlp)");
+    EXPECT_STREQ(e.what(),
+                 "profile: unknown profile 'video' (known profiles: balanced, cv, netfs, nlp)");
   }
 }
 
@@ -114,7 +115,9 @@ struct ErrorCase {
 
 class ProfileErrors : public testing::TestWithParam<ErrorCase> {};
 
-TEST_P(ProfileErrors, ExactMessage) { EXPECT_EQ(error_of(GetParam().text), GetParam().message); }
+TEST_P(ProfileErrors, ExactMessage) {
+  EXPECT_EQ(error_of(GetParam().text), GetParam().message);
+}
 
 INSTANTIATE_TEST_SUITE_P(
     Profiles, ProfileErrors,
@@ -124,11 +127,12 @@ INSTANTIATE_TEST_SUITE_P(
                       kProfileKeys + ")"},
         ErrorCase{"Profile=cv workerfraction=0.5",
                   "site.conf:1:12: unknown key 'workerfraction' in 'workerfraction=0.5' (allowed "
-                  "on a Profile line: " + kProfileKeys +
-                      "; keys are case-sensitive: write WorkerFraction)"},
+                  "on a Profile line: " +
+                      kProfileKeys + "; keys are case-sensitive: write WorkerFraction)"},
         ErrorCase{"# caps\nDefaults MaxWorkers=3",
                   "site.conf:2:10: unknown key 'MaxWorkers' in 'MaxWorkers=3' (allowed on a "
-                  "Defaults line: " + kCapsKeys + ")"},
+                  "Defaults line: " +
+                      kCapsKeys + ")"},
         ErrorCase{"Profile=cv MaxReaders=4 MaxPrefetch=2 MinPrefetch=1 Foo",
                   "site.conf:1:53: 'Foo' is not Key=Value (write each setting as Key=Value with "
                   "no spaces around '=')"},
@@ -251,9 +255,14 @@ TEST(Profiles, FuzzNeverCrashesAndAlwaysErrorsOrValid) {
     for (int e = 0; e < edits && !text.empty(); ++e) {
       size_t at = rng() % text.size();
       switch (rng() % 3) {
-        case 0: text.erase(at, 1 + rng() % 3); break;
-        case 1: text.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
-        default: text[at] = static_cast<char>(rng() % 256);
+        case 0:
+          text.erase(at, 1 + rng() % 3);
+          break;
+        case 1:
+          text.insert(at, 1, alphabet[rng() % alphabet.size()]);
+          break;
+        default:
+          text[at] = static_cast<char>(rng() % 256);
       }
     }
     check(text);

@@ -33,10 +33,10 @@ TEST(UserOptions, AcceptsEveryDocumentedValue) {
   EXPECT_EQ(o.overrides.pin_memory, PinMode::No);
   EXPECT_EQ(set_user_option(o, "stoker-verbose", ""), "");
   EXPECT_TRUE(o.verbose);
-  EXPECT_EQ(o.given, (std::vector<std::string>{
-                         "--stoker-workers=12", "--stoker-workers=auto", "--stoker-prefetch=4096",
-                         "--stoker-bind=even", "--stoker-bind=none", "--stoker-mem-bind=none",
-                         "--stoker-pin-memory=no"}));
+  EXPECT_EQ(o.given, (std::vector<std::string>{"--stoker-workers=12", "--stoker-workers=auto",
+                                               "--stoker-prefetch=4096", "--stoker-bind=even",
+                                               "--stoker-bind=none", "--stoker-mem-bind=none",
+                                               "--stoker-pin-memory=no"}));
 }
 
 struct BadFlag {
@@ -61,11 +61,14 @@ TEST_P(UserOptionErrors, ExactLineAndOptionsUnchanged) {
 INSTANTIATE_TEST_SUITE_P(
     UserOptions, UserOptionErrors,
     testing::Values(
-        BadFlag{"stoker", "maybe", "stoker: --stoker=maybe: expected on or off (no value means on)"},
-        BadFlag{"stoker-profile", "", "stoker: --stoker-profile=: expected a profile name (1-64 "
-                                      "letters, digits, '-' or '_')"},
-        BadFlag{"stoker-profile", "c v", "stoker: --stoker-profile=c v: expected a profile name "
-                                         "(1-64 letters, digits, '-' or '_')"},
+        BadFlag{"stoker", "maybe",
+                "stoker: --stoker=maybe: expected on or off (no value means on)"},
+        BadFlag{"stoker-profile", "",
+                "stoker: --stoker-profile=: expected a profile name (1-64 "
+                "letters, digits, '-' or '_')"},
+        BadFlag{"stoker-profile", "c v",
+                "stoker: --stoker-profile=c v: expected a profile name "
+                "(1-64 letters, digits, '-' or '_')"},
         BadFlag{"stoker-workers", "abc",
                 "stoker: --stoker-workers=abc: expected auto or a whole number from 1 to 1024"},
         BadFlag{"stoker-workers", "0",
@@ -78,7 +81,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "stoker: --stoker-prefetch=4097: expected auto or a whole number from 1 to 4096"},
         BadFlag{"stoker-prefetch", "",
                 "stoker: --stoker-prefetch=: expected auto or a whole number from 1 to 4096"},
-        BadFlag{"stoker-bind", "numa", "stoker: --stoker-bind=numa: expected gpu-numa, even or none"},
+        BadFlag{"stoker-bind", "numa",
+                "stoker: --stoker-bind=numa: expected gpu-numa, even or none"},
         BadFlag{"stoker-mem-bind", "interleave",
                 "stoker: --stoker-mem-bind=interleave: expected local or none"},
         BadFlag{"stoker-pin-memory", "on",
@@ -117,7 +121,8 @@ TEST(UserOptions, AllowOverrideNoRejectsAnyTuningFlagButNotAProfile) {
   ASSERT_EQ(set_user_option(o, "stoker-verbose", ""), "");
   ASSERT_EQ(set_user_option(o, "stoker", "on"), "");
   EXPECT_EQ(validate_user_options(o, site), "");
-  for (auto [flag, value] : {std::pair{"stoker-pin-memory", "yes"}, {"stoker-workers", "auto"},
+  for (auto [flag, value] : {std::pair{"stoker-pin-memory", "yes"},
+                             {"stoker-workers", "auto"},
                              {"stoker-bind", "gpu-numa"}}) {
     UserOptions t = o;
     ASSERT_EQ(set_user_option(t, flag, value), "");

@@ -11,7 +11,8 @@ namespace {
 
 TEST(Binding, ThreadBindsToOneAllowedCpu) {
   CpuSet mask = current_cpu_mask();
-  if (mask.count() < 2) GTEST_SKIP() << "needs 2 allowed CPUs, this process has " << mask.to_string();
+  if (mask.count() < 2)
+    GTEST_SKIP() << "needs 2 allowed CPUs, this process has " << mask.to_string();
   int target = mask.list()[1];
   std::string why;
   CpuSet seen;
@@ -43,7 +44,8 @@ TEST(Binding, ThreadsBindConcurrently) {
   for (int i = 0; i < 8; ++i) {
     threads.emplace_back([&, i] {
       int cpu = mask.list()[static_cast<size_t>(i) % mask.list().size()];
-      ok[i] = bind_this_thread(CpuSet::from_list({cpu}), nullptr) && current_cpu_mask().count() == 1;
+      ok[i] =
+          bind_this_thread(CpuSet::from_list({cpu}), nullptr) && current_cpu_mask().count() == 1;
     });
   }
   for (auto& t : threads) t.join();

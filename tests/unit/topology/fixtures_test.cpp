@@ -35,7 +35,8 @@ TEST(Fixtures, DgxA100LikeLayout) {
     EXPECT_EQ(n.os_index, k);
     EXPECT_EQ(n.package, k / 4);
     EXPECT_EQ(n.memory_bytes, 128 * kGiB);
-    EXPECT_EQ(n.cpus, CpuSet::range(16 * k, 16 * k + 15) | CpuSet::range(128 + 16 * k, 143 + 16 * k));
+    EXPECT_EQ(n.cpus,
+              CpuSet::range(16 * k, 16 * k + 15) | CpuSet::range(128 + 16 * k, 143 + 16 * k));
   }
   EXPECT_EQ(t.cores[5].pus, CpuSet::from_list({5, 133}));
   EXPECT_EQ(t.cores[5].numa, 0);
@@ -46,9 +47,11 @@ TEST(Fixtures, DgxA100LikeLayout) {
   EXPECT_EQ(t.gpus[2].os_names, (std::vector<std::string>{"cuda2", "nvml2"}));
   EXPECT_EQ(t.gpus[2].local_cpus, t.numa_nodes[1].cpus);
   ASSERT_EQ(t.nics.size(), 4u);
-  const std::pair<const char*, int> hcas[] = {{"mlx5_0", 3}, {"mlx5_1", 1}, {"mlx5_2", 7}, {"mlx5_3", 5}};
+  const std::pair<const char*, int> hcas[] = {
+      {"mlx5_0", 3}, {"mlx5_1", 1}, {"mlx5_2", 7}, {"mlx5_3", 5}};
   for (const auto& [name, numa] : hcas) {
-    auto it = std::find_if(t.nics.begin(), t.nics.end(), [&](const Nic& n) { return n.name == name; });
+    auto it =
+        std::find_if(t.nics.begin(), t.nics.end(), [&](const Nic& n) { return n.name == name; });
     ASSERT_NE(it, t.nics.end()) << name;
     EXPECT_EQ(it->kind, "infiniband");
     EXPECT_EQ(it->numa, std::vector<int>{numa});

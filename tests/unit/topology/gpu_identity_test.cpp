@@ -18,7 +18,8 @@ void write_info(const test::TempTree& t, const std::string& bus, int minor) {
   t.write("gpus/" + bus + "/information",
           "Model: \t\t NVIDIA A100-SXM4-40GB\nIRQ:   \t\t 42\nGPU UUID: \t GPU-1234\n"
           "Video BIOS: \t 92.00.19.00.01\nBus Type: \t PCIe\nDMA Size: \t 47 bits\n"
-          "Bus Location: \t " + bus + "\nDevice Minor: \t " + std::to_string(minor) + "\n");
+          "Bus Location: \t " +
+              bus + "\nDevice Minor: \t " + std::to_string(minor) + "\n");
 }
 
 TEST_F(GpuIdentity, ReadsDeviceMinors) {
@@ -84,8 +85,9 @@ TEST_F(GpuIdentity, IdsNotOnTheNode) {
   EXPECT_EQ(resolve_gpu_ids(topo, "8", {}).error,
             "cannot locate GPU 8: the node has 8 NVIDIA GPUs (ids: 0-7); planning without a GPU");
   Topology cpu = load_topology_xml_text(test::cpu_only_single_numa(4, false));
-  EXPECT_EQ(resolve_gpu_ids(cpu, "0", {}).error,
-            "cannot locate GPU 0: the node has 0 NVIDIA GPUs (it has none); planning without a GPU");
+  EXPECT_EQ(
+      resolve_gpu_ids(cpu, "0", {}).error,
+      "cannot locate GPU 0: the node has 0 NVIDIA GPUs (it has none); planning without a GPU");
   EXPECT_EQ(resolve_gpu_ids(topo, "1,x", {}).error,
             "cannot locate GPU 'x': not a GPU index (expected integers such as 0,1); planning "
             "without a GPU");

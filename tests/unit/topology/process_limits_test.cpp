@@ -10,7 +10,8 @@ namespace stoker {
 namespace {
 
 uint64_t physical() {
-  return static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  return static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+         static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
 TEST(CpuMask, MatchesSchedGetaffinity) {

@@ -11,17 +11,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string shared_topologies() { return std::string(STOKER_SHARED_DIR) + "/topologies"; }
+std::string shared_topologies() {
+  return std::string(STOKER_SHARED_DIR) + "/topologies";
+}
 
 // Loads shared/topologies/<name>, or skips the test when the folder is absent.
-#define LOAD_SHARED_OR_SKIP(var, name)                                               \
-  if (!fs::is_directory(shared_topologies()))                                        \
+#define LOAD_SHARED_OR_SKIP(var, name)                                                 \
+  if (!fs::is_directory(shared_topologies()))                                          \
     GTEST_SKIP() << shared_topologies() << " is absent: shared topologies not tested"; \
   Topology var = load_topology_xml(shared_topologies() + "/" + (name))
 
 int count_kind(const Topology& t, const std::string& kind) {
-  return static_cast<int>(std::count_if(t.nics.begin(), t.nics.end(),
-                                        [&](const Nic& n) { return n.kind == kind; }));
+  return static_cast<int>(
+      std::count_if(t.nics.begin(), t.nics.end(), [&](const Nic& n) { return n.kind == kind; }));
 }
 
 const Nic* nic(const Topology& t, const std::string& name) {
@@ -75,8 +77,7 @@ TEST(SharedTopologies, EveryFileLoadsConsistently) {
     }
     if (!t.numa_distances.empty()) {
       EXPECT_EQ(t.numa_distances.size(), t.numa_nodes.size());
-      for (const NumaNode& n : t.numa_nodes)
-        EXPECT_GT(t.numa_distance(n.os_index, n.os_index), 0);
+      for (const NumaNode& n : t.numa_nodes) EXPECT_GT(t.numa_distance(n.os_index, n.os_index), 0);
     }
   }
   std::printf("read %d shared topologies from %s\n", read, shared_topologies().c_str());

@@ -12,7 +12,9 @@
 namespace stoker {
 namespace {
 
-std::string stoker_binary() { return std::string(STOKER_BINARY_DIR) + "/runtime/stoker"; }
+std::string stoker_binary() {
+  return std::string(STOKER_BINARY_DIR) + "/runtime/stoker";
+}
 
 struct CommandResult {
   int status = -1;

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Submits every user template in sbatch_templates/ to the local two-node Slurm cluster and
+# checks that each job exits 0 with the expected output lines.
+#
+#   tests/cluster/templates/run_templates.sh CLUSTER_DIR BIN_DIR
+#
+# CLUSTER_DIR  a running cluster of scripts/local-cluster.sh with stoker's plugin loaded:
+#                scripts/local-cluster.sh start CLUSTER_DIR --plugin build/spank_plugin/spank_stoker.so
+#              SLURM_CONF is taken from CLUSTER_DIR/slurm.conf. When CLUSTER_DIR/skip-reason
+#              exists (the harness could not start a cluster here), the test skips (exit 77).
+# BIN_DIR      the folder holding the built stoker_train and stoker_make_data
+#              (build/runtime/examples).
+# Environment (optional):
+#   PYTHON                   the Python with torch for the DDP template (default /usr/bin/python3)
+#   STOKER_TEMPLATE_TIMEOUT  seconds each job may take (default 100)
+#
+# The cluster's GPUs are fake (gres on character devices): the GPU templates run the
+# trainer's CPU fallback there, and the DDP template the gloo backend. Work files (data,
+# job output) go to CLUSTER_DIR/jobs/templates: outside /tmp, since node n2 has a private /tmp.
+# Open MPI runs with OMPI_MCA_btl=tcp,self between the emulated nodes (they share one host).
+# Exit status: 0 all passed; 1 a check failed (the job's output is printed); 77 skipped.
+set -euo pipefail
+
+[ $# -eq 2 ] || { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+cluster=$(cd "$1" && pwd -P)
+bin=$(cd "$2" && pwd -P)
+src=$(cd "$(dirname "$0")/../../.." && pwd -P)
+export PATH=/usr/sbin:/sbin:$PATH
+
+if [ -f "$cluster/skip-reason" ]; then
+  echo "SKIP: no local cluster: $(cat "$cluster/skip-reason")"
+  exit 77
+fi
+[ -f "$cluster/slurm.conf" ] || { echo "FAIL: $cluster/slurm.conf missing: start the cluster first"; exit 1; }
+export SLURM_CONF=$cluster/slurm.conf
+for b in stoker_train stoker_make_data; do
+  [ -x "$bin/$b" ] || { echo "FAIL: $bin/$b not built"; exit 1; }
+done
+
+work=$cluster/jobs/templates
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+timeout_s=${STOKER_TEMPLATE_TIMEOUT:-100}
+failures=0
+
+# Small learnable data: 4 colour classes of 64x48 JPEGs; topic-structured tokens.
+"$bin/stoker_make_data" images "$work/images" --classes 4 --per-class 64 --width 64 --height 48 >/dev/null
+"$bin/stoker_make_data" tokens "$work/tokens.bin" --tokens 120000 >/dev/null
+
+# What every job inherits (sbatch exports the submitting environment).
+export STOKER_TRAIN=$bin/stoker_train PYTHON=${PYTHON:-/usr/bin/python3}
+export DDP_SCRIPT=$src/sbatch_templates/pytorch_ddp_train.py
+export OMPI_MCA_btl=tcp,self OMPI_MCA_pml=ob1 EPOCHS=4
+
+# submit NAME TEMPLATE [VAR=VALUE ...]: runs the job to its end in the background.
+submit() {
+  local name=$1 template=$2
+  shift 2
+  (env "$@" timeout "$timeout_s" sbatch --wait --job-name="tpl-$name" -o "$work/$name.out" \
+     -e "$work/$name.err" "$src/sbatch_templates/$template" >"$work/$name.sbatch" 2>&1
+   echo $? >"$work/$name.rc") &
+}
+
+fail() {
+  echo "FAIL [$1]: $2"
+  for f in "$work/$1".{sbatch,out,err}; do
+    [ -s "$f" ] && { echo "--- $f"; tail -n 40 "$f"; }
+  done
+  failures=$((failures + 1))
+}
+
+# expect NAME FILE COUNT REGEX: exactly COUNT lines of FILE match REGEX (COUNT "+": >= 1).
+expect() {
+  local name=$1 file=$work/$1.$2 count=$3 regex=$4 n
+  n=$(grep -cE -- "$regex" "$file" 2>/dev/null || true)
+  if [ "$count" = + ]; then
+    [ "${n:-0}" -ge 1 ] || { fail "$name" "no line of $2 matches /$regex/"; }
+  else
+    [ "${n:-0}" -eq "$count" ] || { fail "$name" "$n lines of $2 match /$regex/, expected $count"; }
+  fi
+}
+
+# The "loss first X last Y" figures of a done line must show learning: Y < X.
+expect_learning() {
+  local name=$1 line first last
+  line=$(grep -E -- "$2" "$work/$name.out" | tail -n 1)
+  first=$(sed -nE 's/.*loss first ([0-9.]+).*/\1/p' <<<"$line")
+  last=$(sed -nE 's/.*last ([0-9.]+).*/\1/p' <<<"$line")
+  if [ -z "$first" ] || [ -z "$last" ] || ! awk -v a="$first" -v b="$last" 'BEGIN{exit !(b < a)}'; then
+    fail "$name" "loss did not decrease: '$line'"
+  fi
+}
+
+started=$(date +%s)
+submit single single_node_multi_gpu.sbatch DATA="$work/images"
+submit multi multi_node.sbatch DATA="$work/images"
+submit cpu cpu_only.sbatch DATA="$work/tokens.bin"
+submit ddp pytorch_ddp.sbatch
+wait
+elapsed=$(( $(date +%s) - started ))
+
+for name in single multi cpu ddp; do
+  rc=$(cat "$work/$name.rc" 2>/dev/null || echo missing)
+  [ "$rc" = 0 ] || fail "$name" "sbatch --wait exited $rc (124: over ${timeout_s}s)"
+done
+
+rank_line='^stoker_train: rank [0-9]+/%d .*plan from the STOKER_\* environment'
+# single node, 2 GPUs: two ranks on one node, fake GPUs -> the trainer's CPU path, said out loud.
+expect single out 2 "$(printf "$rank_line" 2)"
+expect single out 2 '^stoker_train: rank [01]/2: device cpu \('
+expect single out 1 'gradients: MPI_Allreduce over 2 ranks'
+expect single out 1 '^stoker_train: done: .* samples/s; loss first .* input wait'
+expect single err 2 '^stoker: rank [01] \(local [01]/2\): profile=cv '
+expect_learning single '^stoker_train: done:'
+
+# multi-node: four ranks, two per node, both nodes used.
+expect multi out 4 "$(printf "$rank_line" 4)"
+expect multi out 2 'local [01]/2, host n1,'
+expect multi out 2 'local [01]/2, host n2,'
+expect multi out 1 'gradients: MPI_Allreduce over 4 ranks'
+expect multi out 1 '^stoker_train: done: '
+expect multi err 4 '^stoker: rank [0-3] \(local [01]/2\): profile=cv '
+expect_learning multi '^stoker_train: done:'
+
+# CPU only: two ranks on two nodes, token task, no GPU anywhere.
+expect cpu out 2 "$(printf "$rank_line" 2)"
+expect cpu out 2 'device cpu \(--device cpu\)'
+expect cpu out 1 '^stoker_train: done: '
+expect cpu err 2 '^stoker: rank [01] \(local 0/1\): profile=nlp '
+expect_learning cpu '^stoker_train: done:'
+
+# PyTorch DDP: four ranks from the plugin's RANK/WORLD_SIZE/MASTER_*, gloo on the CPU.
+expect ddp out 4 '^ddp: rank [0-3]/4 local [01] backend gloo device cpu DataLoader\(num_workers=[1-9]'
+expect ddp out 1 '^ddp: done: .* loss first .* backend gloo'
+expect_learning ddp '^ddp: done:'
+
+if [ "$failures" -gt 0 ]; then
+  echo "templates: $failures check(s) failed (${elapsed}s)"
+  exit 1
+fi
+echo "templates: all 4 templates passed on the local cluster in ${elapsed}s"
+for name in single multi cpu; do grep -h '^stoker_train: done:' "$work/$name.out" | sed "s/^/  $name: /"; done
+grep -h '^ddp: done:' "$work/ddp.out" | sed 's/^/  ddp: /'
