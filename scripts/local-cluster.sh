@@ -19,9 +19,11 @@
 # --watch-parent watches the caller (ctest). --skip-if-unable: when this machine
 # cannot run the cluster (not root, no Slurm), write the reason to DIR/skip-reason
 # and exit 0, so tests skip with it instead of failing.
-# Ports: STOKER_CLUSTER_PORT (default 17000) for slurmctld, +1 and +2 for the nodes.
+# Ports: STOKER_CLUSTER_PORT for slurmctld, +1 and +2 for the nodes; by default one
+# in 17000-19997 derived from DIR, so clusters in different folders can run together.
 # Needs root (slurmd) and munge; munged is started only when not already running,
-# and then stopped again by `stop`.
+# and then stopped by the `stop` of the last cluster of this script that uses it
+# (/run/munge/stoker-clusters lists them); a munged it did not start is left alone.
 set -euo pipefail
 export PATH=/usr/sbin:/sbin:$PATH  # slurmctld, slurmd, munged live in sbin
 
@@ -68,7 +70,7 @@ write_config() {
   local host ncpu port gpus g1 g2
   host=$(hostname -s)
   ncpu=$(nproc)
-  port=${STOKER_CLUSTER_PORT:-17000}
+  port=${STOKER_CLUSTER_PORT:-$((17000 + 3 * ($(cksum <<<"$dir" | cut -d' ' -f1) % 1000)))}
   read -r g1 g2 <<<"$(fake_gpu_files)"
   mkdir -p "$dir"/{state,log,run,spool/n1,spool/n2,n2-tmp,plugstack.conf.d}
   chmod 1777 "$dir/n2-tmp"
@@ -127,8 +129,14 @@ write_plugin_conf() {
 
 munge_works() { command -v munge >/dev/null && munge -n 2>/dev/null | unmunge >/dev/null 2>&1; }
 
+munge_users=/run/munge/stoker-clusters
+munge_ours=/run/munge/stoker-munged.pid  # present when this script started munged
+
 start_munge() {
-  munge_works && return 0
+  if munge_works; then
+    echo "$dir" >>"$munge_users"
+    return 0
+  fi
   [ -f /etc/munge/munge.key ] || /usr/sbin/mungekey -c >/dev/null
   mkdir -p /run/munge /var/log/munge /var/lib/munge
   chown munge:munge /run/munge /var/log/munge /var/lib/munge
@@ -137,7 +145,8 @@ start_munge() {
   local i
   for i in $(seq 50); do munge_works && break; sleep 0.1; done
   munge_works || die "munged did not start (see /var/log/munge/munged.log)"
-  read_pid /run/munge/munged.pid >"$dir/run/munged.started"
+  read_pid /run/munge/munged.pid >"$munge_ours"
+  echo "$dir" >>"$munge_users"
 }
 
 nodes_idle() {
@@ -235,7 +244,15 @@ stop() {
     [ -n "$jobs" ] && scancel $jobs 2>/dev/null && sleep 1
   fi
   stop_pidfiles "$dir/run/slurmd-n1.pid" "$dir/run/slurmd-n2.pid" "$dir/run/slurmctld.pid"
-  [ -f "$dir/run/munged.started" ] && stop_pidfiles "$dir/run/munged.started"
+  # munged: stopped with the last cluster that uses it, and only if this script started it.
+  if [ -f "$munge_users" ]; then
+    grep -vxF "$dir" "$munge_users" >"$munge_users.new" || true
+    mv "$munge_users.new" "$munge_users"
+    if [ ! -s "$munge_users" ]; then
+      rm -f "$munge_users"
+      if [ -f "$munge_ours" ]; then stop_pidfiles "$munge_ours"; fi
+    fi
+  fi
   local watcher
   watcher=$(read_pid "$dir/run/watch.pid")
   if [ -n "$watcher" ] && [ "$watcher" != "${STOKER_CLUSTER_WATCHER:-}" ]; then
