@@ -47,7 +47,7 @@ time_step() {
 
 median() { sort -n | awk '{v[NR]=$1} END {m=(NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1])/2; printf "%.1f", m}'; }
 
-lstopo-no-graphics --of xml "$dir/this-node.xml"
+lstopo-no-graphics -f --of xml "$dir/this-node.xml"
 modes=(off loaded tuned tuned-xml)
 declare -A samples
 for mode in "${modes[@]}"; do set_mode "$mode"; time_step >/dev/null; done  # warm-up

@@ -105,6 +105,8 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 JobAcctGatherType=jobacct_gather/none
 MinJobAge=600
+# Job ids apart from other local clusters', so their stepds' /tmp/spmix_* names differ.
+FirstJobId=$(( (port - 16999) * 1000 ))
 InactiveLimit=0
 KillWait=5
 PlugStackConfig=$dir/plugstack.conf

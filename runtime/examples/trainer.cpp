@@ -19,6 +19,7 @@
 #include "stoker/error.hpp"
 #include "stoker/loader.hpp"
 #include "stoker/local_plan.hpp"
+#include "stoker/plan_env.hpp"
 #if STOKER_HAVE_CUDA
 #include <cuda_runtime.h>
 
@@ -150,13 +151,25 @@ void run(const TrainOptions& o, WorldInfo& world) {
                 "use a smaller --batch-size, fewer ranks, or more data");
   }
 
-  PlanRequest request;
-  request.batch_bytes = o.batch_size * data.transform->output_spec().bytes();
-  LocalPlan local = plan_this_process(request);
-  Plan& plan = local.plan;
+  // The plugin's plan when it tuned this task; else one computed here, for this rank's
+  // place among the ranks on its node as the launcher (MPI) says.
+  Plan plan;
+  std::string plan_source;
+  if (std::optional<Plan> env = plan_from_process_env()) {
+    plan = *env;
+    plan_source = "the STOKER_* environment (the Slurm plugin)";
+  } else {
+    PlanRequest request;
+    request.batch_bytes = o.batch_size * data.transform->output_spec().bytes();
+    request.local_rank = static_cast<int>(world.local_rank);
+    request.local_size = static_cast<int>(world.local_size);
+    LocalPlan local = plan_this_process(request);
+    plan = local.plan;
+    plan_source = local.source + " (no plugin plan)";
+  }
   say(me + " (local " + std::to_string(world.local_rank) + "/" +
       std::to_string(world.local_size) + ", host " + host_name() + ", world from " +
-      world.source + "): plan from " + local.source + ": " + plan_line(plan));
+      world.source + "): plan from " + plan_source + ": " + plan_line(plan));
 
   const DeviceChoice device = choose_device(plan, o.device);
   say(me + ": device " + device.note);

@@ -127,6 +127,11 @@ class ClusterTest : public ::testing::Test {
     fs::create_directories(jobs());
     use_plugin(default_args());
   }
+  // Leave the plugstack line as cluster.start wrote it (the plugin, no arguments), so
+  // what runs next on the cluster does not inherit this test's settings.
+  void TearDown() override {
+    if (fs::exists(dir() / "plugstack.conf.d")) use_plugin("");
+  }
 
  private:
   static std::string quote(const std::string& s) {

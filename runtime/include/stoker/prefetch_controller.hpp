@@ -80,7 +80,8 @@ class PrefetchController {
   uint64_t observed_ = 0;
   uint64_t cooldown_ = 0;     // observations left before the next judgement
   uint64_t calm_streak_ = 0;  // consecutive observations without a wait
-  bool filled_ = false;       // ring_filled seen since the last change
+  uint64_t since_change_ = 0;  // observations since the last change
+  uint64_t filled_ = 0;        // of which with ring_filled
   uint64_t dropped_ = 0, producer_bound_waits_ = 0;
   std::vector<DepthChange> history_;
 };

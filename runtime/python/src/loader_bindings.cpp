@@ -125,44 +125,42 @@ void bind_loader(py::module_& m) {
                return 0;
              });
            })
-      .def_property_readonly("epoch",
-                             [](PyLoader& l) { return l.locked([](Loader& x) { return x.epoch(); }); })
+      .def_property_readonly(
+          "epoch", [](PyLoader& l) { return l.locked([](Loader& x) { return x.epoch(); }); })
       .def_property_readonly(
           "batches_per_epoch",
           [](PyLoader& l) { return l.locked([](Loader& x) { return x.batches_per_epoch(); }); })
       .def_property_readonly(
           "samples_per_epoch",
           [](PyLoader& l) { return l.locked([](Loader& x) { return x.length(); }); })
-      .def_property_readonly("rank",
-                             [](PyLoader& l) {
-                               return l.locked(
-                                   [](Loader& x) { return x.sampler().options().rank; });
-                             })
-      .def_property_readonly("world_size",
-                             [](PyLoader& l) {
-                               return l.locked(
-                                   [](Loader& x) { return x.sampler().options().world_size; });
-                             })
+      .def_property_readonly(
+          "rank",
+          [](PyLoader& l) {
+            return l.locked([](Loader& x) { return x.sampler().options().rank; });
+          })
+      .def_property_readonly(
+          "world_size",
+          [](PyLoader& l) {
+            return l.locked([](Loader& x) { return x.sampler().options().world_size; });
+          })
       .def_property_readonly(
           "depth", [](PyLoader& l) { return l.locked([](Loader& x) { return x.depth(); }); })
       .def_property_readonly(
           "plan", [](PyLoader& l) { return l.locked([](Loader& x) { return x.plan(); }); })
-      .def_property_readonly("spec", [](PyLoader& l) {
-        return l.locked([](Loader& x) { return spec_of(x.spec()); });
-      })
-      .def_property_readonly("dataset_size",
-                             [](PyLoader& l) { return l.parts().source->size(); })
-      .def_property_readonly("describe", [](PyLoader& l) {
-        const LoaderParts& p = l.parts();
-        return p.source->describe() + (p.transform ? " | " + p.transform->describe() : "");
-      })
-      .def("state", [](PyLoader& l) {
-        return l.locked([](Loader& x) { return state_dict_of(x.state()); });
-      })
+      .def_property_readonly(
+          "spec", [](PyLoader& l) { return l.locked([](Loader& x) { return spec_of(x.spec()); }); })
+      .def_property_readonly("dataset_size", [](PyLoader& l) { return l.parts().source->size(); })
+      .def_property_readonly("describe",
+                             [](PyLoader& l) {
+                               const LoaderParts& p = l.parts();
+                               return p.source->describe() +
+                                      (p.transform ? " | " + p.transform->describe() : "");
+                             })
+      .def("state",
+           [](PyLoader& l) { return l.locked([](Loader& x) { return state_dict_of(x.state()); }); })
       .def("restore", &PyLoader::restore, py::arg("text"))
-      .def("stats", [](PyLoader& l) {
-        return l.locked([](Loader& x) { return stats_dict(x.stats()); });
-      })
+      .def("stats",
+           [](PyLoader& l) { return l.locked([](Loader& x) { return stats_dict(x.stats()); }); })
       .def("close", &PyLoader::close);
 }
 

@@ -17,9 +17,9 @@ struct DTypeName {
   DType type;
   const char* name;
 };
-constexpr DTypeName kDTypes[] = {{DType::U8, "uint8"},     {DType::U16, "uint16"},
-                                 {DType::U32, "uint32"},   {DType::I64, "int64"},
-                                 {DType::F16, "float16"},  {DType::F32, "float32"}};
+constexpr DTypeName kDTypes[] = {{DType::U8, "uint8"},    {DType::U16, "uint16"},
+                                 {DType::U32, "uint32"},  {DType::I64, "int64"},
+                                 {DType::F16, "float16"}, {DType::F32, "float32"}};
 
 // Refuses keys the converter does not know (a typo in the Python layer, not user input).
 void check_keys(const py::dict& d, const std::set<std::string>& known, const char* what) {
@@ -50,11 +50,11 @@ const char* numpy_name(DType t) {
 }
 
 LoaderOptions loader_options(const py::dict& d) {
-  check_keys(d,
-             {"batch_size", "drop_last", "shuffle", "seed", "world_size", "rank", "on_corrupt",
-              "workers", "prefetch", "adaptive", "max_depth", "held_batches", "pin_threads",
-              "plan"},
-             "Loader");
+  check_keys(
+      d,
+      {"batch_size", "drop_last", "shuffle", "seed", "world_size", "rank", "on_corrupt", "workers",
+       "prefetch", "adaptive", "max_depth", "held_batches", "pin_threads", "plan"},
+      "Loader");
   LoaderOptions o;
   take(d, "batch_size", o.batch_size);
   take(d, "drop_last", o.drop_last);
@@ -81,8 +81,8 @@ LoaderOptions loader_options(const py::dict& d) {
 
 ImageTransformOptions image_options(const py::dict& d) {
   check_keys(d,
-             {"train", "size", "resize_shorter", "scale", "ratio", "flip_p", "mean", "std",
-              "dtype", "layout", "antialias", "dct_scaling"},
+             {"train", "size", "resize_shorter", "scale", "ratio", "flip_p", "mean", "std", "dtype",
+              "layout", "antialias", "dct_scaling"},
              "image transform");
   ImageTransformOptions o;
   take(d, "train", o.train);

@@ -58,12 +58,10 @@ void bind_plan(py::module_& m) {
       .def_readonly("local_size", &Plan::local_size)
       .def_property_readonly("cpus", [](const Plan& p) { return p.cpus.to_string(); })
       .def_property_readonly("main_cpus", [](const Plan& p) { return p.main_cpus.to_string(); })
-      .def_property_readonly("worker_cpus",
-                             [](const Plan& p) { return p.worker_cpus.to_string(); })
+      .def_property_readonly("worker_cpus", [](const Plan& p) { return p.worker_cpus.to_string(); })
       .def_property_readonly("cpu_list", [](const Plan& p) { return p.cpus.list(); })
       .def_property_readonly("main_cpu_list", [](const Plan& p) { return p.main_cpus.list(); })
-      .def_property_readonly("worker_cpu_list",
-                             [](const Plan& p) { return p.worker_cpus.list(); })
+      .def_property_readonly("worker_cpu_list", [](const Plan& p) { return p.worker_cpus.list(); })
       .def_readonly("numa", &Plan::numa)
       .def_readonly("workers", &Plan::workers)
       .def_readonly("prefetch", &Plan::prefetch)
@@ -78,7 +76,8 @@ void bind_plan(py::module_& m) {
       .def_property_readonly("reasons", &reasons_of)
       .def("reason", &Plan::reason, py::arg("field"))
       .def("to_env", &env_of, "The STOKER_* variables that describe this plan")
-      .def("__eq__", [](const Plan& a, const Plan& b) { return a == b; }, py::is_operator());
+      .def(
+          "__eq__", [](const Plan& a, const Plan& b) { return a == b; }, py::is_operator());
 
   m.def("plan_from_environ", &plan_from_environ, py::arg("environ"),
         "The plan the STOKER_* variables of `environ` describe; None without "

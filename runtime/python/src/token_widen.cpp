@@ -27,22 +27,21 @@ TokenWidenTransform::TokenWidenTransform(DType from, int64_t tokens)
   if (tokens <= 0) throw Error("seq_len", "must be at least 1");
 }
 
-void TokenWidenTransform::apply(const RawSample& in, const SampleKey& key, std::byte* out,
-                                Scratch&, StageTimes& times) const {
+void TokenWidenTransform::apply(const RawSample& in, const SampleKey& key, std::byte* out, Scratch&,
+                                StageTimes& times) const {
   auto start = std::chrono::steady_clock::now();
   size_t want = static_cast<size_t>(tokens_) * dtype_size(from_);
   if (in.bytes.size() != want)
     throw SampleError{key.index, "",
-                      "token window of " + std::to_string(in.bytes.size()) +
-                          " bytes, expected " + std::to_string(want)};
+                      "token window of " + std::to_string(in.bytes.size()) + " bytes, expected " +
+                          std::to_string(want)};
   if (from_ == DType::U16) {
     widen<uint16_t>(in.bytes.data(), tokens_, out);
   } else {
     widen<uint32_t>(in.bytes.data(), tokens_, out);
   }
   times.collate_ns += static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                           start)
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
           .count());
 }
 

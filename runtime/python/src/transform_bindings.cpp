@@ -13,7 +13,9 @@ namespace py = pybind11;
 namespace stoker::python {
 
 namespace {
-py::tuple box_tuple(const CropBox& b) { return py::make_tuple(b.x, b.y, b.w, b.h); }
+py::tuple box_tuple(const CropBox& b) {
+  return py::make_tuple(b.x, b.y, b.w, b.h);
+}
 }  // namespace
 
 void bind_transforms(py::module_& m) {

@@ -81,13 +81,33 @@ inline V4 filter_pixel(const float* hw, const float* p, int taps) {
   return even + odd;
 }
 
-// The fused pass. `Convert` maps (value on 0..255, channel) to the output type. Each
-// output row combines its input rows vertically, then each output pixel combines `taps`
-// pixels of that row horizontally, RGB at once; four output pixels are finished together
-// (transposed to one register per channel) so their stores are contiguous.
-template <int kTaps, class Out, bool kChw, class Convert>
+// How values on 0..255 become output elements: `map` works on one channel of four
+// pixels at once (normalisation, or rounding for uint8), `cast` stores one element.
+struct ToF32 {
+  const Normalization& n;
+  V4 map(V4 v, int c) const { return v * n.scale[c] + n.bias[c]; }
+  static float cast(float v) { return v; }
+};
+struct ToF16 {
+  const Normalization& n;
+  V4 map(V4 v, int c) const { return v * n.scale[c] + n.bias[c]; }
+  static uint16_t cast(float v) { return float_to_half(v); }
+};
+struct ToU8 {  // weights are non-negative: no clamp below 0
+  V4 map(V4 v, int) const {
+    v += 0.5f;
+    return v < 255.0f ? v : V4{255.0f, 255.0f, 255.0f, 255.0f};
+  }
+  static uint8_t cast(float v) { return static_cast<uint8_t>(v); }
+};
+
+// The fused pass. Each output row combines its input rows vertically, then each output
+// pixel combines `taps` pixels of that row horizontally (RGB at once); four output pixels
+// are then transposed to one register per channel, mapped together and stored, so that
+// CHW float stores are whole vectors.
+template <int kTaps, class Out, bool kChw, class Sink>
 void resample_into(const DecodedRegion& r, const AxisWeights& h, const AxisWeights& v, bool flip,
-                   Out* out, int width, int height, float* row, Convert convert) {
+                   Out* out, int width, int height, float* row, const Sink& sink) {
   const int n = (h.hi - h.lo) * 3;
   row[n] = 0;  // read (and ignored) as the 4th lane of the last pixel
   const size_t plane = static_cast<size_t>(width) * height;
@@ -100,50 +120,58 @@ void resample_into(const DecodedRegion& r, const AxisWeights& h, const AxisWeigh
       return filter_pixel<kTaps>(h.weights + static_cast<size_t>(sx) * h.taps,
                                  row + (h.start[sx] - h.lo) * 3, h.taps);
     };
-    auto put = [&](int x, int c, float value) {
-      if constexpr (kChw) {
-        dst[c * plane + x] = convert(value, c);
-      } else {
-        dst[3 * x + c] = convert(value, c);
+    auto put = [&](int x, const V4 (&ch)[3], int lanes) {
+      for (int c = 0; c < 3; ++c) {
+        for (int j = 0; j < lanes; ++j) {
+          if constexpr (kChw) {
+            dst[c * plane + x + j] = Sink::cast(ch[c][j]);
+          } else {
+            dst[3 * (x + j) + c] = Sink::cast(ch[c][j]);
+          }
+        }
       }
     };
     int x = 0;
     for (; x + 4 <= width; x += 4) {
       const V4 p0 = pixel(x), p1 = pixel(x + 1), p2 = pixel(x + 2), p3 = pixel(x + 3);
-      for (int c = 0; c < 3; ++c) {
-        put(x, c, p0[c]);
-        put(x + 1, c, p1[c]);
-        put(x + 2, c, p2[c]);
-        put(x + 3, c, p3[c]);
+      const V4 ch[3] = {sink.map(V4{p0[0], p1[0], p2[0], p3[0]}, 0),
+                        sink.map(V4{p0[1], p1[1], p2[1], p3[1]}, 1),
+                        sink.map(V4{p0[2], p1[2], p2[2], p3[2]}, 2)};
+      if constexpr (kChw && sizeof(Out) == 4) {
+        for (int c = 0; c < 3; ++c) store4(reinterpret_cast<float*>(dst + c * plane + x), ch[c]);
+      } else {
+        put(x, ch, 4);
       }
     }
     for (; x < width; ++x) {
       const V4 p = pixel(x);
-      for (int c = 0; c < 3; ++c) put(x, c, p[c]);
+      const V4 ch[3] = {sink.map(V4{p[0], 0, 0, 0}, 0), sink.map(V4{p[1], 0, 0, 0}, 1),
+                        sink.map(V4{p[2], 0, 0, 0}, 2)};
+      put(x, ch, 1);
     }
   }
 }
 
-template <class Out, bool kChw, class Convert>
+template <class Out, bool kChw, class Sink>
 void dispatch_taps(const DecodedRegion& r, const AxisWeights& h, const AxisWeights& v, bool flip,
-                   Out* out, int width, int height, float* row, Convert convert) {
-  switch (h.taps) {  // the counts RandomResizedCrop and eval resizes produce most
-    case 2: return resample_into<2, Out, kChw>(r, h, v, flip, out, width, height, row, convert);
-    case 3: return resample_into<3, Out, kChw>(r, h, v, flip, out, width, height, row, convert);
-    case 4: return resample_into<4, Out, kChw>(r, h, v, flip, out, width, height, row, convert);
-    case 5: return resample_into<5, Out, kChw>(r, h, v, flip, out, width, height, row, convert);
-    default: return resample_into<0, Out, kChw>(r, h, v, flip, out, width, height, row, convert);
+                   Out* out, int width, int height, float* row, const Sink& sink) {
+  switch (h.taps) {  // the counts RandomResizedCrop and eval resizes produce
+    case 2: return resample_into<2, Out, kChw>(r, h, v, flip, out, width, height, row, sink);
+    case 3: return resample_into<3, Out, kChw>(r, h, v, flip, out, width, height, row, sink);
+    case 4: return resample_into<4, Out, kChw>(r, h, v, flip, out, width, height, row, sink);
+    case 5: return resample_into<5, Out, kChw>(r, h, v, flip, out, width, height, row, sink);
+    default: return resample_into<0, Out, kChw>(r, h, v, flip, out, width, height, row, sink);
   }
 }
 
-template <class Out, class Convert>
+template <class Out, class Sink>
 void dispatch_layout(const DecodedRegion& r, const AxisWeights& h, const AxisWeights& v,
-                     bool flip, const ResampleTarget& t, float* row, Convert convert) {
+                     bool flip, const ResampleTarget& t, float* row, const Sink& sink) {
   auto* out = static_cast<Out*>(t.out);
   if (t.layout == Layout::CHW) {
-    dispatch_taps<Out, true>(r, h, v, flip, out, t.width, t.height, row, convert);
+    dispatch_taps<Out, true>(r, h, v, flip, out, t.width, t.height, row, sink);
   } else {
-    dispatch_taps<Out, false>(r, h, v, flip, out, t.width, t.height, row, convert);
+    dispatch_taps<Out, false>(r, h, v, flip, out, t.width, t.height, row, sink);
   }
 }
 
@@ -216,21 +244,9 @@ Normalization Normalization::from(const ImageTransformOptions& opts) {
 void resample(const DecodedRegion& region, const AxisWeights& h, const AxisWeights& v, bool flip,
               const Normalization& norm, const ResampleTarget& target, float* row) {
   switch (target.dtype) {
-    case DType::F32:
-      dispatch_layout<float>(region, h, v, flip, target, row, [&norm](float x, int c) {
-        return x * norm.scale[c] + norm.bias[c];
-      });
-      return;
-    case DType::F16:
-      dispatch_layout<uint16_t>(region, h, v, flip, target, row, [&norm](float x, int c) {
-        return float_to_half(x * norm.scale[c] + norm.bias[c]);
-      });
-      return;
-    default:  // U8: the resampled pixel, rounded (weights are non-negative: no clamp below)
-      dispatch_layout<uint8_t>(region, h, v, flip, target, row, [](float x, int) {
-        return static_cast<uint8_t>(std::min(x + 0.5f, 255.0f));
-      });
-      return;
+    case DType::F32: return dispatch_layout<float>(region, h, v, flip, target, row, ToF32{norm});
+    case DType::F16: return dispatch_layout<uint16_t>(region, h, v, flip, target, row, ToF16{norm});
+    default: return dispatch_layout<uint8_t>(region, h, v, flip, target, row, ToU8{});
   }
 }
 

@@ -1,0 +1,125 @@
+// The loader's stats in the Prometheus text exposition format (version 0.0.4), one family
+// per metric with its HELP and TYPE lines first, as the textfile collector requires.
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+
+#include "stoker/metrics.hpp"
+
+namespace stoker {
+
+namespace {
+
+// Label values escape backslash, double quote and newline.
+std::string escape(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"')
+      out += {'\\', c};
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+  return out;
+}
+
+class Families {
+ public:
+  explicit Families(const MetricLabels& l) {
+    const std::pair<const char*, const std::string*> all[] = {
+        {"job", &l.job}, {"step", &l.step}, {"rank", &l.rank}};
+    for (const auto& [name, value] : all) {
+      if (value->empty()) continue;
+      base_ += (base_.empty() ? "" : ",") + std::string(name) + "=\"" + escape(*value) + "\"";
+    }
+  }
+
+  void family(const char* name, const char* type, const char* help) {
+    out_ += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+  }
+  // One sample; `extra` is an additional label pair ("stage=\"read\""), already escaped.
+  void sample(const char* name, double value, const std::string& extra = {}) {
+    std::string labels = base_;
+    if (!extra.empty()) labels += (labels.empty() ? "" : ",") + extra;
+    char num[64];
+    std::snprintf(num, sizeof num, "%.10g", value);
+    out_ += std::string(name) + (labels.empty() ? "" : "{" + labels + "}") + " " + num + "\n";
+  }
+  void metric(const char* name, const char* type, const char* help, double value) {
+    family(name, type, help);
+    sample(name, value);
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string base_, out_;
+};
+
+double seconds(uint64_t ns) { return static_cast<double>(ns) / 1e9; }
+
+}  // namespace
+
+MetricLabels MetricLabels::from_environment(std::optional<uint64_t> rank) {
+  auto env = [](const char* n) {
+    const char* v = std::getenv(n);
+    return std::string(v ? v : "");
+  };
+  MetricLabels l{env("SLURM_JOB_ID"), env("SLURM_STEP_ID"), ""};
+  if (rank) {
+    l.rank = std::to_string(*rank);
+    return l;
+  }
+  for (const char* name : {"RANK", "SLURM_PROCID"}) {
+    if (!(l.rank = env(name)).empty()) return l;
+  }
+  l.rank = "0";
+  return l;
+}
+
+std::string prometheus_text(const LoaderStats& s, const MetricLabels& labels) {
+  Families f(labels);
+  const double wall = seconds(s.wall_ns);
+  f.metric("stoker_samples_total", "counter", "Samples delivered to the consumer.",
+           static_cast<double>(s.samples));
+  f.metric("stoker_batches_total", "counter", "Batches delivered to the consumer.",
+           static_cast<double>(s.batches));
+  f.metric("stoker_bytes_total", "counter", "Sample bytes delivered to the consumer.",
+           static_cast<double>(s.bytes));
+  f.metric("stoker_skipped_samples_total", "counter", "Corrupt samples left out.",
+           static_cast<double>(s.skipped));
+  f.metric("stoker_samples_per_second", "gauge",
+           "Mean throughput since the first batch was asked for, in samples per second.",
+           wall > 0 ? static_cast<double>(s.samples) / wall : 0.0);
+  f.metric("stoker_bytes_per_second", "gauge",
+           "Mean throughput since the first batch was asked for, in bytes per second.",
+           wall > 0 ? static_cast<double>(s.bytes) / wall : 0.0);
+  f.metric("stoker_wall_seconds_total", "counter",
+           "Seconds since the consumer first asked for a batch.", wall);
+  f.metric("stoker_consumer_wait_seconds_total", "counter",
+           "Seconds the consumer blocked waiting for a batch.", seconds(s.consumer_wait_ns));
+  f.metric("stoker_consumer_wait_share", "gauge",
+           "Share of the wall time the consumer was starved (0 to 1).", s.wait_share);
+  f.metric("stoker_ring_depth", "gauge", "Batches the prefetch ring keeps in flight now.",
+           s.depth);
+  f.metric("stoker_ring_max_depth", "gauge", "The deepest ring the memory budget allows.",
+           s.max_depth);
+  f.metric("stoker_workers", "gauge", "Loader worker threads.", s.workers);
+  f.metric("stoker_memory_budget_bytes", "gauge", "The plan's prefetch memory budget in bytes.",
+           static_cast<double>(s.mem_budget));
+
+  f.family("stoker_stage_seconds_total", "counter",
+           "Worker seconds spent per pipeline stage, summed over the workers.");
+  const std::pair<const char*, uint64_t> stages[] = {{"read", s.stages.read_ns},
+                                                     {"decode", s.stages.decode_ns},
+                                                     {"transform", s.stages.transform_ns},
+                                                     {"collate", s.stages.collate_ns}};
+  for (const auto& [stage, ns] : stages)
+    f.sample("stoker_stage_seconds_total", seconds(ns), std::string("stage=\"") + stage + "\"");
+  f.metric("stoker_produce_seconds_total", "counter",
+           "Worker seconds spent making the delivered batches (all stages).",
+           seconds(s.produce_ns));
+  return f.take();
+}
+
+}  // namespace stoker
