@@ -25,7 +25,9 @@ step "unit tests under ASan+UBSan (build-asan/)"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTOKER_SANITIZE=address,undefined \
   -DSTOKER_WITH_CUDA=OFF -DSTOKER_WITH_PYTHON=OFF -DSTOKER_WITH_SPANK=OFF >/dev/null
 cmake --build build-asan -j"$jobs" --target unit_tests
-ctest --test-dir build-asan --output-on-failure -j"$jobs" -L unit
+# hwloc's PCI plugin (libpciaccess) leaks a few KiB per live load and is unloaded before
+# LeakSanitizer reports, so it cannot be suppressed by name: leave it out under ASan.
+HWLOC_COMPONENTS=-pci ctest --test-dir build-asan --output-on-failure -j"$jobs" -L unit
 
 step "loader tests under TSan (build-tsan/)"
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTOKER_SANITIZE=thread \

@@ -65,7 +65,7 @@ TEST(PrefetchController, DoesNotRaiseWhenProducersAreTheBottleneck) {
 TEST(PrefetchController, RareFillsDoNotMakeAWaitWorthMoreDepth) {
   PrefetchController c(config(2, 16));
   // The ring filled once in ten batches: the producers are mostly behind.
-  for (uint64_t t = 0; t < 100; ++t) EXPECT_EQ(c.observe(waited(t, t % 10 == 0)), 2);
+  for (uint64_t t = 0; t < 100; ++t) EXPECT_EQ(c.observe(waited(t, t % 10 == 9)), 2);
   EXPECT_EQ(c.producer_bound_waits(), 100u);
 }
 
