@@ -34,7 +34,14 @@ TaskTuning plan_task(const TaskView& task, const PluginConfig& cfg, const UserOp
 
   const GpuResolution gpus =
       resolve_gpu_ids(*task.topology, task.gpu_ids, read_nvidia_device_minors());
-  if (!gpus.ok()) throw Error("GPUs " + task.gpu_ids, gpus.error);
+  if (!gpus.ok()) {
+    // GPU ids not found is one of the fail-safe cases: the task runs untuned (Slurm's own
+    // binding stays), so drop resolve_gpu_ids' wording for callers that plan CPU-only.
+    std::string what = gpus.error;
+    const std::string cpu_only = "; planning without a GPU";
+    if (what.ends_with(cpu_only)) what.resize(what.size() - cpu_only.size());
+    throw Error("GPUs " + task.gpu_ids, what);
+  }
 
   if (!task.step.cpus.empty()) {
     // The planner shares the step's CPUs on this node between the local ranks.

@@ -120,6 +120,8 @@ class CpuOps : public MathOps {
 
 }  // namespace
 
-std::unique_ptr<MathOps> make_cpu_ops() { return std::make_unique<CpuOps>(); }
+std::unique_ptr<MathOps> make_cpu_ops() {
+  return std::make_unique<CpuOps>();
+}
 
 }  // namespace stoker::train

@@ -11,8 +11,8 @@ namespace {
 constexpr int kTile = 16;
 constexpr int kThreads = 256;
 
-__global__ void gemm_kernel(int M, int N, int K, const float* a, long a_m, long a_k,
-                            const float* b, long b_k, long b_n, float* c, bool accumulate) {
+__global__ void gemm_kernel(int M, int N, int K, const float* a, long a_m, long a_k, const float* b,
+                            long b_k, long b_n, float* c, bool accumulate) {
   __shared__ float as[kTile][kTile + 1];
   __shared__ float bs[kTile][kTile + 1];
   const int row = blockIdx.y * kTile + threadIdx.y;
@@ -40,8 +40,8 @@ __global__ void bias_act_kernel(float* x, const float* bias, size_t n, int cols,
 }
 
 // One thread per row: the class count is small in this trainer.
-__global__ void softmax_xent_kernel(const float* logits, const int64_t* targets, int rows,
-                                    int cols, float* dlogits, float* row_loss) {
+__global__ void softmax_xent_kernel(const float* logits, const int64_t* targets, int rows, int cols,
+                                    float* dlogits, float* row_loss) {
   const int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= rows) return;
   const float* l = logits + static_cast<size_t>(r) * cols;
@@ -93,7 +93,9 @@ __global__ void bag_of_tokens_kernel(const void* windows, bool u32, int seq_len,
   }
 }
 
-unsigned blocks(size_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
+unsigned blocks(size_t n) {
+  return static_cast<unsigned>((n + kThreads - 1) / kThreads);
+}
 
 class CudaOps : public MathOps {
  public:

@@ -18,11 +18,11 @@ struct Dataset {
   std::shared_ptr<const Source> source;
   std::shared_ptr<const Transform> transform;
   bool tokens = false;
-  bool u32 = false;     // tokens: uint32 ids
-  int seq_len = 0;      // tokens
-  int inputs = 0;       // features per sample given to the model
+  bool u32 = false;  // tokens: uint32 ids
+  int seq_len = 0;   // tokens
+  int inputs = 0;    // features per sample given to the model
   int classes = 0;
-  std::string describe; // one line
+  std::string describe;  // one line
 };
 
 // Throws stoker::Error naming --data / --kind for a missing or unusable dataset.

@@ -49,9 +49,9 @@ class MpiReducer : public GradReducer {
       ops_->download(host_.data(), grads, n);
       host = host_.data();
     }
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, host, static_cast<int>(n), MPI_FLOAT, MPI_SUM,
-                            MPI_COMM_WORLD),
-              "MPI_Allreduce", world_);
+    check_mpi(
+        MPI_Allreduce(MPI_IN_PLACE, host, static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD),
+        "MPI_Allreduce", world_);
     const float scale = 1.0f / static_cast<float>(world_.world_size);
     for (size_t i = 0; i < n; ++i) host[i] *= scale;
     if (staged_) ops_->upload(grads, host_.data(), n);
@@ -68,7 +68,8 @@ class MpiReducer : public GradReducer {
 #if STOKER_HAVE_NCCL
 class NcclReducer : public GradReducer {
  public:
-  NcclReducer(const WorldInfo& w, void* stream) : world_(w), stream_(static_cast<cudaStream_t>(stream)) {
+  NcclReducer(const WorldInfo& w, void* stream)
+      : world_(w), stream_(static_cast<cudaStream_t>(stream)) {
     ncclUniqueId id{};
     if (w.rank == 0) check(ncclGetUniqueId(&id), "ncclGetUniqueId");
     check_mpi(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast (NCCL id)", w);
@@ -108,8 +109,8 @@ std::unique_ptr<GradReducer> make_grad_reducer(const WorldInfo& world, const Red
     const std::string built = " (stoker was built without MPI)";
 #endif
     throw Error(rank_name(world),
-                "a world of " + std::to_string(world.world_size) + " ranks (from " +
-                    world.source + ") but this process was not launched under MPI" + built,
+                "a world of " + std::to_string(world.world_size) + " ranks (from " + world.source +
+                    ") but this process was not launched under MPI" + built,
                 "launch with srun --mpi=pmix (or mpirun), one task per GPU or CPU share");
   }
 #if STOKER_HAVE_NCCL

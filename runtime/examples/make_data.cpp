@@ -61,8 +61,8 @@ int make_images(const std::string& dir, int classes, int per_class, int width, i
     }
   }
   tjDestroy(tj);
-  std::printf("stoker_make_data: %d images in %d classes under %s\n", classes * per_class,
-              classes, dir.c_str());
+  std::printf("stoker_make_data: %d images in %d classes under %s\n", classes * per_class, classes,
+              dir.c_str());
   return 0;
 }
 
@@ -95,7 +95,9 @@ int main(int argc, char** argv) {
   CLI::App* images = app.add_subcommand("images", "an image folder of JPEGs");
   images->add_option("dir", out, "output folder")->required();
   images->add_option("--classes", classes)->capture_default_str()->check(CLI::Range(2, 1000));
-  images->add_option("--per-class", per_class)->capture_default_str()->check(CLI::Range(1, 1000000));
+  images->add_option("--per-class", per_class)
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
   images->add_option("--width", width)->capture_default_str()->check(CLI::Range(8, 4096));
   images->add_option("--height", height)->capture_default_str()->check(CLI::Range(8, 4096));
   CLI::App* tok = app.add_subcommand("tokens", "a uint16 token file");

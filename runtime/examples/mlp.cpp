@@ -30,8 +30,8 @@ Mlp::Mlp(MathOps& ops, MlpShape shape, int max_batch, uint64_t seed)
   };
   const size_t in = shape_.inputs, h = shape_.hidden, c = shape_.classes;
   if (h) {
-    fill(0, h * in, shape_.inputs);              // W1, biases stay 0
-    fill(h * in + h, c * h, shape_.hidden);      // W2
+    fill(0, h * in, shape_.inputs);          // W1, biases stay 0
+    fill(h * in + h, c * h, shape_.hidden);  // W2
     hidden_ = ops_.alloc(static_cast<size_t>(max_batch) * h);
     dhidden_ = ops_.alloc(static_cast<size_t>(max_batch) * h);
   } else {

@@ -12,8 +12,8 @@ namespace stoker::train {
 
 struct MlpShape {
   int inputs = 0, hidden = 0, classes = 0;
-  size_t params() const;        // total parameter count
-  std::string describe() const; // "mlp 3072-64-10" or "softmax regression 3072-10"
+  size_t params() const;         // total parameter count
+  std::string describe() const;  // "mlp 3072-64-10" or "softmax regression 3072-10"
 };
 
 class Mlp {
@@ -37,9 +37,9 @@ class Mlp {
   int max_batch_;
   float* params_ = nullptr;
   float* grads_ = nullptr;
-  float* hidden_ = nullptr;   // [max_batch x hidden] activations, then their gradient
+  float* hidden_ = nullptr;  // [max_batch x hidden] activations, then their gradient
   float* dhidden_ = nullptr;
-  float* logits_ = nullptr;   // [max_batch x classes]
+  float* logits_ = nullptr;  // [max_batch x classes]
   float* dlogits_ = nullptr;
 };
 

@@ -22,12 +22,14 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--buckets", o.buckets, "tokens: hashed bag-of-tokens input size")
       ->capture_default_str();
-  app.add_option("--hidden", o.hidden, "hidden units (0: softmax regression)")->capture_default_str();
+  app.add_option("--hidden", o.hidden, "hidden units (0: softmax regression)")
+      ->capture_default_str();
   app.add_option("--batch-size", o.batch_size, "samples per rank per step")->capture_default_str();
   app.add_option("--epochs", o.epochs, "epochs")->capture_default_str();
   app.add_option("--max-steps", o.max_steps, "stop after this many steps (0: all epochs)")
       ->capture_default_str();
-  app.add_option("--lr", o.lr, "SGD learning rate (0: 0.05 images, 0.5 tokens)")->capture_default_str();
+  app.add_option("--lr", o.lr, "SGD learning rate (0: 0.05 images, 0.5 tokens)")
+      ->capture_default_str();
   app.add_option("--seed", o.seed, "shuffle, augmentation and init seed")->capture_default_str();
   app.add_option("--device", o.device, "auto | cpu | gpu")->capture_default_str();
   app.add_option("--workers", o.workers, "loader workers (0: the plan's)")->capture_default_str();

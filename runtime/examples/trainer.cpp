@@ -31,7 +31,9 @@ namespace stoker::train {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+double seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
 
 std::string rank_of(const WorldInfo& w) {
   return "rank " + std::to_string(w.rank) + "/" + std::to_string(w.world_size);
@@ -106,7 +108,8 @@ struct GpuContext {
     if (stream) cudaStreamDestroy(static_cast<cudaStream_t>(stream));
   }
   void synchronize() const {
-    if (stream) check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
+    if (stream)
+      check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
   }
   static void check(cudaError_t e, const char* call) {
     if (e != cudaSuccess) throw Error("GPU", std::string(call) + ": " + cudaGetErrorString(e));
@@ -167,9 +170,9 @@ void run(const TrainOptions& o, WorldInfo& world) {
     plan = local.plan;
     plan_source = local.source + " (no plugin plan)";
   }
-  say(me + " (local " + std::to_string(world.local_rank) + "/" +
-      std::to_string(world.local_size) + ", host " + host_name() + ", world from " +
-      world.source + "): plan from " + plan_source + ": " + plan_line(plan));
+  say(me + " (local " + std::to_string(world.local_rank) + "/" + std::to_string(world.local_size) +
+      ", host " + host_name() + ", world from " + world.source + "): plan from " + plan_source +
+      ": " + plan_line(plan));
 
   const DeviceChoice device = choose_device(plan, o.device);
   say(me + ": device " + device.note);
@@ -277,8 +280,8 @@ void run(const TrainOptions& o, WorldInfo& world) {
   const double share_max = max_over_ranks(world, share_mine);
   const double first = mean_over_ranks(world, first_loss);
   const double last = mean_over_ranks(
-      world, recent.empty() ? 0.0
-                            : std::accumulate(recent.begin(), recent.end(), 0.0) / recent.size());
+      world,
+      recent.empty() ? 0.0 : std::accumulate(recent.begin(), recent.end(), 0.0) / recent.size());
   const double global_samples = static_cast<double>(samples) * world.world_size;
   if (ops && feats) ops->free(feats);
   if (ops && targets) ops->free_i64(targets);

@@ -19,11 +19,13 @@ struct Args {
 const Command doctor_command(60, [](CLI::App& app) {
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
-      "doctor", "Check what starves loaders here: file limits, /dev/shm, CPU quota, memory, "
-                "storage, SMT, GPU locality, Python packages (exit 1 on an error finding)");
+      "doctor",
+      "Check what starves loaders here: file limits, /dev/shm, CPU quota, memory, "
+      "storage, SMT, GPU locality, Python packages (exit 1 on an error finding)");
   cmd->add_option("--dataset", args->dataset, "dataset path: checks for network/spinning storage");
-  cmd->add_flag("--python", args->python,
-                "check that torch, numpy and PIL come from one place ($PYTHON or /usr/bin/python3)");
+  cmd->add_flag(
+      "--python", args->python,
+      "check that torch, numpy and PIL come from one place ($PYTHON or /usr/bin/python3)");
   cmd->add_option("--python-exe", args->python_exe, "the interpreter for --python")
       ->needs(cmd->get_option("--python"));
   cmd->add_flag("--json", args->json, "one JSON object: {findings: [...], summary: {...}}");

@@ -120,6 +120,11 @@ TEST_F(Modes, UnknownGpuIdsLeaveJobsRunning) {
   const RunResult r = run("srun -N1 -n2 --gres=gpu:2 --stoker " + probe());
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(count_of(r.err, "stoker: warning: rank "), 2) << r.err;
+  EXPECT_EQ(count_of(r.err, "cannot locate GPU"), 2) << r.err;
+  EXPECT_EQ(count_of(r.err, "planning without a GPU"), 0) << "the task is untuned:\n" << r.err;
+  const Probe p = parse_probe(r.out);
+  EXPECT_EQ(p.size(), 2u) << r.out;
+  for (const auto& [rank, env] : p) EXPECT_FALSE(env.count("STOKER_PLAN_VERSION"));
 }
 
 TEST_F(Modes, BadPlugstackArgumentDisablesThePlugin) {

@@ -14,10 +14,10 @@
 
 namespace stoker::test {
 
-#define STOKER_CUDA_OK(expr)                                                   \
-  do {                                                                         \
-    cudaError_t e_ = (expr);                                                   \
-    ASSERT_EQ(e_, cudaSuccess) << #expr << ": " << cudaGetErrorString(e_);     \
+#define STOKER_CUDA_OK(expr)                                               \
+  do {                                                                     \
+    cudaError_t e_ = (expr);                                               \
+    ASSERT_EQ(e_, cudaSuccess) << #expr << ": " << cudaGetErrorString(e_); \
   } while (0)
 
 // PCI bus id of CUDA device 0, or "" with `why` set when this machine has no usable GPU.
@@ -35,12 +35,12 @@ inline std::string first_gpu(std::string* why) {
   return id;
 }
 
-#define STOKER_GPU_OR_SKIP(bus_id)                 \
-  std::string bus_id;                              \
-  {                                                \
-    std::string why_;                              \
-    bus_id = ::stoker::test::first_gpu(&why_);     \
-    if (bus_id.empty()) GTEST_SKIP() << why_;      \
+#define STOKER_GPU_OR_SKIP(bus_id)             \
+  std::string bus_id;                          \
+  {                                            \
+    std::string why_;                          \
+    bus_id = ::stoker::test::first_gpu(&why_); \
+    if (bus_id.empty()) GTEST_SKIP() << why_;  \
   }
 
 // A plan for this process that feeds GPU `bus_id` from pinned memory.

@@ -82,8 +82,8 @@ TEST(Feeder, BandwidthIsAtLeast90PercentOfAPlainPinnedCopy) {
   TempDir dir;
   // 8 MiB batches: 256 windows of 16383 uint16 tokens (+1 shared).
   const uint64_t seq = 16383, batch = 256, batches = 24;
-  auto src = std::make_shared<TokenFileSource>(
-      test::write_tokens(dir, batches * batch * seq + 1), seq);
+  auto src =
+      std::make_shared<TokenFileSource>(test::write_tokens(dir, batches * batch * seq + 1), seq);
   Plan plan = test::gpu_test_plan(bus, 4, 1ull << 30);
   Loader loader(src, std::make_shared<CopyTransform>(src->spec()),
                 test::gpu_loader_options(plan, batch, DeviceFeeder::depth_for(plan) + 1));
@@ -96,9 +96,10 @@ TEST(Feeder, BandwidthIsAtLeast90PercentOfAPlainPinnedCopy) {
   const double feeder_gbps = s.h2d_gb_per_s();
   const size_t batch_bytes = batch * (seq + 1) * 2;
   const double plain_gbps = plain_pinned_gbps(batch_bytes, static_cast<int>(batches));
-  std::printf("[ figures  ] H2D of %zu-byte batches: feeder %.2f GB/s, plain pinned "
-              "cudaMemcpyAsync %.2f GB/s (%.1f %%)\n",
-              batch_bytes, feeder_gbps, plain_gbps, 100 * feeder_gbps / plain_gbps);
+  std::printf(
+      "[ figures  ] H2D of %zu-byte batches: feeder %.2f GB/s, plain pinned "
+      "cudaMemcpyAsync %.2f GB/s (%.1f %%)\n",
+      batch_bytes, feeder_gbps, plain_gbps, 100 * feeder_gbps / plain_gbps);
   EXPECT_GE(feeder_gbps, 0.9 * plain_gbps);
 }
 

@@ -72,9 +72,10 @@ TEST(Feeder, CopiesOverlapCompute) {
   const FeederStats st = feeder.stats();
   const double copies_ms = st.h2d_ns / 1e6;
   const double serial_ms = copies_ms + steps * kernel_ms;
-  std::printf("[ figures  ] %d steps: kernels %.2f ms each, copies %.2f ms in all; "
-              "wall %.2f ms vs %.2f ms if serial (%.0f %%)\n",
-              steps, kernel_ms, copies_ms, wall_ms, serial_ms, 100 * wall_ms / serial_ms);
+  std::printf(
+      "[ figures  ] %d steps: kernels %.2f ms each, copies %.2f ms in all; "
+      "wall %.2f ms vs %.2f ms if serial (%.0f %%)\n",
+      steps, kernel_ms, copies_ms, wall_ms, serial_ms, 100 * wall_ms / serial_ms);
   ASSERT_EQ(steps, n);
   // Overlapped, the wall is about max(copies, kernels) plus one copy; serial is their sum.
   EXPECT_LT(wall_ms, 0.8 * serial_ms);

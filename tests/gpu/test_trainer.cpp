@@ -25,7 +25,8 @@ TEST(Trainer, InputWaitUnderFivePercentOnTheImagePipeline) {
   const std::string data = dir.file("images");
   int rc = 0;
   std::string out = run(std::string(STOKER_MAKE_DATA) + " images " + data +
-                            " --classes 8 --per-class 512 --width 96 --height 72", &rc);
+                            " --classes 8 --per-class 512 --width 96 --height 72",
+                        &rc);
   ASSERT_EQ(rc, 0) << out;
   // A model heavy enough to be the bottleneck, as a real one is: 64x64 crops, 2048 hidden.
   out = run("env -u STOKER_PLAN_VERSION " + std::string(STOKER_TRAIN) + " --data " + data +

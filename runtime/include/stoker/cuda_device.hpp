@@ -19,8 +19,8 @@ namespace stoker {
 
 struct GpuAvailability {
   bool usable = false;
-  int device = -1;   // CUDA device ordinal (selected by PCI bus id), -1 when not usable
-  std::string why;   // why not usable, one line; "" when usable
+  int device = -1;  // CUDA device ordinal (selected by PCI bus id), -1 when not usable
+  std::string why;  // why not usable, one line; "" when usable
 };
 
 #if STOKER_HAVE_CUDA
@@ -33,10 +33,11 @@ uint64_t cuda_calls();
 #else
 inline constexpr bool kBuiltWithCuda = false;
 inline GpuAvailability plan_gpu(const Plan& plan) {
-  return {false, -1,
-          plan.gpu.empty() ? "the plan names no GPU" : "stoker was built without CUDA"};
+  return {false, -1, plan.gpu.empty() ? "the plan names no GPU" : "stoker was built without CUDA"};
 }
-inline uint64_t cuda_calls() { return 0; }
+inline uint64_t cuda_calls() {
+  return 0;
+}
 #endif
 
 }  // namespace stoker

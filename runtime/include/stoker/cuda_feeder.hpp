@@ -41,16 +41,16 @@ struct DeviceFeederOptions {
 };
 
 struct FeederStats {
-  std::string gpu;             // PCI bus id
-  int device = -1;             // CUDA ordinal
-  int depth = 0;               // device buffers
-  uint64_t buffer_bytes = 0;   // bytes of one device buffer (samples + labels)
-  uint64_t batches = 0;        // batches handed to the consumer
-  uint64_t bytes = 0;          // bytes copied host -> device (samples + labels)
-  uint64_t h2d_ns = 0;         // GPU time of those copies (CUDA events; 0 without timing)
-  uint64_t timed_bytes = 0;    // bytes of the copies whose time is in h2d_ns
-  uint64_t input_wait_ns = 0;  // time next() blocked in Loader::next()
-  bool host_pinned = false;    // the loader's arena is page-locked
+  std::string gpu;               // PCI bus id
+  int device = -1;               // CUDA ordinal
+  int depth = 0;                 // device buffers
+  uint64_t buffer_bytes = 0;     // bytes of one device buffer (samples + labels)
+  uint64_t batches = 0;          // batches handed to the consumer
+  uint64_t bytes = 0;            // bytes copied host -> device (samples + labels)
+  uint64_t h2d_ns = 0;           // GPU time of those copies (CUDA events; 0 without timing)
+  uint64_t timed_bytes = 0;      // bytes of the copies whose time is in h2d_ns
+  uint64_t input_wait_ns = 0;    // time next() blocked in Loader::next()
+  bool host_pinned = false;      // the loader's arena is page-locked
   double h2d_gb_per_s() const {  // copy bandwidth, GB/s (1e9 bytes)
     return h2d_ns ? static_cast<double>(timed_bytes) / static_cast<double>(h2d_ns) : 0.0;
   }

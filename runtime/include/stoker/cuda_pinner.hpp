@@ -37,7 +37,9 @@ inline std::shared_ptr<HostPinner> make_host_pinner(const Plan& plan) {
   return std::make_shared<CudaHostPinner>(plan);
 }
 #else
-inline std::shared_ptr<HostPinner> make_host_pinner(const Plan&) { return nullptr; }
+inline std::shared_ptr<HostPinner> make_host_pinner(const Plan&) {
+  return nullptr;
+}
 #endif
 
 }  // namespace stoker

@@ -18,8 +18,8 @@ cudaError_t counted(cudaError_t result) {
 }
 
 std::string describe(const char* call, cudaError_t result) {
-  return std::string(call) + ": " + cudaGetErrorString(result) + " (" +
-         cudaGetErrorName(result) + ")";
+  return std::string(call) + ": " + cudaGetErrorString(result) + " (" + cudaGetErrorName(result) +
+         ")";
 }
 
 void check(cudaError_t result, const char* call, const std::string& where,
@@ -69,7 +69,9 @@ std::string visible_bus_ids(int devices) {
 
 }  // namespace
 
-uint64_t cuda_calls() { return cuda::g_calls.load(std::memory_order_relaxed); }
+uint64_t cuda_calls() {
+  return cuda::g_calls.load(std::memory_order_relaxed);
+}
 
 GpuAvailability plan_gpu(const Plan& plan) {
   if (plan.gpu.empty()) return {false, -1, "the plan names no GPU"};

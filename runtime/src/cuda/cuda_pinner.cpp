@@ -27,8 +27,8 @@ bool CudaHostPinner::pin(void* base, size_t bytes, std::string* why) {
   if (e != cudaSuccess) {
     cuda::counted(cudaGetLastError());
     if (why) {
-      *why = "not page-locked (" + std::to_string(bytes) + " bytes): " +
-             cuda::describe("cudaHostRegister", e) +
+      *why = "not page-locked (" + std::to_string(bytes) +
+             " bytes): " + cuda::describe("cudaHostRegister", e) +
              "; check the locked-memory limit (ulimit -l) or lower the prefetch depth";
     }
     return false;

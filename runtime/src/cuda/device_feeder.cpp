@@ -12,7 +12,9 @@ namespace stoker {
 
 // ---- DeviceBatch
 
-DeviceBatch::DeviceBatch(DeviceBatch&& o) noexcept { *this = std::move(o); }
+DeviceBatch::DeviceBatch(DeviceBatch&& o) noexcept {
+  *this = std::move(o);
+}
 
 DeviceBatch& DeviceBatch::operator=(DeviceBatch&& o) noexcept {
   if (this != &o) {
@@ -42,7 +44,9 @@ DeviceBatch::~DeviceBatch() {
   }
 }
 
-void* DeviceBatch::stream() const { return core_ ? core_->stream() : nullptr; }
+void* DeviceBatch::stream() const {
+  return core_ ? core_->stream() : nullptr;
+}
 
 void* DeviceBatch::ready_event() const {
   return core_ ? core_->ready_event(buffer_) : nullptr;
@@ -71,7 +75,9 @@ void DeviceBatch::release(void* consumer_stream) {
 
 // ---- DeviceFeeder
 
-int DeviceFeeder::depth_for(const Plan& plan) { return std::clamp(plan.prefetch, 2, 4); }
+int DeviceFeeder::depth_for(const Plan& plan) {
+  return std::clamp(plan.prefetch, 2, 4);
+}
 
 DeviceFeeder::DeviceFeeder(Loader& loader, DeviceFeederOptions options) : loader_(loader) {
   const Plan& plan = loader.plan();
@@ -85,13 +91,13 @@ DeviceFeeder::DeviceFeeder(Loader& loader, DeviceFeederOptions options) : loader
   }
   const int depth = options.depth ? options.depth : depth_for(plan);
   if (depth < 2) {
-    throw Error("DeviceFeederOptions::depth", "is " + std::to_string(depth) +
-                                                  "; copies overlap compute only with 2 or more",
+    throw Error("DeviceFeederOptions::depth",
+                "is " + std::to_string(depth) + "; copies overlap compute only with 2 or more",
                 "use 2 or more, or 0 for the plan's");
   }
   cuda::DeviceScope scope(gpu.device, "GPU " + plan.gpu);
-  core_ = std::make_shared<FeederCore>(gpu.device, plan.gpu, depth, options.timing,
-                                       loader.spec(), loader.stats().pinned);
+  core_ = std::make_shared<FeederCore>(gpu.device, plan.gpu, depth, options.timing, loader.spec(),
+                                       loader.stats().pinned);
 }
 
 DeviceFeeder::~DeviceFeeder() {
@@ -122,8 +128,8 @@ std::optional<DeviceBatch> DeviceFeeder::next() {
   }
   if (core_->queue_empty()) {
     if (!exhausted_) {
-      throw Error("DeviceFeeder::next", "the consumer holds all " + std::to_string(depth()) +
-                                            " device buffers",
+      throw Error("DeviceFeeder::next",
+                  "the consumer holds all " + std::to_string(depth()) + " device buffers",
                   "release() a DeviceBatch before asking for the next one, or use a deeper feeder");
     }
     core_->drain();  // epoch end: every host slot back to the loader
@@ -133,8 +139,14 @@ std::optional<DeviceBatch> DeviceFeeder::next() {
   return core_->hand_out(core_);
 }
 
-FeederStats DeviceFeeder::stats() const { return core_->stats(); }
-int DeviceFeeder::device() const { return core_->device(); }
-int DeviceFeeder::depth() const { return core_->depth(); }
+FeederStats DeviceFeeder::stats() const {
+  return core_->stats();
+}
+int DeviceFeeder::device() const {
+  return core_->device();
+}
+int DeviceFeeder::depth() const {
+  return core_->depth();
+}
 
 }  // namespace stoker

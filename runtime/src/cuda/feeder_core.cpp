@@ -7,13 +7,19 @@ namespace stoker {
 
 namespace {
 constexpr size_t kDeviceAlign = 256;  // cudaMalloc's own alignment; keeps labels aligned
-size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+size_t round_up(size_t n, size_t a) {
+  return (n + a - 1) / a * a;
+}
 }  // namespace
 
 FeederCore::FeederCore(int device, std::string gpu, int depth, bool timing, SampleSpec spec,
                        bool host_pinned)
-    : device_(device), where_("GPU " + gpu), timing_(timing), spec_(std::move(spec)),
-      buffers_(depth), queue_(depth) {
+    : device_(device),
+      where_("GPU " + gpu),
+      timing_(timing),
+      spec_(std::move(spec)),
+      buffers_(depth),
+      queue_(depth) {
   stats_.gpu = std::move(gpu);
   stats_.device = device;
   stats_.depth = depth;
@@ -121,18 +127,20 @@ void FeederCore::issue(int index, Batch&& host) {
   std::lock_guard lock(mu_);
   if (capacity_ == 0) allocate(host.capacity());
   if (host.capacity() != capacity_) {
-    throw Error(where_, "batch of capacity " + std::to_string(host.capacity()) +
-                            " after batches of " + std::to_string(capacity_),
+    throw Error(where_,
+                "batch of capacity " + std::to_string(host.capacity()) + " after batches of " +
+                    std::to_string(capacity_),
                 "feed one loader (one batch size) per DeviceFeeder");
   }
   Buffer& b = buffers_[index];
   if (b.consumed_pending) {
     // The consumer's kernels that read this buffer must be done before it is overwritten.
-    cuda::check(cuda::counted(cudaStreamWaitEvent(stream_, b.consumed, 0)),
-                "cudaStreamWaitEvent", where_);
+    cuda::check(cuda::counted(cudaStreamWaitEvent(stream_, b.consumed, 0)), "cudaStreamWaitEvent",
+                where_);
     b.consumed_pending = false;
   }
-  if (timing_) cuda::check(cuda::counted(cudaEventRecord(b.start, stream_)), "cudaEventRecord", where_);
+  if (timing_)
+    cuda::check(cuda::counted(cudaEventRecord(b.start, stream_)), "cudaEventRecord", where_);
   const size_t data_bytes = host.bytes(), label_bytes = host.size() * sizeof(int64_t);
   if (data_bytes) {
     cuda::check(cuda::counted(cudaMemcpyAsync(b.device, host.data(), data_bytes,
@@ -140,8 +148,8 @@ void FeederCore::issue(int index, Batch&& host) {
                 "cudaMemcpyAsync", where_);
   }
   if (label_bytes) {
-    cuda::check(cuda::counted(cudaMemcpyAsync(b.device + labels_offset_, host.labels(),
-                                              label_bytes, cudaMemcpyHostToDevice, stream_)),
+    cuda::check(cuda::counted(cudaMemcpyAsync(b.device + labels_offset_, host.labels(), label_bytes,
+                                              cudaMemcpyHostToDevice, stream_)),
                 "cudaMemcpyAsync", where_);
   }
   cuda::check(cuda::counted(cudaEventRecord(b.copied, stream_)), "cudaEventRecord", where_);
@@ -181,8 +189,9 @@ DeviceBatch FeederCore::hand_out(const std::shared_ptr<FeederCore>& self) {
 void FeederCore::release(int index, void* consumer_stream) {
   std::lock_guard lock(mu_);
   Buffer& b = buffers_[index];
-  cuda::check(cuda::counted(cudaEventRecord(b.consumed, static_cast<cudaStream_t>(consumer_stream))),
-              "cudaEventRecord", where_, "release a DeviceBatch with a stream of its GPU");
+  cuda::check(
+      cuda::counted(cudaEventRecord(b.consumed, static_cast<cudaStream_t>(consumer_stream))),
+      "cudaEventRecord", where_, "release a DeviceBatch with a stream of its GPU");
   b.consumed_pending = true;
   b.held = false;
 }

@@ -66,8 +66,9 @@ Finding check_shm(const std::string& path, const std::optional<FsSpace>& space,
   Finding f{"shm", Severity::Ok, "", ""};
   if (!space) {
     f.severity = Severity::Warn;
-    f.message = path + " is missing: PyTorch DataLoader worker processes cannot pass batches "
-                       "(stoker's own loader uses threads and does not need it)";
+    f.message = path +
+                " is missing: PyTorch DataLoader worker processes cannot pass batches "
+                "(stoker's own loader uses threads and does not need it)";
     f.fix = "mount a tmpfs there (mount -t tmpfs -o size=8g tmpfs " + path +
             "; in containers: --shm-size=8g), or use stoker's Loader";
     return f;
@@ -84,8 +85,9 @@ Finding check_shm(const std::string& path, const std::optional<FsSpace>& space,
   f.message = sizes + ", below max(1 GiB, 2 x the prefetch budget " +
               values::format_bytes(prefetch_budget) +
               "): PyTorch DataLoader workers crash with 'bus error' or 'No space left on device'";
-  f.fix = "enlarge it to " + values::format_bytes(want) + " or more (mount -o remount,size=" +
-          std::to_string((want + (1u << 30) - 1) >> 30) + "G " + path +
+  f.fix = "enlarge it to " + values::format_bytes(want) +
+          " or more (mount -o remount,size=" + std::to_string((want + (1u << 30) - 1) >> 30) +
+          "G " + path +
           "; in containers: --shm-size), or use stoker's Loader (threads, no /dev/shm)";
   return f;
 }
@@ -106,11 +108,12 @@ Finding check_cpu_quota(std::optional<double> quota_cpus, int granted_cpus) {
   f.message = "cgroup CPU quota is " + cpus_text(*quota_cpus) + " CPUs but the mask has " +
               std::to_string(granted_cpus) + ": threads on every CPU are throttled, and the " +
               "loader's workers stall the training loop each period";
-  f.fix = "ask for a quota matching the cores (Slurm: ConstrainCores=yes without a CPU quota), "
-          "or run " +
-          std::to_string(std::max(1, static_cast<int>(std::floor(*quota_cpus)))) +
-          " threads at most (--stoker-workers=" +
-          std::to_string(std::max(1, static_cast<int>(std::floor(*quota_cpus)) - 1)) + ")";
+  f.fix =
+      "ask for a quota matching the cores (Slurm: ConstrainCores=yes without a CPU quota), "
+      "or run " +
+      std::to_string(std::max(1, static_cast<int>(std::floor(*quota_cpus)))) +
+      " threads at most (--stoker-workers=" +
+      std::to_string(std::max(1, static_cast<int>(std::floor(*quota_cpus)) - 1)) + ")";
   return f;
 }
 
@@ -137,8 +140,9 @@ Finding check_memory(uint64_t mem_limit, uint64_t prefetch_budget, int ranks) {
     f.message = what;
     return f;
   }
-  f.fix = "lower the prefetch (--stoker-prefetch, or the profile's MemShare) or ask for more "
-          "memory (--mem, --mem-per-gpu)";
+  f.fix =
+      "lower the prefetch (--stoker-prefetch, or the profile's MemShare) or ask for more "
+      "memory (--mem, --mem-per-gpu)";
   return f;
 }
 

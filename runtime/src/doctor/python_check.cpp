@@ -156,8 +156,9 @@ Finding check_python_sources(const std::map<std::string, std::optional<std::stri
   if (roots.size() > 1) {
     f.severity = Severity::Warn;
     f.message = "modules come from " + std::to_string(roots.size()) + " places: " + join(where);
-    f.fix = "install torch, numpy and Pillow the same way (all pip in one virtualenv, or all "
-            "Debian packages: apt install python3-torch python3-numpy python3-pil)";
+    f.fix =
+        "install torch, numpy and Pillow the same way (all pip in one virtualenv, or all "
+        "Debian packages: apt install python3-torch python3-numpy python3-pil)";
   } else if (!missing.empty()) {
     f.severity = Severity::Info;
     f.message = "not installed: " + join(missing) + (where.empty() ? "" : "; " + join(where));

@@ -25,7 +25,9 @@ int Report::count(Severity s) const {
   return n;
 }
 
-int Report::exit_code() const { return count(Severity::Error) > 0 ? 1 : 0; }
+int Report::exit_code() const {
+  return count(Severity::Error) > 0 ? 1 : 0;
+}
 
 std::string Report::text() const {
   std::string out;
@@ -37,8 +39,8 @@ std::string Report::text() const {
   }
   char tail[160];
   std::snprintf(tail, sizeof tail, "\n%zu checks: %d ok, %d info, %d warn, %d error\n",
-                findings.size(), count(Severity::Ok), count(Severity::Info),
-                count(Severity::Warn), count(Severity::Error));
+                findings.size(), count(Severity::Ok), count(Severity::Info), count(Severity::Warn),
+                count(Severity::Error));
   return out + tail;
 }
 

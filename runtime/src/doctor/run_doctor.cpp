@@ -38,11 +38,10 @@ std::string problem(const Error& e) {
 Finding plan_finding(const LocalPlan& lp) {
   const Plan& p = lp.plan;
   return {"plan", Severity::Ok,
-          "checked against the plan from " + lp.source + ": " + std::to_string(p.workers) +
-              " workers on CPUs " + p.worker_cpus.to_string() + ", prefetch " +
-              std::to_string(p.prefetch) + " batches, budget " +
+          std::to_string(p.workers) + " workers on CPUs " + p.worker_cpus.to_string() +
+              ", prefetch " + std::to_string(p.prefetch) + " batches, budget " +
               values::format_bytes(p.mem_budget) + ", " + std::to_string(p.local_size) +
-              " local rank(s)",
+              " local rank(s) (plan " + (lp.from_environment ? "from " : "") + lp.source + ")",
           ""};
 }
 
@@ -57,8 +56,9 @@ Report run_doctor(const Options& o) {
     r.findings.push_back(plan_finding(lp));
   } catch (const Error& e) {
     // Without a plan, check against one worker per CPU but the one for the training loop.
-    r.findings.push_back({"plan", Severity::Error, "cannot plan: " + problem(e),
-                          e.todo().empty() ? "fix the input named, then run stoker plan" : e.todo()});
+    r.findings.push_back(
+        {"plan", Severity::Error, "cannot plan: " + problem(e),
+         e.todo().empty() ? "fix the input named, then run stoker plan" : e.todo()});
     lp.plan.workers = std::max(1, mask.count() - 1);
     lp.plan.mem_budget = 0;
   }

@@ -79,7 +79,9 @@ MetricsWriter::MetricsWriter(std::string path, MetricLabels labels, Snapshot sna
   thread_ = std::thread([this] { run(); });
 }
 
-MetricsWriter::~MetricsWriter() { stop(); }
+MetricsWriter::~MetricsWriter() {
+  stop();
+}
 
 void MetricsWriter::run() {
   std::unique_lock<std::mutex> lock(mu_);
@@ -102,7 +104,9 @@ void MetricsWriter::write_now() {
   ++(ok ? writes_ : failures_);
 }
 
-void MetricsWriter::flush() { write_now(); }
+void MetricsWriter::flush() {
+  write_now();
+}
 
 void MetricsWriter::stop() {
   {

@@ -56,7 +56,9 @@ class Families {
   std::string base_, out_;
 };
 
-double seconds(uint64_t ns) { return static_cast<double>(ns) / 1e9; }
+double seconds(uint64_t ns) {
+  return static_cast<double>(ns) / 1e9;
+}
 
 }  // namespace
 
@@ -100,8 +102,7 @@ std::string prometheus_text(const LoaderStats& s, const MetricLabels& labels) {
            "Seconds the consumer blocked waiting for a batch.", seconds(s.consumer_wait_ns));
   f.metric("stoker_consumer_wait_share", "gauge",
            "Share of the wall time the consumer was starved (0 to 1).", s.wait_share);
-  f.metric("stoker_ring_depth", "gauge", "Batches the prefetch ring keeps in flight now.",
-           s.depth);
+  f.metric("stoker_ring_depth", "gauge", "Batches the prefetch ring keeps in flight now.", s.depth);
   f.metric("stoker_ring_max_depth", "gauge", "The deepest ring the memory budget allows.",
            s.max_depth);
   f.metric("stoker_workers", "gauge", "Loader worker threads.", s.workers);

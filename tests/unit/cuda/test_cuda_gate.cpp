@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "../loader/loader_fixture.hpp"
+#include "gpu_probe.hpp"
 #include "stoker/cuda_device.hpp"
 #include "stoker/cuda_pinner.hpp"
 #include "stoker/error.hpp"
@@ -18,14 +18,9 @@
 namespace stoker {
 namespace {
 
-constexpr const char* kSomeBusId = "0000:3b:00.0";
-
-Plan gpu_plan(const char* bus_id) {
-  Plan p = test::test_plan(1);
-  p.gpu = bus_id;
-  p.pin_memory = true;
-  return p;
-}
+using test::gpu_plan;
+using test::kSomeBusId;
+using test::machine_has_gpu;
 
 // Runs one epoch of a small token loader; returns its stats.
 LoaderStats run_token_epoch(const Plan& plan, std::shared_ptr<HostPinner> pinner) {
@@ -77,15 +72,6 @@ TEST(HostPinner, LoaderRunsOnHostMemoryWithoutGpu) {
 }
 
 #if STOKER_HAVE_CUDA
-
-// True when this machine has a CUDA device (one probe; only for choosing an assertion).
-bool machine_has_gpu() {
-  try {
-    return plan_gpu(gpu_plan(kSomeBusId)).usable;
-  } catch (const Error&) {
-    return true;  // CUDA sees devices, just not this bus id
-  }
-}
 
 TEST(PlanGpu, ProbesOnceAndTreatsFailureAsNoGpu) {
   if (machine_has_gpu()) GTEST_SKIP() << "a GPU is visible; tests/gpu covers this machine";

@@ -8,8 +8,7 @@
 #include <regex>
 #include <string>
 
-#include "../loader/loader_fixture.hpp"
-#include "stoker/cuda_device.hpp"
+#include "gpu_probe.hpp"
 #include "stoker/plan_env.hpp"
 
 namespace stoker {
@@ -17,16 +16,16 @@ namespace {
 
 const std::string kTrainer = STOKER_BINARY_DIR "/runtime/examples/stoker_train";
 
-struct Run {
+struct TrainRun {
   int rc = -1;
   std::string out;
 };
 
 // Runs the trainer with `env` (" K=V ...") prepended, stdout and stderr together.
-Run train(const std::string& env, const std::string& args) {
-  Run r;
-  const std::string cmd = "env -u STOKER_PLAN_VERSION -u RANK -u WORLD_SIZE -u SLURM_PROCID" +
-                          env + " " + kTrainer + " " + args + " 2>&1";
+TrainRun train(const std::string& env, const std::string& args) {
+  TrainRun r;
+  const std::string cmd = "env -u STOKER_PLAN_VERSION -u RANK -u WORLD_SIZE -u SLURM_PROCID" + env +
+                          " " + kTrainer + " " + args + " 2>&1";
   FILE* f = popen(cmd.c_str(), "r");
   char buf[4096];
   while (f && fgets(buf, sizeof buf, f)) r.out += buf;
@@ -35,14 +34,14 @@ Run train(const std::string& env, const std::string& args) {
   return r;
 }
 
-#define SKIP_WITHOUT_TRAINER()                                   \
+#define SKIP_WITHOUT_TRAINER() \
   if (!std::filesystem::exists(kTrainer)) GTEST_SKIP() << kTrainer << " is not built"
 
 TEST(Trainer, RefusesADatasetSmallerThanOneGlobalBatch) {
   SKIP_WITHOUT_TRAINER();
   test::TempDir dir;
   const std::string tokens = test::write_tokens(dir, 10 * 64 + 1);  // 10 windows of 64
-  Run r = train("", "--data " + tokens + " --kind tokens --seq-len 64 --batch-size 16");
+  TrainRun r = train("", "--data " + tokens + " --kind tokens --seq-len 64 --batch-size 16");
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("has 10 samples, fewer than one global batch (16 per rank x 1 ranks = "
                        "16)"),
@@ -54,7 +53,7 @@ TEST(Trainer, ASeveralRankWorldWithoutMpiNamesTheRankAndTheCause) {
   SKIP_WITHOUT_TRAINER();
   test::TempDir dir;
   const std::string tokens = test::write_tokens(dir, 400 * 64 + 1);
-  Run r = train(" RANK=1 WORLD_SIZE=2", "--data " + tokens + " --kind tokens --seq-len 64");
+  TrainRun r = train(" RANK=1 WORLD_SIZE=2", "--data " + tokens + " --kind tokens --seq-len 64");
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("error: rank 1/2: a world of 2 ranks (from RANK/WORLD_SIZE) but this "
                        "process was not launched under MPI"),
@@ -63,32 +62,20 @@ TEST(Trainer, ASeveralRankWorldWithoutMpiNamesTheRankAndTheCause) {
 }
 
 // The environment the plugin would export for a plan naming a GPU.
-std::string plugin_env_with_gpu(const std::string& bus_id) {
-  Plan p = test::test_plan(1);
-  p.gpu = bus_id;
-  p.pin_memory = true;
+std::string plugin_env_with_gpu(const char* bus_id) {
   std::string env;
-  for (const auto& [k, v] : plan_to_env(p)) env += " " + k + "='" + v + "'";
+  for (const auto& [k, v] : plan_to_env(test::gpu_plan(bus_id))) env += " " + k + "='" + v + "'";
   return env;
-}
-
-bool gpu_visible() {
-  Plan p = test::test_plan(1);
-  p.gpu = "0000:3b:00.0";
-  try {
-    return plan_gpu(p).usable;
-  } catch (const Error&) {
-    return true;
-  }
 }
 
 TEST(Trainer, FallsBackToTheCpuWhenThePlansGpuIsUnusableAndSaysSo) {
   SKIP_WITHOUT_TRAINER();
-  if (gpu_visible()) GTEST_SKIP() << "a GPU is visible here; tests/gpu covers this machine";
+  if (test::machine_has_gpu())
+    GTEST_SKIP() << "a GPU is visible here; tests/gpu covers this machine";
   test::TempDir dir;
   const std::string tokens = test::write_tokens(dir, 2000 * 16 + 1);
-  Run r = train(plugin_env_with_gpu("0000:3b:00.0"),
-                "--data " + tokens + " --kind tokens --seq-len 16 --epochs 2");
+  TrainRun r = train(plugin_env_with_gpu(test::kSomeBusId),
+                     "--data " + tokens + " --kind tokens --seq-len 16 --epochs 2");
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_NE(r.out.find("plan from the STOKER_* environment"), std::string::npos) << r.out;
   const std::string why = kBuiltWithCuda ? "no usable GPU" : "stoker was built without CUDA";
@@ -103,7 +90,7 @@ TEST(Trainer, FallsBackToTheCpuWhenThePlansGpuIsUnusableAndSaysSo) {
   EXPECT_NE(r.out.find("input wait"), std::string::npos);
 
   // Insisting on the GPU turns the fallback into an error naming it and the reason.
-  r = train(plugin_env_with_gpu("0000:3b:00.0"),
+  r = train(plugin_env_with_gpu(test::kSomeBusId),
             "--data " + tokens + " --kind tokens --seq-len 16 --device gpu");
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("error: --device gpu: GPU 0000:3b:00.0: " + why), std::string::npos)

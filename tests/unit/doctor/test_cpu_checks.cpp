@@ -74,8 +74,7 @@ TEST(Doctor, RealCraftedMaskIsWhatTheChecksSee) {
   const Finding* plan = find(r, "plan");
   ASSERT_NE(plan, nullptr);
   EXPECT_EQ(plan->severity, Severity::Ok) << plan->message;
-  EXPECT_NE(plan->message.find("on CPUs " + one.to_string()), std::string::npos)
-      << plan->message;
+  EXPECT_NE(plan->message.find("on CPUs " + one.to_string()), std::string::npos) << plan->message;
 }
 
 }  // namespace

@@ -52,8 +52,7 @@ TEST(OpenFiles, RealUlimit64IsFoundByTheDoctor) {
 }
 
 TEST(Shm, RulesOnSizes) {
-  EXPECT_EQ(check_shm("/dev/shm", FsSpace{8 * kGiB, 8 * kGiB}, 256 * kMiB).severity,
-            Severity::Ok);
+  EXPECT_EQ(check_shm("/dev/shm", FsSpace{8 * kGiB, 8 * kGiB}, 256 * kMiB).severity, Severity::Ok);
   // Under 1 GiB whatever the budget.
   EXPECT_EQ(check_shm("/dev/shm", FsSpace{64 * kMiB, 64 * kMiB}, kMiB).severity, Severity::Warn);
   // Under twice the budget.

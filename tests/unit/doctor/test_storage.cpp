@@ -30,8 +30,7 @@ TEST(Storage, NetworkDatasetWarnsWhateverTheDisk) {
   EXPECT_EQ(f.severity, Severity::Warn);
   EXPECT_NE(f.message.find("NFS"), std::string::npos) << f.message;
   EXPECT_NE(f.fix.find("netfs"), std::string::npos) << f.fix;
-  EXPECT_EQ(storage_finding("/d", 0x0BD00BD0, BlockDevice{"sda", false}).severity,
-            Severity::Warn);
+  EXPECT_EQ(storage_finding("/d", 0x0BD00BD0, BlockDevice{"sda", false}).severity, Severity::Warn);
 }
 
 // A sysfs tree as the kernel lays it out: /sys/dev/block/M:m links into /sys/devices, a
@@ -65,7 +64,7 @@ TEST(Storage, CraftedSysfsFollowsPartitionsToTheirDisk) {
   ASSERT_TRUE(ssd.has_value());
   EXPECT_EQ(ssd->name, "nvme0n1");
   EXPECT_FALSE(ssd->rotational);
-  EXPECT_FALSE(block_device(sys.path(), 8, 7).has_value());  // no such device
+  EXPECT_FALSE(block_device(sys.path(), 8, 7).has_value());   // no such device
   EXPECT_FALSE(block_device(sys.path(), 0, 42).has_value());  // anonymous (tmpfs, overlay)
 
   EXPECT_EQ(storage_finding("/d", 0xEF53, part).severity, Severity::Warn);

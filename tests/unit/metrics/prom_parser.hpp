@@ -26,7 +26,8 @@ struct PromFile {
   std::vector<PromSample> samples;
 
   // The value of the one sample of `name` whose labels include `match`; throws if none.
-  double value(const std::string& name, const std::map<std::string, std::string>& match = {}) const {
+  double value(const std::string& name,
+               const std::map<std::string, std::string>& match = {}) const {
     for (const PromSample& s : samples) {
       if (s.name != name) continue;
       bool ok = true;
@@ -39,7 +40,9 @@ struct PromFile {
 
 inline bool prom_name_ok(const std::string& n, bool metric) {
   if (n.empty()) return false;
-  auto first = [&](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || (metric && c == ':'); };
+  auto first = [&](char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || (metric && c == ':');
+  };
   auto rest = [&](char c) { return first(c) || std::isdigit(static_cast<unsigned char>(c)); };
   if (!first(n[0])) return false;
   for (char c : n)
@@ -108,9 +111,12 @@ inline PromFile parse_prometheus(const std::string& text) {
           if (line[j] == '\\') {
             if (++j >= line.size()) fail("dangling escape");
             char c = line[j];
-            if (c == 'n') value += '\n';
-            else if (c == '\\' || c == '"') value += c;
-            else fail("bad escape");
+            if (c == 'n')
+              value += '\n';
+            else if (c == '\\' || c == '"')
+              value += c;
+            else
+              fail("bad escape");
           } else {
             value += line[j];
           }

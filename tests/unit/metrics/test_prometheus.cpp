@@ -79,15 +79,15 @@ TEST(Prometheus, LabelValuesAreEscaped) {
 
 TEST(Prometheus, ParserRejectsBrokenFiles) {
   const char* bad[] = {
-      "stoker_x 1\n",                                                 // no HELP/TYPE
-      "# HELP stoker_x h\n# TYPE stoker_x gauge\nstoker_x 1",         // no final newline
-      "# HELP stoker_x h\n# TYPE stoker_x gauge\nstoker_x one\n",     // bad value
-      "# HELP 1x h\n# TYPE 1x gauge\n1x 1\n",                         // bad name
-      "# HELP stoker_x h\n# TYPE stoker_x gauge\nstoker_x{a=\"1} 1\n",  // unterminated
+      "stoker_x 1\n",                                                        // no HELP/TYPE
+      "# HELP stoker_x h\n# TYPE stoker_x gauge\nstoker_x 1",                // no final newline
+      "# HELP stoker_x h\n# TYPE stoker_x gauge\nstoker_x one\n",            // bad value
+      "# HELP 1x h\n# TYPE 1x gauge\n1x 1\n",                                // bad name
+      "# HELP stoker_x h\n# TYPE stoker_x gauge\nstoker_x{a=\"1} 1\n",       // unterminated
       "# HELP stoker_x h\n# TYPE stoker_x gauge\nstoker_x 1\nstoker_x 2\n",  // series twice
       "# HELP stoker_x h\n# TYPE stoker_x gauge\nstoker_x{a=\"1\"} 1\n"
       "# HELP stoker_y h\n# TYPE stoker_y gauge\nstoker_y 1\nstoker_x{a=\"2\"} 1\n",  // split
-      "# HELP stoker_x h\n# TYPE stoker_x gauges\nstoker_x 1\n",      // bad type
+      "# HELP stoker_x h\n# TYPE stoker_x gauges\nstoker_x 1\n",                      // bad type
   };
   for (const char* text : bad) EXPECT_THROW(parse_prometheus(text), std::runtime_error) << text;
 }

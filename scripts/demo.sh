@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# stoker in one command: a local two-node Slurm cluster with stoker's plugin, a real
+# multi-node training job, each rank's plan, and the throughput with stoker on and off.
+#
+#   sudo scripts/demo.sh [--keep] [--dir DIR]
+#
+#   --keep     leave the cluster running afterwards and print how to use and stop it
+#   --dir DIR  the demo's folder (default /var/tmp/stoker-demo): cluster, binaries, data,
+#              job output and the log. Not under /tmp: emulated node n2 has a private /tmp.
+#
+# Phases: install the Debian packages (scripts/install-deps.sh), build stoker, the SPANK
+# plugin and the example trainer into build/, start the cluster (scripts/local-cluster.sh)
+# with the plugin and the example profiles (sbatch_templates/admin/stoker.conf), make a
+# small JPEG dataset, submit sbatch_templates/multi_node.sbatch with stoker on, then the
+# same job with --stoker=off, print the results, stop the cluster.
+# Safe to run again: a cluster left by --keep in DIR is stopped and started afresh.
+# Everything the phases print goes to DIR/demo.log; a failed phase prints its tail.
+set -euo pipefail
+export PATH=/usr/sbin:/sbin:$PATH
+
+src=$(cd "$(dirname "$0")/.." && pwd -P)
+keep=0
+dir=/var/tmp/stoker-demo
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+while [ $# -gt 0 ]; do
+  case $1 in
+    --keep) keep=1; shift ;;
+    --dir) [ $# -ge 2 ] || usage; dir=$2; shift 2 ;;
+    -h|--help) usage ;;
+    *) echo "demo: unknown argument '$1'" >&2; usage ;;
+  esac
+done
+[ "$(id -u)" = 0 ] || { echo "demo: run as root (sudo $0): it installs packages and starts slurmd" >&2; exit 1; }
+dir=$(realpath -m "$dir")
+case "$dir/" in
+  /tmp/*) echo "demo: --dir $dir: use a folder outside /tmp (node n2 sees a private /tmp)" >&2; exit 1 ;;
+esac
+mkdir -p "$dir"
+log=$dir/demo.log
+: >"$log"
+
+build=$src/build
+bin=$dir/bin
+cluster=$dir/cluster
+jobs=$dir/jobs
+data=$dir/data/images
+# The dataset: 4 colour classes of 64x48 JPEGs, learnable in a few epochs.
+classes=4 per_class=256 epochs=3 batch=32
+job_timeout=${STOKER_DEMO_JOB_TIMEOUT:-300}
+
+# ---- phases ---------------------------------------------------------------------------
+total=7
+n=0
+# phase LABEL FUNCTION: runs FUNCTION with errexit, its output to the log; one line per phase.
+phase() {
+  local label=$1 started rc=0
+  shift
+  n=$((n + 1))
+  started=$(date +%s)
+  printf '[%d/%d] %s ... ' "$n" "$total" "$label"
+  echo "==== [$n/$total] $label ($(date '+%F %T'))" >>"$log"
+  # A background subshell keeps errexit on inside the function (an `if` would turn it off).
+  (set -e; "$@") >>"$log" 2>&1 &
+  wait $! || rc=$?
+  if [ $rc != 0 ]; then
+    echo "FAILED (exit $rc, $(($(date +%s) - started)) s)"
+    echo "---- last lines of $log:"
+    tail -n 25 "$log"
+    echo "---- full log: $log"
+    [ -f "$cluster/slurm.conf" ] && [ $keep = 0 ] &&
+      "$src/scripts/local-cluster.sh" stop "$cluster" >>"$log" 2>&1
+    exit 1
+  fi
+  echo "done ($(($(date +%s) - started)) s)"
+}
+
+install_deps() { "$src/scripts/install-deps.sh"; }
+
+# Same configuration as scripts/test.sh, so the two share build/; only the demo's targets.
+build_targets() {
+  cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  cmake --build "$build" -j"$(nproc)" --target stoker spank_stoker stoker_train stoker_make_data
+}
+
+# Copies a file by rename, so a process that has the old one mapped keeps a valid copy.
+put() {
+  cp "$1" "$2.new"
+  mv -f "$2.new" "$2"
+}
+
+start_cluster() {
+  # A cluster left running by an earlier --keep: stop it before its plugin is replaced.
+  if [ -f "$cluster/slurm.conf" ]; then "$src/scripts/local-cluster.sh" stop "$cluster"; fi
+  mkdir -p "$bin" "$dir/etc"
+  put "$build/runtime/stoker" "$bin/stoker"
+  put "$build/spank_plugin/spank_stoker.so" "$bin/spank_stoker.so"
+  put "$build/runtime/examples/stoker_train" "$bin/stoker_train"
+  put "$build/runtime/examples/stoker_make_data" "$bin/stoker_make_data"
+  put "$src/sbatch_templates/admin/stoker.conf" "$dir/etc/stoker.conf"
+  "$src/scripts/local-cluster.sh" start "$cluster" --plugin "$bin/spank_stoker.so" \
+    --plugin-args "profiles=$dir/etc/stoker.conf enable=opt-in"
+  export SLURM_CONF=$cluster/slurm.conf
+  sinfo -N
+}
+
+make_dataset() {
+  rm -rf "$data"
+  "$bin/stoker_make_data" images "$data" --classes $classes --per-class $per_class \
+    --width 64 --height 48
+  # What the admin previews for such a job: the same planner the plugin runs.
+  "$bin/stoker" plan --profiles "$dir/etc/stoker.conf" --profile cv
+}
+
+# run_job NAME [sbatch options...]: the multi-node template to its end; output in jobs/NAME.*
+run_job() {
+  local name=$1
+  shift
+  mkdir -p "$jobs"
+  rm -f "$jobs/$name".{out,err}
+  cd "$jobs"
+  export SLURM_CONF=$cluster/slurm.conf STOKER_TRAIN=$bin/stoker_train DATA=$data \
+    EPOCHS=$epochs BATCH_SIZE=$batch
+  # Open MPI between emulated nodes that are one host: TCP over the loopback only.
+  export OMPI_MCA_btl=tcp,self OMPI_MCA_pml=ob1 OMPI_MCA_btl_tcp_if_include=127.0.0.0/8
+  # The cluster's GPUs are fake (character devices): no NVIDIA GPU stands behind them, so
+  # the plugin would leave GPU tasks untuned. The demo asks for none; the plan then splits
+  # each node's cores between its ranks.
+  local rc=0
+  timeout "$job_timeout" sbatch --wait --gpus-per-node=0 -o "$jobs/$name.out" -e "$jobs/$name.err" \
+    "$@" "$src/sbatch_templates/multi_node.sbatch" || rc=$?
+  if [ $rc != 0 ]; then
+    echo "job $name: sbatch --wait exited $rc (124: over ${job_timeout} s)"
+    scancel --name=stoker-multinode 2>/dev/null || true
+    tail -n 30 "$jobs/$name.out" "$jobs/$name.err" 2>/dev/null || true
+    return 1
+  fi
+  grep -H '' "$jobs/$name.out" "$jobs/$name.err"
+  grep -q '^stoker_train: done: ' "$jobs/$name.out"
+}
+
+# --stoker-verbose is on the template's srun line already.
+run_on() { run_job on --stoker-profile=cv; }
+# Stoker off, twice: the trainer alone (it then plans in-process from its own mask), and
+# the loader setting users often copy (8 workers, prefetch_factor 2 each = 16 batches).
+run_off() {
+  run_job off --stoker=off
+  TRAIN_ARGS="--workers 8 --prefetch 16" run_job copied --stoker=off
+}
+
+stop_cluster() { "$src/scripts/local-cluster.sh" stop "$cluster"; }
+
+# ---- the report -------------------------------------------------------------------------
+# One block per rank from the plugin's --stoker-verbose line and the trainer's own line.
+print_plans() {
+  local err=$jobs/on.err out=$jobs/on.out
+  echo
+  echo "Each rank's plan, from stoker's SPANK plugin (--stoker-verbose, in $err):"
+  grep -E '^stoker: (warning: )?rank [0-9]+' "$err" | sort -t' ' -k3,3n | while IFS= read -r line; do
+    local rank host
+    rank=$(sed -nE 's/^stoker: (warning: )?rank ([0-9]+).*/\2/p' <<<"$line")
+    host=$(sed -nE "s/^stoker_train: rank $rank\/[0-9]+ \(local [0-9]+\/[0-9]+, host ([^,]+),.*/\1/p" "$out" | head -n 1)
+    if [[ $line != *" profile="* ]]; then
+      echo "  rank $rank (${host:-?}): untuned: ${line#*: }"
+      continue
+    fi
+    awk -v rank="$rank" -v host="${host:-?}" '
+      function field(k,   m) { return match($0, " " k "=[^ ;]+") ? substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2) : "?" }
+      {
+        printf "  rank %s (node %s, %s): cpus %s, NUMA %s, workers %s on cpus %s, prefetch %s batches, memory budget %.1f GiB, pinned %s\n",
+          rank, host, substr($0, index($0, "(local ") + 1, index($0, "):") - index($0, "(local ") - 1),
+          field("cpus"), numa(), field("workers"), field("worker_cpus"), field("prefetch"),
+          field("mem_budget") / 1073741824, field("pin_memory")
+        b = index($0, "; binding: "); r = index($0, "; reasons: ")
+        if (b) printf "      binding: %s\n", substr($0, b + 11, r - b - 11)
+        n = split(substr($0, r + 11), why, ";")
+        for (i = 1; i <= n; i++) {
+          sub(/^ +/, "", why[i])
+          if (why[i] ~ /^(cpus|workers|prefetch|mem_budget|numa):/) printf "      why %s\n", why[i]
+        }
+      }
+      function numa(   s) {
+        if (!match($0, "numa: [^;]*")) return "?"
+        s = substr($0, RSTART, RLENGTH)
+        return match(s, /, [0-9][0-9,-]*/) ? substr(s, RSTART + 2, RLENGTH - 2) : "?"
+      }' <<<"$line"
+  done
+}
+
+# done_field FILE WHAT: a figure from the trainer's done line.
+done_field() {
+  local line
+  line=$(grep -h '^stoker_train: done: ' "$1" | tail -n 1)
+  case $2 in
+    rate) sed -nE 's/.* = ([0-9.]+) samples\/s.*/\1/p' <<<"$line" ;;
+    wait) sed -nE 's/.*input wait ([0-9.]+)%.*/\1/p' <<<"$line" ;;
+    secs) sed -nE 's/.* samples in ([0-9.]+) s .*/\1/p' <<<"$line" ;;
+  esac
+}
+
+print_throughput() {
+  local ranks
+  ranks=$(grep -cE '^stoker_train: rank [0-9]+/[0-9]+ \(local' "$jobs/on.out")
+  echo
+  echo "Throughput of the whole job ($ranks ranks on 2 nodes, $epochs epochs of $((classes * per_class)) images, batch $batch per rank):"
+  printf '  %-52s %10s %12s %9s\n' "run" "samples/s" "input wait" "time"
+  local name label
+  for name in on off copied; do
+    case $name in
+      on) label="stoker on  (--stoker-profile=cv: the plugin's plan)" ;;
+      off) label="stoker off (--stoker=off: trainer plans in-process)" ;;
+      copied) label="stoker off, copied setting: 8 workers, prefetch 16" ;;
+    esac
+    printf '  %-52s %10s %11s%% %7s s\n' "$label" "$(done_field "$jobs/$name.out" rate)" \
+      "$(done_field "$jobs/$name.out" wait)" "$(done_field "$jobs/$name.out" secs)"
+  done
+  echo "  (This host has $(nproc) cores, shared by both emulated nodes and every rank: the"
+  echo "   figures measure this machine under its current load, not a GPU node.)"
+}
+
+print_keep() {
+  cat <<EOF
+
+The cluster is still running (--keep), with stoker's plugin (enable=opt-in) and the
+example profiles ($dir/etc/stoker.conf). Use it from a shell:
+  export SLURM_CONF=$cluster/slurm.conf
+  sinfo -N
+  cd $jobs && sbatch --wait --gpus-per-node=0 --stoker-profile=cv $src/sbatch_templates/multi_node.sbatch
+  (the job reads STOKER_TRAIN=$bin/stoker_train and DATA=$data from your environment,
+   and Open MPI needs OMPI_MCA_btl=tcp,self OMPI_MCA_pml=ob1 between the emulated nodes)
+Stop it with:
+  sudo $src/scripts/local-cluster.sh stop $cluster
+EOF
+}
+
+echo "stoker demo in $dir (log: $log)"
+phase "installing dependencies (scripts/install-deps.sh)" install_deps
+phase "building stoker, the SPANK plugin and the trainer (build/)" build_targets
+phase "starting the local two-node Slurm cluster with stoker's plugin" start_cluster
+phase "making a small dataset ($((classes * per_class)) JPEG images)" make_dataset
+phase "running sbatch_templates/multi_node.sbatch with stoker on" run_on
+phase "running the same job with --stoker=off" run_off
+if [ $keep = 1 ]; then
+  n=$((n + 1))
+  echo "[$n/$total] leaving the cluster running (--keep) ... done"
+else
+  phase "stopping the cluster" stop_cluster
+fi
+print_plans
+print_throughput
+[ $keep = 1 ] && print_keep
+echo
+echo "Job output: $jobs/{on,off,copied}.{out,err}; full log: $log"
