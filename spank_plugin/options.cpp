@@ -27,12 +27,21 @@ constexpr Flag kFlags[] = {
     {"stoker-verbose", nullptr, "Print each rank's stoker plan and reasons on stderr", 0},
 };
 
+// The value Slurm hands the callback. A switch has none. When sbatch forwards an
+// option to the steps of its job (SLURM_SPANK__SLURM_SPANK_OPTION_* variables),
+// Slurm 22.05 prints a missing value with "%s", so it comes back as "(null)".
+std::string option_value(const Flag& f, const char* optarg) {
+  if (f.has_arg == 0 || optarg == nullptr) return "";
+  std::string v = optarg;
+  return (f.has_arg == 2 && v == "(null)") ? "" : v;
+}
+
 int on_option(int val, const char* optarg, int remote) {
   try {
     if (val < 0 || static_cast<size_t>(val) >= std::size(kFlags)) return 0;
     OptionState& st = option_state();
     const std::string flag = std::string("--") + kFlags[val].name;
-    std::string problem = set_user_option(st.opts, flag, optarg ? optarg : "");
+    std::string problem = set_user_option(st.opts, flag, option_value(kFlags[val], optarg));
     st.any_flag = true;
     if (problem.empty() && !remote && st.check) problem = st.check(st.opts);
     if (problem.empty()) return 0;

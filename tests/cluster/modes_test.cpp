@@ -55,6 +55,7 @@ TEST_F(Modes, BatchJobWithSbatchLines) {
                  "#SBATCH --stoker-profile=cv\n"
                  "#SBATCH --stoker-workers=1\n"
                  "#SBATCH --stoker-prefetch=4\n"
+                 "#SBATCH --stoker-verbose\n"
                  "echo batch STOKER_PLAN_VERSION=${STOKER_PLAN_VERSION:-unset}\n"
                  "srun " +
                  probe() + "\n");
@@ -63,6 +64,9 @@ TEST_F(Modes, BatchJobWithSbatchLines) {
   const std::string out = slurp(jobs() / "train.out");
   // batch_step=no (the default): the script itself is not tuned, its steps are.
   EXPECT_NE(out.find("batch STOKER_PLAN_VERSION=unset"), std::string::npos) << out;
+  // A switch forwarded from sbatch to the job's steps still parses there.
+  EXPECT_EQ(out.find("takes no value"), std::string::npos) << out;
+  EXPECT_EQ(count_of(out, "stoker: rank "), 4) << out;
   const Probe p = parse_probe(out);
   ASSERT_EQ(p.size(), 4u) << out;
   for (const auto& [rank, env] : p) {
