@@ -50,6 +50,8 @@ def timed_epochs(loader, epochs, set_epoch):
 
 
 def one_stoker(cfg):
+    import torch  # noqa: F401  imported before the loader starts, as a training script does
+
     import stoker
 
     loader = stoker.Loader.images(cfg["images"], batch_size=BATCH, size=224, seed=0,

@@ -11,7 +11,8 @@
 # its own slurm.conf there and never reads or writes /etc/slurm. It refuses a DIR
 # holding a Slurm config it did not write. Nodes n1 and n2 are two slurmd on this
 # host with their own ports; n2 runs in its own mount namespace with a private /tmp
-# (two stepds sharing /tmp break --mpi=pmix), so job files must live outside /tmp.
+# (two stepds sharing /tmp break --mpi=pmix); the cluster folder, the plugin and this
+# checkout are bound back into it when they live under /tmp.
 # Fake GPUs: gres File= two existing character devices (Slurm only needs them to exist).
 # --plugin writes DIR/plugstack.conf.d/stoker.conf loading that SPANK plugin; the
 # file is re-read at each launch, so it can be rewritten while the cluster runs.
@@ -182,10 +183,6 @@ start() {
   for b in slurmctld slurmd sinfo munged unshare; do
     command -v "$b" >/dev/null || unable="$b not found: run scripts/install-deps.sh"
   done
-  # n2 sees a private /tmp: nothing the jobs need may live there.
-  case "$dir/:$(realpath -m "${plugin:-/}")/" in
-    /tmp/*|*:/tmp/*) unable="the cluster folder and the plugin must be outside /tmp (node n2 has a private /tmp)" ;;
-  esac
   if [ -n "$unable" ]; then
     [ $skip = 1 ] || die "$unable"
     echo "$unable" >"$dir/skip-reason"
@@ -206,7 +203,7 @@ start() {
   start_munge
   slurmctld -c
   slurmd -N n1
-  unshare -m --propagation private sh -c "mount --bind '$dir/n2-tmp' /tmp && exec slurmd -N n2"
+  start_n2
   local i
   for i in $(seq 100); do nodes_idle && break; sleep 0.3; done
   nodes_idle || { echo "local-cluster: nodes did not become idle:" >&2; sinfo -N >&2 || true; false; }
@@ -216,6 +213,30 @@ start() {
   fi
   trap - ERR INT TERM
   echo "local-cluster: n1 n2 idle; export SLURM_CONF=$conf"
+}
+
+# Starts node n2 in its own mount namespace with a private /tmp (two stepds of one
+# step sharing /tmp collide on --mpi=pmix's /tmp/spmix_appdir_* folders). What the jobs
+# need and lives under the real /tmp (a clone in /tmp: the cluster folder, the plugin,
+# this checkout) is bound back in at the same path, so n2 sees it too.
+start_n2() {
+  local repo shared=() p
+  repo=$(cd "$(dirname "$0")/.." && pwd -P)
+  for p in "$dir" "$repo" "$(dirname "$(realpath -m "${plugin:-/}")")"; do
+    case "$p/" in /tmp/*) shared+=("$p") ;; esac
+  done
+  mkdir -p /run/stoker-real-tmp
+  # shellcheck disable=SC2016
+  unshare -m --propagation private sh -c '
+    set -e
+    mount --bind /tmp /run/stoker-real-tmp
+    mount --bind "$1" /tmp
+    shift
+    for p in "$@"; do
+      mkdir -p "$p"
+      mount --bind "/run/stoker-real-tmp/${p#/tmp/}" "$p"
+    done
+    exec slurmd -N n2' n2 "$dir/n2-tmp" "${shared[@]}"
 }
 
 # Stops the daemons in the given pid files together (each takes ~2 s to exit):

@@ -59,7 +59,7 @@ class Loader:
             "prefetch": check_int("prefetch", prefetch, 1, 4096, allow_none=True),
             "adaptive": check_bool("adaptive", adaptive),
             "max_depth": check_int("max_depth", max_depth, 1, 4096),
-            "held_batches": check_int("held_batches", held_batches, 0, 4096),
+            "held_batches": check_int("held_batches", held_batches, 1, 4096),
             "pin_threads": check_bool("pin_threads", pin_threads),
             "on_corrupt": check_choice("on_corrupt", on_corrupt, ("error", "skip")),
             "plan": self._plan._core,
