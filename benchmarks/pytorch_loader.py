@@ -74,6 +74,7 @@ def main():
     ap.add_argument("--prefetch", type=int, default=2, help="prefetch_factor (per worker)")
     ap.add_argument("--size", type=int, default=224)
     ap.add_argument("--seq-len", type=int, default=2048)
+    ap.add_argument("--step-ms", type=float, default=0, help="simulated GPU training step per batch (sleep)")
     a = ap.parse_args()
     batch = a.batch_size or (64 if a.what == "images" else 16)
     torch.manual_seed(0)
@@ -97,6 +98,8 @@ def main():
                 first_ms.append((time.perf_counter() - te) * 1e3)
             x = batch_data[0] if isinstance(batch_data, (list, tuple)) else batch_data
             n += x.shape[0]
+            if a.step_ms > 0:
+                time.sleep(a.step_ms / 1e3)  # a GPU step: the main process mostly waits
         epoch_rate.append(n / (time.perf_counter() - te))
         samples += n
         worker_pids.update(w.pid for w in getattr(it, "_workers", []))
@@ -108,7 +111,7 @@ def main():
         "construct_s": construct_s,
         "samples_per_s": samples / wall, "epoch_samples_per_s": epoch_rate,
         "bytes_per_s": samples * bytes_per_sample / wall, "epoch_first_batch_ms": first_ms,
-        "peak_rss_bytes": rss, "processes": 1 + len(worker_pids),
+        "peak_rss_bytes": rss, "processes": 1 + len(worker_pids), "step_ms": a.step_ms,
     }))
 
 

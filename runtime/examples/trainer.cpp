@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -61,17 +62,42 @@ struct DeviceChoice {
   std::string note;  // why the CPU (or which GPU)
 };
 
+// --device gpu with a plan that names no GPU (hwloc could not see the GPUs, e.g. in a
+// container without PCI information): take CUDA device local_rank % count, as PyTorch's
+// LOCAL_RANK convention does, and feed it from pinned memory.
+void adopt_visible_gpu(Plan& plan, int local_rank) {
+#if STOKER_HAVE_CUDA
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+    cudaGetLastError();
+    return;
+  }
+  char id[32] = {};
+  if (cudaDeviceGetPCIBusId(id, sizeof id, local_rank % n) != cudaSuccess) return;
+  plan.gpu = id;
+  for (char& c : plan.gpu) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  plan.pin_memory = true;
+  plan.reasons.push_back({"gpu", "--device gpu: the plan named none; CUDA device " +
+                                     std::to_string(local_rank % n) + " for local rank " +
+                                     std::to_string(local_rank)});
+#else
+  (void)plan;
+  (void)local_rank;
+#endif
+}
+
 // The plan names the GPU; this decides whether it is used. A GPU that CUDA cannot use at
 // all (no driver, a test cluster's fake GPUs) means the CPU path, said out loud; a GPU
 // that CUDA sees but not the plan's is an error (plan_gpu throws).
-DeviceChoice choose_device(const Plan& plan, const std::string& want) {
+DeviceChoice choose_device(Plan& plan, const std::string& want, int local_rank) {
   if (want != "auto" && want != "cpu" && want != "gpu") {
     throw Error("--device " + want, "is not auto, cpu or gpu");
   }
   if (want == "cpu") return {false, -1, "cpu (--device cpu)"};
+  if (plan.gpu.empty() && want == "gpu") adopt_visible_gpu(plan, local_rank);
   if (plan.gpu.empty()) {
     if (want == "gpu") {
-      throw Error("--device gpu", "the plan names no GPU",
+      throw Error("--device gpu", "the plan names no GPU and CUDA sees none",
                   "request one (--gpus-per-task=1) or use --device auto");
     }
     return {false, -1, "cpu (the plan names no GPU)"};
@@ -174,7 +200,7 @@ void run(const TrainOptions& o, WorldInfo& world) {
       ", host " + host_name() + ", world from " + world.source + "): plan from " + plan_source +
       ": " + plan_line(plan));
 
-  const DeviceChoice device = choose_device(plan, o.device);
+  const DeviceChoice device = choose_device(plan, o.device, static_cast<int>(world.local_rank));
   say(me + ": device " + device.note);
   GpuContext gpu(device);
 

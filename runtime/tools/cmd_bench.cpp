@@ -12,6 +12,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "command.hpp"
@@ -36,6 +37,9 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+// A stand-in for a GPU training step: the consumer's thread mostly waits for the device.
+void step(double ms) { std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms)); }
+
 uint64_t peak_rss_bytes() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
@@ -46,7 +50,8 @@ struct Common {
   size_t batch_size = 0;
   uint64_t batches = 0;  // 0: whole epochs
   uint64_t epochs = 2;
-  int workers = 0, prefetch = 0;
+  int workers = 0, prefetch = 0, max_depth = 0;
+  double step_ms = 0;  // simulated training step per batch
   uint64_t world_size = 0, rank = 0, seed = 0;
   bool json = false, fixed_depth = false;
 };
@@ -80,6 +85,9 @@ void add_common(CLI::App* cmd, Common& c, size_t default_batch) {
   cmd->add_option("--workers", c.workers, "Worker threads (default: the plan's)");
   cmd->add_option("--prefetch", c.prefetch, "Starting ring depth in batches (default: the plan's)");
   cmd->add_flag("--fixed-depth", c.fixed_depth, "Keep the ring depth (no controller)");
+  cmd->add_option("--max-depth", c.max_depth, "Cap on the ring depth (default: the loader's)");
+  cmd->add_option("--step-ms", c.step_ms,
+                  "Simulated GPU training step: the consumer sleeps this long per batch");
   cmd->add_option("--world-size", c.world_size, "Ranks (default: detected: MPI, RANK/WORLD_SIZE, Slurm)");
   cmd->add_option("--rank", c.rank, "This rank (with --world-size)");
   cmd->add_option("--seed", c.seed, "Shuffle and augmentation seed")->capture_default_str();
@@ -109,6 +117,16 @@ void run_bench(const char* what, std::shared_ptr<const Source> source,
   if (c.prefetch > 0) req.overrides.prefetch = c.prefetch;
   req.batch_bytes = transform->output_spec().bytes() * c.batch_size;
   LocalPlan lp = plan_this_process(req);
+  std::string spread;
+  if (c.workers > lp.plan.worker_cpus.count()) {
+    // More workers than the plan's worker cores: let them use every CPU of the process
+    // rather than crowd onto the worker cores (the main thread only waits here).
+    spread = std::to_string(c.workers) + " workers > " +
+             std::to_string(lp.plan.worker_cpus.count()) + " worker CPUs (" +
+             lp.plan.worker_cpus.to_string() + "): workers spread over all CPUs " +
+             lp.plan.cpus.to_string();
+    lp.plan.worker_cpus = lp.plan.cpus;
+  }
 
   LoaderOptions o;
   o.batch_size = c.batch_size;
@@ -118,6 +136,7 @@ void run_bench(const char* what, std::shared_ptr<const Source> source,
   o.workers = c.workers;
   o.prefetch = c.prefetch;
   o.adaptive = !c.fixed_depth;
+  if (c.max_depth > 0) o.max_depth = c.max_depth;
   o.plan = lp.plan;
   const auto t_construct = Clock::now();
   Loader loader(source, transform, o);
@@ -137,6 +156,7 @@ void run_bench(const char* what, std::shared_ptr<const Source> source,
         first = false;
       }
       n += b.size();
+      if (c.step_ms > 0) step(c.step_ms);
     }
     epoch_rate.push_back(static_cast<double>(n) / seconds_since(te));
     samples += n;
@@ -189,8 +209,10 @@ void run_bench(const char* what, std::shared_ptr<const Source> source,
       {"rank", sampler.options().rank},
       {"shard_samples", sampler.length()},
       {"shard_first_indices", first_indices},
+      {"step_ms", c.step_ms},
       {"notes", st.notes},
   };
+  if (!spread.empty()) j["notes"].push_back(spread);
   j.update(extra);
   if (c.json) {
     std::printf("%s\n", j.dump().c_str());
@@ -232,6 +254,7 @@ void run_bench(const char* what, std::shared_ptr<const Source> source,
   std::printf("  memory     peak RSS %.1f MiB, arena %.1f MiB%s\n",
               static_cast<double>(peak_rss_bytes()) / (1 << 20),
               static_cast<double>(st.arena_bytes) / (1 << 20), st.pinned ? " (pinned)" : "");
+  if (!spread.empty()) std::printf("  note       %s\n", spread.c_str());
   for (const auto& n : st.notes) std::printf("  note       %s\n", n.c_str());
 }
 

@@ -11,7 +11,6 @@ import os
 import unittest
 
 import numpy as np
-import torch
 from PIL import Image
 
 import stoker

@@ -98,7 +98,7 @@ class Lifecycle(unittest.TestCase):
                 n += 1
             return n
 
-        alone = count_for(0.3) / 0.3
+        before = count_for(0.3) / 0.3
         loader = stoker.Loader.images(self.images, batch_size=2, size=256, workers=1,
                                       world_size=1, rank=0, dct_scaling=False)
         stop, result = threading.Event(), {}
@@ -111,6 +111,7 @@ class Lifecycle(unittest.TestCase):
         stop.set()
         counter.join()
         elapsed = time.monotonic() - start
+        alone = min(before, count_for(0.3) / 0.3)  # the machine may be shared: take the worse
         share = loader.stats()["wait_share"]
         rate = result["n"] / elapsed
         self.assertGreater(share, 0.3, "the consumer did not wait: the test proves nothing")

@@ -25,10 +25,12 @@ struct ControllerConfig {
   int initial_depth = 2;
   int min_depth = 1;
   int max_depth = 64;
-  uint64_t batch_bytes = 0;       // bytes one prefetched batch holds
-  uint64_t mem_budget = 0;        // bytes; depth x batch_bytes never exceeds it (0 = no limit)
-  uint64_t min_wait_ns = 50'000;  // shorter waits are scheduling noise, not starvation
-  int calm_batches = 64;          // batches without a wait before the depth is lowered
+  uint64_t batch_bytes = 0;  // bytes one prefetched batch holds
+  uint64_t mem_budget = 0;   // bytes; depth x batch_bytes never exceeds it (0 = no limit)
+  // A wait counts when it is at least min_wait_ns or half a batch's production time,
+  // whichever is shorter: shorter waits are scheduling noise, not starvation.
+  uint64_t min_wait_ns = 50'000;
+  int calm_batches = 64;  // batches without a wait before the depth is lowered
 };
 
 // What happened for one delivered batch.
@@ -78,8 +80,8 @@ class PrefetchController {
   ControllerConfig config_;
   int depth_ = 1, min_depth_ = 1, max_depth_ = 1;
   uint64_t observed_ = 0;
-  uint64_t cooldown_ = 0;     // observations left before the next judgement
-  uint64_t calm_streak_ = 0;  // consecutive observations without a wait
+  uint64_t cooldown_ = 0;      // observations left before the next judgement
+  uint64_t calm_streak_ = 0;   // consecutive observations without a wait
   uint64_t since_change_ = 0;  // observations since the last change
   uint64_t filled_ = 0;        // of which with ring_filled
   uint64_t dropped_ = 0, producer_bound_waits_ = 0;

@@ -56,7 +56,8 @@ int PrefetchController::observe(const PrefetchObservation& obs) {
   ++observed_;
   ++since_change_;
   filled_ += obs.ring_filled ? 1 : 0;
-  bool waited = obs.wait_ns >= config_.min_wait_ns;
+  const bool waited =
+      obs.wait_ns >= std::min(config_.min_wait_ns, obs.produce_ns / 2) && obs.wait_ns > 0;
   calm_streak_ = waited ? 0 : calm_streak_ + 1;
   if (cooldown_ > 0) {
     --cooldown_;

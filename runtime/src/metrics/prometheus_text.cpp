@@ -1,5 +1,6 @@
 // The loader's stats in the Prometheus text exposition format (version 0.0.4), one family
 // per metric with its HELP and TYPE lines first, as the textfile collector requires.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -39,20 +40,29 @@ class Families {
     out_ += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
   }
   // One sample; `extra` is an additional label pair ("stage=\"read\""), already escaped.
+  // Counts print as integers (exact past 2^53, where a double would round); the rest with
+  // 10 significant digits.
+  void sample(const char* name, uint64_t value, const std::string& extra = {}) {
+    line(name, std::to_string(value), extra);
+  }
   void sample(const char* name, double value, const std::string& extra = {}) {
-    std::string labels = base_;
-    if (!extra.empty()) labels += (labels.empty() ? "" : ",") + extra;
     char num[64];
     std::snprintf(num, sizeof num, "%.10g", value);
-    out_ += std::string(name) + (labels.empty() ? "" : "{" + labels + "}") + " " + num + "\n";
+    line(name, num, extra);
   }
-  void metric(const char* name, const char* type, const char* help, double value) {
+  template <typename T>
+  void metric(const char* name, const char* type, const char* help, T value) {
     family(name, type, help);
     sample(name, value);
   }
   std::string take() { return std::move(out_); }
 
  private:
+  void line(const char* name, const std::string& value, const std::string& extra) {
+    std::string labels = base_;
+    if (!extra.empty()) labels += (labels.empty() ? "" : ",") + extra;
+    out_ += std::string(name) + (labels.empty() ? "" : "{" + labels + "}") + " " + value + "\n";
+  }
   std::string base_, out_;
 };
 
@@ -82,14 +92,10 @@ MetricLabels MetricLabels::from_environment(std::optional<uint64_t> rank) {
 std::string prometheus_text(const LoaderStats& s, const MetricLabels& labels) {
   Families f(labels);
   const double wall = seconds(s.wall_ns);
-  f.metric("stoker_samples_total", "counter", "Samples delivered to the consumer.",
-           static_cast<double>(s.samples));
-  f.metric("stoker_batches_total", "counter", "Batches delivered to the consumer.",
-           static_cast<double>(s.batches));
-  f.metric("stoker_bytes_total", "counter", "Sample bytes delivered to the consumer.",
-           static_cast<double>(s.bytes));
-  f.metric("stoker_skipped_samples_total", "counter", "Corrupt samples left out.",
-           static_cast<double>(s.skipped));
+  f.metric("stoker_samples_total", "counter", "Samples delivered to the consumer.", s.samples);
+  f.metric("stoker_batches_total", "counter", "Batches delivered to the consumer.", s.batches);
+  f.metric("stoker_bytes_total", "counter", "Sample bytes delivered to the consumer.", s.bytes);
+  f.metric("stoker_skipped_samples_total", "counter", "Corrupt samples left out.", s.skipped);
   f.metric("stoker_samples_per_second", "gauge",
            "Mean throughput since the first batch was asked for, in samples per second.",
            wall > 0 ? static_cast<double>(s.samples) / wall : 0.0);
@@ -102,12 +108,14 @@ std::string prometheus_text(const LoaderStats& s, const MetricLabels& labels) {
            "Seconds the consumer blocked waiting for a batch.", seconds(s.consumer_wait_ns));
   f.metric("stoker_consumer_wait_share", "gauge",
            "Share of the wall time the consumer was starved (0 to 1).", s.wait_share);
-  f.metric("stoker_ring_depth", "gauge", "Batches the prefetch ring keeps in flight now.", s.depth);
+  f.metric("stoker_ring_depth", "gauge", "Batches the prefetch ring keeps in flight now.",
+           static_cast<uint64_t>(std::max(s.depth, 0)));
   f.metric("stoker_ring_max_depth", "gauge", "The deepest ring the memory budget allows.",
-           s.max_depth);
-  f.metric("stoker_workers", "gauge", "Loader worker threads.", s.workers);
+           static_cast<uint64_t>(std::max(s.max_depth, 0)));
+  f.metric("stoker_workers", "gauge", "Loader worker threads.",
+           static_cast<uint64_t>(std::max(s.workers, 0)));
   f.metric("stoker_memory_budget_bytes", "gauge", "The plan's prefetch memory budget in bytes.",
-           static_cast<double>(s.mem_budget));
+           s.mem_budget);
 
   f.family("stoker_stage_seconds_total", "counter",
            "Worker seconds spent per pipeline stage, summed over the workers.");

@@ -2,7 +2,7 @@
 # Submits every user template in sbatch_templates/ to the local two-node Slurm cluster and
 # checks that each job exits 0 with the expected output lines.
 #
-#   tests/cluster/templates/run_templates.sh CLUSTER_DIR BIN_DIR
+#   tests/cluster/templates/run_templates.sh CLUSTER_DIR BIN_DIR [PLUGIN]
 #
 # CLUSTER_DIR  a running cluster of scripts/local-cluster.sh with stoker's plugin loaded:
 #                scripts/local-cluster.sh start CLUSTER_DIR --plugin build/spank_plugin/spank_stoker.so
@@ -10,6 +10,9 @@
 #              exists (the harness could not start a cluster here), the test skips (exit 77).
 # BIN_DIR      the folder holding the built stoker_train and stoker_make_data
 #              (build/runtime/examples).
+# PLUGIN       optional: the built spank_stoker.so; when given, the cluster's plugstack line
+#              is first reset to load it with no arguments (the state cluster.start leaves),
+#              so settings another test left behind do not leak into the templates.
 # Environment (optional):
 #   PYTHON                   the Python with torch for the DDP template (default /usr/bin/python3)
 #   STOKER_TEMPLATE_TIMEOUT  seconds each job may take (default 100)
@@ -22,7 +25,7 @@
 # Exit status: 0 all passed; 1 a check failed (the job's output is printed); 77 skipped.
 set -euo pipefail
 
-[ $# -eq 2 ] || { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -eq 2 ] || [ $# -eq 3 ] || { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 cluster=$(cd "$1" && pwd -P)
 bin=$(cd "$2" && pwd -P)
 src=$(cd "$(dirname "$0")/../../.." && pwd -P)
@@ -34,6 +37,10 @@ if [ -f "$cluster/skip-reason" ]; then
 fi
 [ -f "$cluster/slurm.conf" ] || { echo "FAIL: $cluster/slurm.conf missing: start the cluster first"; exit 1; }
 export SLURM_CONF=$cluster/slurm.conf
+if [ $# -eq 3 ]; then
+  [ -f "$3" ] || { echo "FAIL: plugin $3 not found"; exit 1; }
+  echo "optional $(realpath "$3")" >"$cluster/plugstack.conf.d/stoker.conf"
+fi
 for b in stoker_train stoker_make_data; do
   [ -x "$bin/$b" ] || { echo "FAIL: $bin/$b not built"; exit 1; }
 done
@@ -111,8 +118,9 @@ done
 # computed in-process.
 rank_line='^stoker_train: rank [0-9]+/%d .*plan from (the STOKER_\* environment|computed on)'
 env_line='^stoker_train: rank [0-9]+/%d .*plan from the STOKER_\* environment'
-# The plugin's word on each rank (--stoker-verbose): its plan, or why it left the task alone.
-plugin_line='^stoker: (warning: )?rank [0-9]+[ :(]'
+# The plugin's word on each rank of the srun step (--stoker-verbose): its plan, or why it left
+# the task alone (the fake GPUs). The batch step's own "not tuned" line is not counted.
+plugin_line='^stoker: (rank [0-9]+ \(local [0-9]+/[0-9]+\): profile=|warning: rank [0-9]+: GPUs )'
 # single node, 2 GPUs: two ranks on one node, fake GPUs -> the trainer's CPU path, said out loud.
 expect single out 2 "$(printf "$rank_line" 2)"
 expect single out 2 '^stoker_train: rank [01]/2: device cpu \('

@@ -71,7 +71,13 @@ TEST(PrefetchController, RareFillsDoNotMakeAWaitWorthMoreDepth) {
 
 TEST(PrefetchController, ShortWaitsAreNoise) {
   PrefetchController c(config(2, 16));
-  for (uint64_t t = 0; t < 5; ++t) EXPECT_EQ(c.observe({t, 40'000, 100, 0, true}), 2);
+  for (uint64_t t = 0; t < 5; ++t) EXPECT_EQ(c.observe({t, 40'000, 500'000, 0, true}), 2);
+}
+
+TEST(PrefetchController, AWaitLongerThanHalfATinyBatchCounts) {
+  PrefetchController c(config(2, 16));
+  // Batches made in 10 us: a 20 us wait is starvation, although below min_wait_ns.
+  EXPECT_EQ(c.observe({0, 20'000, 10'000, 0, true}), 3);
 }
 
 TEST(PrefetchController, NeverExceedsMaxDepthOrBudget) {

@@ -96,7 +96,7 @@ TEST(SteadyState, NoHeapAllocationPerBatch) {
 }
 
 // Throughput of token windows (2048-token windows, batch 16), as in the goal.
-// STOKER_LOADER_BENCH_BATCHES sets the number of batches (default 3000: about 0.2 s).
+// STOKER_LOADER_BENCH_BATCHES sets the number of batches (default 3000: about 0.1 s).
 TEST(SteadyState, TokenWindowThroughput) {
   TempDir dir;
   constexpr uint64_t kSeqLen = 2048;
@@ -106,8 +106,10 @@ TEST(SteadyState, TokenWindowThroughput) {
   auto copy = std::make_shared<CopyTransform>(source->spec());
   const char* env = std::getenv("STOKER_LOADER_BENCH_BATCHES");
   const uint64_t batches = env ? std::strtoull(env, nullptr, 10) : 3000;
-  Plan plan = test::test_plan(1);
-  const int workers = std::max(1, plan.worker_cpus.count());
+  // STOKER_LOADER_BENCH_WORKERS: workers (default: one per allowed CPU).
+  const char* wenv = std::getenv("STOKER_LOADER_BENCH_WORKERS");
+  const int workers =
+      wenv ? std::max(1, std::atoi(wenv)) : std::max(1, test::test_plan(1).worker_cpus.count());
   Loader loader(source, copy, test::test_options(16, workers, 4, 256ull << 20));
   uint64_t got = 0;
   while (got < batches) {

@@ -70,6 +70,14 @@ TEST(Prometheus, BeforeTheFirstBatchNothingDividesByZero) {
   EXPECT_TRUE(f.samples.front().labels.empty());  // empty labels are left out
 }
 
+TEST(Prometheus, LargeCountersStayExact) {
+  LoaderStats s = crafted_stats();
+  s.bytes = (uint64_t{1} << 60) + 1;  // a double would round this
+  std::string text = prometheus_text(s, MetricLabels{"1", "", ""});
+  EXPECT_NE(text.find("stoker_bytes_total{job=\"1\"} 1152921504606846977\n"), std::string::npos)
+      << text;
+}
+
 TEST(Prometheus, LabelValuesAreEscaped) {
   MetricLabels l{"a\"b\\c\nd", "", "0"};
   test::PromFile f = parse_prometheus(prometheus_text(crafted_stats(), l));
