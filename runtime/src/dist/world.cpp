@@ -7,6 +7,8 @@
 #include "env_number.hpp"
 #include "mpi_comm.hpp"
 #include "stoker/coordination.hpp"
+
+#include "common/slurm_tasks.hpp"
 #include "stoker/error.hpp"
 
 namespace stoker {
@@ -21,36 +23,6 @@ std::string str(uint64_t v) {
 
 // Slurm's tasks-per-node list, "2(x3),1": 2 tasks on each of 3 nodes, then 1. Returns the
 // count for node `node`, or 0 when the list is shorter.
-uint64_t tasks_on_node(const char* name, std::string_view list, uint64_t node) {
-  auto bad = [&] {
-    return Error(name, "'" + std::string(list) + "' is not a Slurm task list such as 2(x3),1");
-  };
-  uint64_t first = 0;
-  size_t i = 0;
-  while (i < list.size()) {
-    size_t j = list.find(',', i);
-    if (j == std::string_view::npos) j = list.size();
-    std::string_view item = list.substr(i, j - i);
-    uint64_t repeat = 1;
-    if (const size_t p = item.find("(x"); p != std::string_view::npos) {
-      if (item.back() != ')') throw bad();
-      const std::string r(item.substr(p + 2, item.size() - p - 3));
-      repeat = env_number(name, r.c_str()).value();
-      item = item.substr(0, p);
-    }
-    const std::string count(item);
-    uint64_t tasks = 0;
-    try {
-      tasks = env_number(name, count.c_str()).value();
-    } catch (const Error&) {
-      throw bad();
-    }
-    if (node < first + repeat) return tasks;
-    first += repeat;
-    i = j + 1;
-  }
-  return 0;
-}
 
 void check_rank(WorldInfo& w, const char* rank_name, const char* size_name) {
   if (w.world_size == 0) throw Error(size_name, "is 0; a job has at least one rank");
@@ -149,7 +121,7 @@ WorldInfo world_from_environment(Env env) {
     const char* list = env(list_name);
     if (list == nullptr) list = env(list_name = "SLURM_TASKS_PER_NODE");
     const uint64_t node = env_number("SLURM_NODEID", env("SLURM_NODEID")).value_or(0);
-    w.local_size = list ? tasks_on_node(list_name, list, node) : 1;
+    w.local_size = list ? slurm_tasks_on_node(list_name, list, node) : 1;
     w.source = "SLURM_PROCID/SLURM_NTASKS";
     check_rank(w, "SLURM_PROCID", "SLURM_NTASKS");
     return w;

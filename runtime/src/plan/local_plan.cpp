@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "common/slurm_tasks.hpp"
 #include "plan/values.hpp"
 #include "stoker/error.hpp"
 #include "stoker/gpu_identity.hpp"
@@ -29,25 +30,35 @@ std::optional<int> env_int(const char* name, int lo) {
 }
 
 // Local rank and size: the request, else torchrun's names, else Slurm's, else 0 of 1.
+// Slurm sets SLURM_NTASKS_PER_NODE only when asked for it; its step's task list
+// (SLURM_STEP_TASKS_PER_NODE, "2(x2)") always says how many tasks share this node.
 std::pair<int, int> local_ranks(const PlanRequest& r, std::string& from) {
   if (r.local_rank || r.local_size) {
     from = "the request";
     return {r.local_rank.value_or(0), r.local_size.value_or(1)};
   }
-  const char* names[2][2] = {{"LOCAL_RANK", "LOCAL_WORLD_SIZE"},
-                             {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"}};
-  for (auto& pair : names) {
-    auto rank = env_int(pair[0], 0);
-    auto size = env_int(pair[1], 1);
-    if (rank || size) {
-      from = std::string(pair[0]) + "/" + pair[1];
-      int rk = rank.value_or(0), sz = size.value_or(1);
-      if (rk >= sz)
-        throw Error(pair[0],
-                    std::to_string(rk) + " is not below " + pair[1] + "=" + std::to_string(sz),
-                    "fix or unset the launcher's variables");
-      return {rk, sz};
+  auto checked = [&](const char* rank_name, int rk, std::string size_name, int sz) {
+    from = std::string(rank_name) + "/" + size_name;
+    if (rk >= sz)
+      throw Error(rank_name, std::to_string(rk) + " is not below " + size_name + "=" +
+                                 std::to_string(sz),
+                  "fix or unset the launcher's variables");
+    return std::pair<int, int>{rk, sz};
+  };
+  auto rank = env_int("LOCAL_RANK", 0);
+  auto size = env_int("LOCAL_WORLD_SIZE", 1);
+  if (rank || size) return checked("LOCAL_RANK", rank.value_or(0), "LOCAL_WORLD_SIZE", size.value_or(1));
+  if (auto slurm_rank = env_int("SLURM_LOCALID", 0)) {
+    if (auto n = env_int("SLURM_NTASKS_PER_NODE", 1))
+      return checked("SLURM_LOCALID", *slurm_rank, "SLURM_NTASKS_PER_NODE", *n);
+    for (const char* list_name : {"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE"}) {
+      if (auto list = env(list_name)) {
+        const int node = env_int("SLURM_NODEID", 0).value_or(0);
+        const auto n = slurm_tasks_on_node(list_name, *list, static_cast<uint64_t>(node));
+        return checked("SLURM_LOCALID", *slurm_rank, list_name, static_cast<int>(n));
+      }
     }
+    return checked("SLURM_LOCALID", *slurm_rank, "(no task count: 1)", 1);
   }
   from = "defaults (no LOCAL_RANK or SLURM_LOCALID)";
   return {0, 1};
