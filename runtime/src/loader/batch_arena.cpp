@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "loader/process_hwloc.hpp"
+#include "topology/process_hwloc.hpp"
 #include "stoker/error.hpp"
 
 namespace stoker {

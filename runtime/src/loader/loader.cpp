@@ -6,7 +6,7 @@
 
 #include "loader/batch_arena.hpp"
 #include "loader/loader_core.hpp"
-#include "loader/process_hwloc.hpp"
+#include "topology/process_hwloc.hpp"
 #include "loader/worker_pool.hpp"
 #include "stoker/coordination.hpp"
 #include "stoker/error.hpp"

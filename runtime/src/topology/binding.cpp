@@ -8,6 +8,7 @@
 
 #include "stoker/topology.hpp"
 #include "topology/hwloc_convert.hpp"
+#include "topology/process_hwloc.hpp"
 
 namespace stoker {
 
@@ -26,9 +27,11 @@ std::string failure(const std::string& what, const std::string& set) {
   return "hwloc could not bind " + what + " to " + set + ": " + std::strerror(errno);
 }
 
-// The process-wide topology for thread binding: CPUs only (no I/O discovery, which is
-// slow), loaded once on first use by whichever worker thread gets there first.
-hwloc_topology_t thread_topology(std::string* error) {
+}  // namespace
+
+// The process-wide topology: CPUs and memory only (no I/O discovery, which is slow),
+// loaded once on first use by whichever thread gets there first.
+hwloc_topology_t process_hwloc(std::string* error) {
   static std::once_flag once;
   static hwloc_topology_t topo = nullptr;
   static std::string load_error;
@@ -49,7 +52,6 @@ hwloc_topology_t thread_topology(std::string* error) {
   return topo;
 }
 
-}  // namespace
 
 BindResult bind_this_process(const Topology& topo, const CpuSet& cpus,
                              const std::vector<int>& numa) {
@@ -87,7 +89,7 @@ bool bind_this_thread(const CpuSet& cpus, std::string* why) {
     if (why) *why = "no CPUs given: thread binding skipped";
     return false;
   }
-  hwloc_topology_t t = thread_topology(why);
+  hwloc_topology_t t = process_hwloc(why);
   if (!t) return false;
   Bitmap set(detail::to_hwloc_bitmap(cpus));
   if (hwloc_set_cpubind(t, set.b, HWLOC_CPUBIND_THREAD) != 0) {
@@ -96,6 +98,12 @@ bool bind_this_thread(const CpuSet& cpus, std::string* why) {
   }
   if (why) why->clear();
   return true;
+}
+
+CpuSet process_allowed_cpus() {
+  hwloc_topology_t t = process_hwloc(nullptr);
+  if (t == nullptr) return current_cpu_mask();
+  return detail::to_cpuset(hwloc_topology_get_allowed_cpuset(t));
 }
 
 }  // namespace stoker
