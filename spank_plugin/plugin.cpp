@@ -224,7 +224,11 @@ int on_task_init(spank_t sp) {
         return 0;
       }
     }
-    if (verbose) to_task_stderr(describe(task, t, binding));
+    if (verbose) {
+      // The runtime prints its one-line per-rank summary at exit when asked.
+      spank_setenv(sp, "STOKER_VERBOSE", "1", 1);
+      to_task_stderr(describe(task, t, binding));
+    }
   } catch (const std::exception& e) {
     warn_untuned(rank, e.what());
   }

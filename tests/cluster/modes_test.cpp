@@ -66,7 +66,7 @@ TEST_F(Modes, BatchJobWithSbatchLines) {
   EXPECT_NE(out.find("batch STOKER_PLAN_VERSION=unset"), std::string::npos) << out;
   // A switch forwarded from sbatch to the job's steps still parses there.
   EXPECT_EQ(out.find("takes no value"), std::string::npos) << out;
-  EXPECT_EQ(count_of(out, "stoker: rank "), 4) << out;
+  EXPECT_EQ(count_of(out, "): profile=cv cpus="), 4) << out;  // one plan line per task
   const Probe p = parse_probe(out);
   ASSERT_EQ(p.size(), 4u) << out;
   for (const auto& [rank, env] : p) {

@@ -3,6 +3,7 @@ del + gc (no leaked threads or memory, no hang), tensors outliving the loader, a
 holding too many batches (an error, not a hang), the GIL released while waiting."""
 import gc
 import os
+import sys
 import threading
 import time
 import unittest
@@ -99,8 +100,13 @@ class Lifecycle(unittest.TestCase):
             return n
 
         before = count_for(0.3) / 0.3
-        loader = stoker.Loader.images(self.images, batch_size=2, size=256, workers=1,
+        # Big batches from one worker, and a short GIL switch interval, so the consumer gets
+        # the GIL back at once after each batch and then really waits in next().
+        loader = stoker.Loader.images(self.images, batch_size=8, size=256, workers=1,
                                       world_size=1, rank=0, dct_scaling=False)
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(1e-4)
+        self.addCleanup(sys.setswitchinterval, interval)
         stop, result = threading.Event(), {}
         counter = threading.Thread(target=lambda: result.update(n=count_for(30, stop)))
         start = time.monotonic()

@@ -63,6 +63,7 @@ struct LoaderOptions {
 
 class Loader;
 class LoaderCore;
+class MetricsWriter;
 class WorkerPool;
 
 // One batch: views of the slot's memory, valid until the Batch is destroyed or released
@@ -175,6 +176,7 @@ class Loader {
   std::shared_ptr<LoaderCore> core_;
   std::unique_ptr<WorkerPool> pool_;
   std::vector<std::string> notes_;  // from construction (binding)
+  std::unique_ptr<MetricsWriter> metrics_;  // STOKER_METRICS; stopped first in ~Loader
 };
 
 }  // namespace stoker

@@ -2,6 +2,7 @@
 #include "stoker/loader.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <utility>
 
 #include "loader/batch_arena.hpp"
@@ -11,6 +12,7 @@
 #include "stoker/coordination.hpp"
 #include "stoker/error.hpp"
 #include "stoker/local_plan.hpp"
+#include "stoker/metrics.hpp"
 
 namespace stoker {
 
@@ -177,6 +179,8 @@ Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Trans
     }
     for (std::string& n : core_->pin_arena()) notes_.push_back(std::move(n));
     core_->open();
+    metrics_ =
+        MetricsWriter::from_environment([this] { return stats(); }, this->sampler().options().rank);
   } catch (...) {
     core_->stop();
     pool_.reset();
@@ -185,6 +189,9 @@ Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Trans
 }
 
 Loader::~Loader() {
+  metrics_.reset();  // its thread calls stats(): stop it while the core is alive
+  if (verbose_from_environment())
+    std::fprintf(stderr, "%s\n", summary_line(stats(), sampler().options().rank).c_str());
   core_->stop();
   pool_.reset();
 }
