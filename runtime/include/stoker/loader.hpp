@@ -52,7 +52,9 @@ struct LoaderOptions {
   int workers = 0;                     // 0: plan.workers
   int prefetch = 0;                    // 0: plan.prefetch (the starting depth)
   bool adaptive = true;                // let the controller change the depth while running
-  int max_depth = 64;                  // cap on the depth, below the memory-budget cap
+  int max_depth = 0;                   // cap on the depth, below the memory-budget cap;
+                                       // 0: 4 x the starting depth, from 8 to 64 (the arena
+                                       // is allocated and touched for it up front)
   int held_batches = 2;                // batches the consumer may hold beyond the ring (Python
                                        // tensors alive after their loop iteration); more is
                                        // allowed but then the producers wait for releases

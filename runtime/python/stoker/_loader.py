@@ -25,7 +25,8 @@ class Loader:
       world_size, rank  this rank's shard; both None: from MPI, RANK/WORLD_SIZE or
                         SLURM_PROCID/SLURM_NTASKS
       workers, prefetch None: the plan's; else worker threads / starting prefetch depth
-      adaptive          let the prefetch depth change while running (max_depth caps it)
+      adaptive          let the prefetch depth change while running (max_depth caps it;
+                        0: 4 x the starting depth, from 8 to 64)
       held_batches      batches the consumer may keep alive beyond the ring
       pin_threads       pin worker i to its share of plan.worker_cpus
       on_corrupt        'error' (stoker.Error naming the sample) or 'skip' (count, leave out)
@@ -38,7 +39,7 @@ class Loader:
 
     def __init__(self, kind, source, *, batch_size, shuffle=True, seed=0, drop_last=False,
                  world_size=None, rank=None, workers=None, prefetch=None, adaptive=True,
-                 max_depth=64, held_batches=2, pin_threads=True, on_corrupt="error",
+                 max_depth=0, held_batches=2, pin_threads=True, on_corrupt="error",
                  plan=None, to_device=None, as_numpy=False, return_indices=False):
         if plan is not None and not isinstance(plan, Plan):
             raise TypeError(f"plan must be a stoker.Plan or None, got {type(plan).__name__}")
@@ -58,7 +59,7 @@ class Loader:
             "workers": check_int("workers", workers, 1, 1024, allow_none=True),
             "prefetch": check_int("prefetch", prefetch, 1, 4096, allow_none=True),
             "adaptive": check_bool("adaptive", adaptive),
-            "max_depth": check_int("max_depth", max_depth, 1, 4096),
+            "max_depth": check_int("max_depth", max_depth, 0, 4096),
             "held_batches": check_int("held_batches", held_batches, 1, 4096),
             "pin_threads": check_bool("pin_threads", pin_threads),
             "on_corrupt": check_choice("on_corrupt", on_corrupt, ("error", "skip")),

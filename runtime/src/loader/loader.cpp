@@ -70,7 +70,8 @@ LoaderCore::Setup size_ring(LoaderCore::Setup s) {
   const uint64_t slot = BatchArena::slot_bytes_for(o.batch_size, s.spec.bytes());
   const int initial = o.prefetch > 0 ? o.prefetch : std::max(plan.prefetch, 1);
   int held = std::max(o.held_batches, 1);
-  int max_depth = std::max(o.max_depth, 1);
+  // Room to grow without reserving (and touching) the whole budget up front.
+  int max_depth = o.max_depth > 0 ? o.max_depth : std::clamp(4 * initial, 8, 64);
   if (plan.mem_budget > 0) {
     const uint64_t fit = plan.mem_budget / slot;
     if (fit < 2) {
