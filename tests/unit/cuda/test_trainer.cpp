@@ -8,6 +8,7 @@
 #include <regex>
 #include <string>
 
+#include "run_command.hpp"
 #include "gpu_probe.hpp"
 #include "stoker/plan_env.hpp"
 
@@ -23,15 +24,10 @@ struct TrainRun {
 
 // Runs the trainer with `env` (" K=V ...") prepended, stdout and stderr together.
 TrainRun train(const std::string& env, const std::string& args) {
-  TrainRun r;
-  const std::string cmd = "env -u STOKER_PLAN_VERSION -u RANK -u WORLD_SIZE -u SLURM_PROCID" + env +
-                          " " + kTrainer + " " + args + " 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
-  char buf[4096];
-  while (f && fgets(buf, sizeof buf, f)) r.out += buf;
-  const int status = f ? pclose(f) : -1;
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  auto r = stoker::test::run_command(
+      "env -u STOKER_PLAN_VERSION -u RANK -u WORLD_SIZE -u SLURM_PROCID" + env + " " + kTrainer +
+      " " + args + " 2>&1");
+  return {r.status, r.out};
 }
 
 #define SKIP_WITHOUT_TRAINER() \

@@ -7,19 +7,17 @@
 #include <filesystem>
 #include <string>
 
+#include "run_command.hpp"
 #include "stoker/sampler.hpp"
 
 namespace {
-const std::string kStoker = std::string(STOKER_BINARY_DIR) + "/runtime/stoker";
+const std::string kStoker = stoker::test::stoker_cli();
 
 // Runs `stoker sampler ARGS`; returns its output (stdout and stderr) and exit status.
 std::string sampler(const std::string& args, int* status) {
-  std::string out;
-  FILE* p = ::popen((kStoker + " sampler " + args + " 2>&1").c_str(), "r");
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  *status = WEXITSTATUS(::pclose(p));
-  return out;
+  auto r = stoker::test::run_command(kStoker + " sampler " + args + " 2>&1");
+  *status = r.status;
+  return r.out;
 }
 
 #define REQUIRE_STOKER() \

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "run_command.hpp"
 #include "doctor_fixture.hpp"
 #include "stoker/doctor.hpp"
 
@@ -48,28 +49,11 @@ TEST(Report, JsonHasFindingsAndSummary) {
   EXPECT_EQ(j["summary"]["exit_code"], 1);
 }
 
-struct ShellRun {
-  int status = -1;
-  std::string out;
-};
-
-ShellRun shell(const std::string& command) {
-  ShellRun r;
-  FILE* p = popen(command.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-const std::string kStoker = std::string(STOKER_BINARY_DIR) + "/runtime/stoker";
+const std::string kStoker = stoker::test::stoker_cli();
 
 TEST(DoctorCommand, JsonOnThisMachine) {
   if (access(kStoker.c_str(), X_OK) != 0) GTEST_SKIP() << kStoker << " is not built";
-  ShellRun r = shell(kStoker + " doctor --json --dataset " + STOKER_SOURCE_DIR + " 2>&1");
+  stoker::test::CommandResult r = stoker::test::run_command(kStoker + " doctor --json --dataset " + STOKER_SOURCE_DIR + " 2>&1");
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
   EXPECT_EQ(r.status, j["summary"]["exit_code"]) << r.out;
@@ -85,13 +69,13 @@ TEST(DoctorCommand, JsonOnThisMachine) {
 TEST(DoctorCommand, Ulimit64FailsWithTheFix) {
   if (access(kStoker.c_str(), X_OK) != 0) GTEST_SKIP() << kStoker << " is not built";
   // The soft limit alone: the user can raise it again.
-  ShellRun soft = shell("ulimit -Sn 64 && " + kStoker + " doctor 2>&1");
+  stoker::test::CommandResult soft = stoker::test::run_command("ulimit -Sn 64 && " + kStoker + " doctor 2>&1");
   EXPECT_EQ(soft.status, 1) << soft.out;
   EXPECT_NE(soft.out.find("error  nofile"), std::string::npos) << soft.out;
   EXPECT_NE(soft.out.find("fix: raise it in the job script: ulimit -n"), std::string::npos)
       << soft.out;
   // `ulimit -n 64` lowers the hard limit too: only the admin can help.
-  ShellRun both = shell("ulimit -n 64 && " + kStoker + " doctor 2>&1");
+  stoker::test::CommandResult both = stoker::test::run_command("ulimit -n 64 && " + kStoker + " doctor 2>&1");
   EXPECT_EQ(both.status, 1) << both.out;
   EXPECT_NE(both.out.find("the hard limit 64 is too low as well"), std::string::npos) << both.out;
 }
@@ -99,7 +83,7 @@ TEST(DoctorCommand, Ulimit64FailsWithTheFix) {
 TEST(DoctorCommand, PythonFlag) {
   if (access(kStoker.c_str(), X_OK) != 0) GTEST_SKIP() << kStoker << " is not built";
   if (access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "/usr/bin/python3 is missing";
-  ShellRun r = shell("PYTHONPATH= " + kStoker + " doctor --python --json 2>&1");
+  stoker::test::CommandResult r = stoker::test::run_command("PYTHONPATH= " + kStoker + " doctor --python --json 2>&1");
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
   EXPECT_EQ(j["findings"].back()["check"], "python") << r.out;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "run_command.hpp"
 #include "plan_fixture.hpp"
 #include "stoker/error.hpp"
 #include "stoker/local_plan.hpp"
@@ -132,17 +133,12 @@ TEST(LocalPlan, WhatIfInputsAreCheckedStrictly) {
   EXPECT_EQ(lp.plan.gpu, lp.topology->gpus[3].pci_bus_id);
 }
 
-// Runs the built `stoker` binary; skips when it has not been built.
+// Runs the built `stoker` binary; "(absent)" when it has not been built.
 std::string run(const std::string& args, int* status) {
-  const std::string bin = STOKER_BINARY_DIR "/runtime/stoker";
-  std::string out;
-  if (!std::filesystem::exists(bin)) return "(absent)";
-  FILE* f = popen((bin + " " + args + " 2>&1").c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  *status = pclose(f);
-  return out;
+  if (!std::filesystem::exists(test::stoker_cli())) return "(absent)";
+  auto r = test::run_command(test::stoker_cli() + " " + args + " 2>&1");
+  *status = r.status;
+  return r.out;
 }
 
 TEST(StokerPlanCommand, Power8RankThreeJson) {

@@ -7,32 +7,15 @@
 #include <nlohmann/json.hpp>
 
 #include "temp_tree.hpp"
+#include "run_command.hpp"
 #include "topology_fixtures.hpp"
 
 namespace stoker {
 namespace {
 
-std::string stoker_binary() {
-  return std::string(STOKER_BINARY_DIR) + "/runtime/stoker";
-}
-
-struct CommandResult {
-  int status = -1;
-  std::string out;
-};
-
-// Runs a shell command; stdout (and stderr when merged by the caller) comes back.
-CommandResult run(const std::string& cmd) {
-  CommandResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using test::CommandResult;
+std::string stoker_binary() { return test::stoker_cli(); }
+CommandResult run(const std::string& cmd) { return test::run_command(cmd); }
 
 class TopoCommand : public ::testing::Test {
  protected:
