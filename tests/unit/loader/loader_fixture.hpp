@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <set>
 #include <string>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "stoker/copy_transform.hpp"
+#include "stoker/error.hpp"
 #include "stoker/loader.hpp"
 #include "stoker/plan.hpp"
 #include "stoker/record_source.hpp"
@@ -141,5 +143,15 @@ class ChecksumCopy : public CopyTransform {
 // a broken checksum. Labels (index * 10) go to labels.bin. Returns the records path.
 std::string write_records(const TempDir& dir, uint64_t n, size_t bytes,
                           const std::set<uint64_t>& corrupt = {});
+
+// The message of the stoker::Error that f throws, or "(no error)".
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
 
 }  // namespace stoker::test

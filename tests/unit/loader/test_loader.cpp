@@ -11,6 +11,7 @@
 
 using namespace stoker;
 using namespace std::chrono_literals;
+using stoker::test::error_of;
 using stoker::test::TempDir;
 
 namespace {
@@ -41,15 +42,6 @@ int thread_count() {
   int n = 0;
   for (auto& e : std::filesystem::directory_iterator("/proc/self/task")) n += e.exists();
   return n;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 }  // namespace
@@ -347,7 +339,12 @@ TEST(Loader, DepthGrowsWhenTheConsumerWaitsAndStaysInTheBudget) {
   const uint64_t slot = 2240;  // 16 x 130 data bytes -> 2112 (64-aligned), + 128 of labels
   LoaderOptions o = test::test_options(16, 2, 2, 8 * slot);
   Loader loader(t.source, bursty, o);
-  for (Batch& b : loader) (void)b;
+  // On a machine busy with other work the workers may not get ahead within one epoch
+  // (then more depth would not help, and the controller rightly waits): allow three.
+  for (uint64_t e = 0; e < 3 && loader.stats().depth_history.size() < 2; ++e) {
+    loader.set_epoch(e);
+    for (Batch& b : loader) (void)b;
+  }
   LoaderStats st = loader.stats();
   EXPECT_EQ(st.slot_bytes, slot);
   EXPECT_LE(st.arena_bytes, 8 * slot + 4096);

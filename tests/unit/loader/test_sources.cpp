@@ -5,20 +5,8 @@
 #include "stoker/error.hpp"
 
 using namespace stoker;
+using stoker::test::error_of;
 using stoker::test::TempDir;
-
-namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-}  // namespace
 
 TEST(TokenFileSource, WindowsOfSeqLenPlusOneWithStrideSeqLen) {
   TempDir dir;

@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -14,6 +15,14 @@
 #include <vector>
 
 namespace stoker::test {
+
+// A whole file as text ("" when it cannot be read).
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 struct PromSample {
   std::string name;

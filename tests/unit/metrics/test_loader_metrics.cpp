@@ -17,12 +17,7 @@ using namespace std::chrono_literals;
 using test::EnvGuard;
 using test::TempDir;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::slurp;
 
 TEST(LoaderMetrics, FileFollowsARealLoader) {
   TempDir dir;

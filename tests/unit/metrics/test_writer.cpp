@@ -18,12 +18,7 @@ using namespace std::chrono_literals;
 using test::EnvGuard;
 using test::TempDir;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::slurp;
 
 // A snapshot whose sample count grows by one per call.
 MetricsWriter::Snapshot counting(std::atomic<uint64_t>& calls) {
