@@ -155,7 +155,9 @@ print_plans() {
   local err=$jobs/on.err out=$jobs/on.out
   echo
   echo "Each rank's plan, from stoker's SPANK plugin (--stoker-verbose, in $err):"
-  grep -E '^stoker: (warning: )?rank [0-9]+' "$err" | sort -t' ' -k3,3n | while IFS= read -r line; do
+  # The batch script's own step is not tuned (batch_step=no): only the srun step's ranks count.
+  grep -E '^stoker: (warning: )?rank [0-9]+' "$err" | grep -v 'batch/interactive steps are not tuned' |
+    sort -t' ' -k3,3n | while IFS= read -r line; do
     local rank host
     rank=$(sed -nE 's/^stoker: (warning: )?rank ([0-9]+).*/\2/p' <<<"$line")
     host=$(sed -nE "s/^stoker_train: rank $rank\/[0-9]+ \(local [0-9]+\/[0-9]+, host ([^,]+),.*/\1/p" "$out" | head -n 1)
