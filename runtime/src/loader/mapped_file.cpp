@@ -8,19 +8,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/fnv1a.hpp"
 #include "stoker/error.hpp"
 
 namespace stoker {
-
-uint64_t fnv1a(const void* data, size_t n, uint64_t h) {
-  if (h == 0) h = 1469598103934665603ull;
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 MappedFile::MappedFile(std::string path) : path_(std::move(path)) {
   int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);

@@ -30,7 +30,4 @@ class MappedFile {
   uint64_t size_ = 0;
 };
 
-// FNV-1a over bytes, continuing from `h` (0 starts a new hash).
-uint64_t fnv1a(const void* data, size_t n, uint64_t h = 0);
-
 }  // namespace stoker

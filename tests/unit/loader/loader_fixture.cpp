@@ -1,6 +1,6 @@
 #include "loader_fixture.hpp"
 
-#include "loader/mapped_file.hpp"
+#include "common/fnv1a.hpp"
 
 namespace stoker::test {
 
