@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "common/proc_cgroup.hpp"
 #include "stoker/error.hpp"
 
 namespace stoker::spank {
@@ -97,19 +98,13 @@ CpuSet cpu_bind_union(std::string_view type, std::string_view list) {
 
 CpuSet cgroup_cpuset(const std::string& root) {
   const std::string base = root.ends_with('/') ? root : root + "/";
-  std::ifstream in(base + "proc/self/cgroup");
-  std::string line;
-  while (std::getline(in, line)) {
-    // "0::/path" (v2) or "N:cpuset[,...]:/path" (v1).
-    const auto c1 = line.find(':'), c2 = line.find(':', c1 + 1);
-    if (c1 == std::string::npos || c2 == std::string::npos) continue;
-    const std::string controllers = line.substr(c1 + 1, c2 - c1 - 1);
-    const std::string path = line.substr(c2 + 1);
+  // In file order: the v2 entry, or the v1 one holding the cpuset controller.
+  for (const CgroupEntry& e : read_proc_cgroup(base + "proc/self/cgroup")) {
     std::vector<std::string> files;
-    if (line.starts_with("0::")) {
-      files = {base + "sys/fs/cgroup" + path + "/cpuset.cpus.effective"};
-    } else if (("," + controllers + ",").find(",cpuset,") != std::string::npos) {
-      const std::string dir = base + "sys/fs/cgroup/cpuset" + path;
+    if (e.is_v2()) {
+      files = {base + "sys/fs/cgroup" + e.path + "/cpuset.cpus.effective"};
+    } else if (e.has_controller("cpuset")) {
+      const std::string dir = base + "sys/fs/cgroup/cpuset" + e.path;
       files = {dir + "/cpuset.effective_cpus", dir + "/cpuset.cpus"};
     }
     for (const auto& f : files) {

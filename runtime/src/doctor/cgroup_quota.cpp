@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/proc_cgroup.hpp"
 #include "stoker/doctor.hpp"
 
 namespace stoker::doctor {
@@ -31,12 +32,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-bool lists(const std::string& comma_list, const std::string& want) {
-  for (const std::string& c : split(comma_list, ','))
-    if (c == want) return true;
-  return false;
-}
-
 std::optional<int64_t> parse_int(const std::string& s) {
   int64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -58,16 +53,11 @@ fs::path under(const std::string& root, const std::string& abs) {
 
 // Fills the cgroup paths of the v2 hierarchy and of v1's cpu controller.
 void read_cgroups(const std::string& root, Hierarchy& v2, Hierarchy& v1) {
-  std::ifstream in(under(root, "/proc/self/cgroup"));
-  std::string line;
-  while (std::getline(in, line)) {
-    size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
-    if (b == std::string::npos) continue;
-    std::string id = line.substr(0, a), ctrl = line.substr(a + 1, b - a - 1);
-    Hierarchy& h = id == "0" && ctrl.empty() ? v2 : v1;
-    if (&h == &v1 && !lists(ctrl, "cpu")) continue;
+  for (const CgroupEntry& e : read_proc_cgroup(under(root, "/proc/self/cgroup"))) {
+    Hierarchy& h = e.is_v2() ? v2 : v1;
+    if (&h == &v1 && !e.has_controller("cpu")) continue;
     h.present = true;
-    h.cgroup = line.substr(b + 1);
+    h.cgroup = e.path;
   }
 }
 
@@ -87,7 +77,7 @@ void read_mounts(const std::string& root, Hierarchy& v2, Hierarchy& v1) {
       found_v2 = true;
       v2.mount_root = pre[3];
       v2.mount_point = pre[4];
-    } else if (post[0] == "cgroup" && lists(post[2], "cpu") && !found_v1) {
+    } else if (post[0] == "cgroup" && comma_list_has(post[2], "cpu") && !found_v1) {
       found_v1 = true;
       v1.mount_root = pre[3];
       v1.mount_point = pre[4];

@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "common/proc_cgroup.hpp"
 #include "stoker/error.hpp"
 #include "stoker/topology.hpp"
 
@@ -66,15 +67,6 @@ uint64_t physical_memory() {
 }
 
 // True when the comma-separated controller list names `want`.
-bool has_controller(const std::string& list, const std::string& want) {
-  std::stringstream ss(list);
-  std::string c;
-  while (std::getline(ss, c, ',')) {
-    if (c == want) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 CpuSet current_cpu_mask() {
@@ -102,21 +94,15 @@ CpuSet current_cpu_mask() {
 
 uint64_t memory_limit_bytes(const std::string& root) {
   uint64_t physical = physical_memory();
-  std::ifstream in(join(root, "proc/self/cgroup"));
-  std::string line, v2_path, v1_path;
+  std::string v2_path, v1_path;
   bool have_v2 = false, have_v1 = false;
-  while (std::getline(in, line)) {
-    // "hierarchy-id:controllers:path"; v2 is "0::path".
-    size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
-    if (b == std::string::npos) continue;
-    std::string id = line.substr(0, a), ctrl = line.substr(a + 1, b - a - 1),
-                path = line.substr(b + 1);
-    if (id == "0" && ctrl.empty()) {
+  for (const CgroupEntry& e : read_proc_cgroup(join(root, "proc/self/cgroup"))) {
+    if (e.is_v2()) {
       have_v2 = true;
-      v2_path = path;
-    } else if (has_controller(ctrl, "memory")) {
+      v2_path = e.path;
+    } else if (e.has_controller("memory")) {
       have_v1 = true;
-      v1_path = path;
+      v1_path = e.path;
     }
   }
   std::optional<uint64_t> limit;
