@@ -4,8 +4,8 @@
 #include <benchmark/benchmark.h>
 
 #include "stoker/error.hpp"
-#include "stoker/plan.hpp"
-#include "stoker/topology.hpp"
+#include "stoker/plan/plan.hpp"
+#include "stoker/plan/topology.hpp"
 #include "topology_fixtures.hpp"
 
 namespace {

@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "stoker/sampler.hpp"
+#include "stoker/distributed/sampler.hpp"
 
 namespace {
 // Bytes in use on the heap (glibc), to see what a sampler or a materialised order holds.

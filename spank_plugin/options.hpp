@@ -9,7 +9,7 @@
 #include <string>
 
 #include "spank_api.hpp"
-#include "stoker/user_options.hpp"
+#include "stoker/plan/user_options.hpp"
 
 namespace stoker::spank {
 

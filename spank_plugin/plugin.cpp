@@ -17,8 +17,8 @@
 #include "slurm_world.hpp"
 #include "spank_api.hpp"
 #include "stoker/error.hpp"
-#include "stoker/profiles.hpp"
-#include "stoker/topology.hpp"
+#include "stoker/plan/profiles.hpp"
+#include "stoker/plan/topology.hpp"
 #include "task_plan.hpp"
 
 // SPANK_PLUGIN defines these; in C++ a namespace-scope const has internal linkage,

@@ -11,8 +11,8 @@
 #include <string_view>
 
 #include "plugin_config.hpp"
-#include "stoker/cpuset.hpp"
-#include "stoker/user_options.hpp"
+#include "stoker/plan/cpuset.hpp"
+#include "stoker/plan/user_options.hpp"
 
 namespace stoker::spank {
 

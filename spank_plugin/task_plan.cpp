@@ -3,8 +3,8 @@
 #include <sstream>
 
 #include "stoker/error.hpp"
-#include "stoker/gpu_identity.hpp"
-#include "stoker/local_plan.hpp"
+#include "stoker/plan/gpu_identity.hpp"
+#include "stoker/plan/local_plan.hpp"
 
 namespace stoker::spank {
 

@@ -9,11 +9,11 @@
 
 #include "plugin_config.hpp"
 #include "slurm_world.hpp"
-#include "stoker/plan.hpp"
-#include "stoker/plan_env.hpp"
-#include "stoker/profiles.hpp"
-#include "stoker/topology.hpp"
-#include "stoker/user_options.hpp"
+#include "stoker/plan/plan.hpp"
+#include "stoker/plan/plan_env.hpp"
+#include "stoker/plan/profiles.hpp"
+#include "stoker/plan/topology.hpp"
+#include "stoker/plan/user_options.hpp"
 
 namespace stoker::spank {
 

@@ -2,11 +2,11 @@
 
 #include <filesystem>
 
-#include "stoker/copy_transform.hpp"
+#include "stoker/loader/copy_transform.hpp"
 #include "stoker/error.hpp"
-#include "stoker/image_source.hpp"
-#include "stoker/image_transforms.hpp"
-#include "stoker/token_source.hpp"
+#include "stoker/loader/image_source.hpp"
+#include "stoker/loader/image_transforms.hpp"
+#include "stoker/loader/token_source.hpp"
 
 namespace stoker::train {
 

@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "stoker/source.hpp"
-#include "stoker/transform.hpp"
+#include "stoker/loader/source.hpp"
+#include "stoker/loader/transform.hpp"
 #include "train_options.hpp"
 
 namespace stoker::train {

@@ -1,7 +1,7 @@
 #include "step_input.hpp"
 
 #if STOKER_HAVE_CUDA
-#include "stoker/cuda_feeder.hpp"
+#include "stoker/cuda/cuda_feeder.hpp"
 #endif
 
 namespace stoker::train {

@@ -6,7 +6,7 @@
 #include <memory>
 #include <optional>
 
-#include "stoker/loader.hpp"
+#include "stoker/loader/loader.hpp"
 
 namespace stoker::train {
 

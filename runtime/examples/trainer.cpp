@@ -15,17 +15,17 @@
 #include "grad_reduce.hpp"
 #include "mlp.hpp"
 #include "step_input.hpp"
-#include "stoker/cuda_device.hpp"
-#include "stoker/cuda_pinner.hpp"
+#include "stoker/cuda/cuda_device.hpp"
+#include "stoker/cuda/cuda_pinner.hpp"
 #include "stoker/error.hpp"
-#include "stoker/loader.hpp"
-#include "stoker/local_plan.hpp"
-#include "stoker/plan_env.hpp"
+#include "stoker/loader/loader.hpp"
+#include "stoker/plan/local_plan.hpp"
+#include "stoker/plan/plan_env.hpp"
 #if STOKER_HAVE_CUDA
 #include <cuda_runtime.h>
 
 #include "cuda_ops.hpp"
-#include "stoker/cuda_feeder.hpp"
+#include "stoker/cuda/cuda_feeder.hpp"
 #endif
 
 namespace stoker::train {

@@ -16,14 +16,14 @@
 #include <vector>
 
 #include "command.hpp"
-#include "stoker/copy_transform.hpp"
+#include "stoker/loader/copy_transform.hpp"
 #include "stoker/error.hpp"
-#include "stoker/image_source.hpp"
-#include "stoker/image_transforms.hpp"
-#include "stoker/loader.hpp"
-#include "stoker/local_plan.hpp"
-#include "stoker/tar_source.hpp"
-#include "stoker/token_source.hpp"
+#include "stoker/loader/image_source.hpp"
+#include "stoker/loader/image_transforms.hpp"
+#include "stoker/loader/loader.hpp"
+#include "stoker/plan/local_plan.hpp"
+#include "stoker/loader/tar_source.hpp"
+#include "stoker/loader/token_source.hpp"
 #include "transforms/jpeg_decoder.hpp"
 
 namespace stoker::cli {

@@ -4,11 +4,11 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
-#include "plan/values.hpp"
+#include "stoker/plan/values.hpp"
 #include "stoker/error.hpp"
-#include "stoker/local_plan.hpp"
-#include "stoker/profiles.hpp"
-#include "stoker/user_options.hpp"
+#include "stoker/plan/local_plan.hpp"
+#include "stoker/plan/profiles.hpp"
+#include "stoker/plan/user_options.hpp"
 
 namespace stoker::cli {
 

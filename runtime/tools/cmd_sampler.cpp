@@ -5,7 +5,7 @@
 
 #include "command.hpp"
 #include "stoker/error.hpp"
-#include "stoker/sampler.hpp"
+#include "stoker/distributed/sampler.hpp"
 
 namespace stoker::cli {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "command.hpp"
-#include "stoker/topology.hpp"
+#include "stoker/plan/topology.hpp"
 
 namespace stoker::cli {
 

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "cluster_harness.hpp"
-#include "stoker/profiles.hpp"
-#include "stoker/user_options.hpp"
+#include "stoker/plan/profiles.hpp"
+#include "stoker/plan/user_options.hpp"
 
 namespace stoker::test {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "cluster_harness.hpp"
-#include "stoker/cpuset.hpp"
-#include "stoker/plan_env.hpp"
+#include "stoker/plan/cpuset.hpp"
+#include "stoker/plan/plan_env.hpp"
 #include "topology_fixtures.hpp"
 
 namespace stoker::test {

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "loader/loader_fixture.hpp"
-#include "stoker/cuda_device.hpp"
-#include "stoker/cuda_pinner.hpp"
+#include "stoker/cuda/cuda_device.hpp"
+#include "stoker/cuda/cuda_pinner.hpp"
 
 namespace stoker::test {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "gpu_fixture.hpp"
-#include "stoker/cuda_feeder.hpp"
+#include "stoker/cuda/cuda_feeder.hpp"
 #include "stoker/error.hpp"
 
 namespace stoker {

@@ -6,7 +6,7 @@
 
 #include "gpu_fixture.hpp"
 #include "spin_kernel.hpp"
-#include "stoker/cuda_feeder.hpp"
+#include "stoker/cuda/cuda_feeder.hpp"
 
 namespace stoker {
 namespace {

@@ -14,9 +14,9 @@
 #include <string>
 #include <thread>
 
-#include "stoker/coordination.hpp"
+#include "stoker/distributed/coordination.hpp"
 #include "stoker/error.hpp"
-#include "stoker/sampler.hpp"
+#include "stoker/distributed/sampler.hpp"
 
 namespace {
 struct Args {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "stoker/cpuset.hpp"
-#include "stoker/topology.hpp"
+#include "stoker/plan/cpuset.hpp"
+#include "stoker/plan/topology.hpp"
 
 namespace stoker::doctor {
 

@@ -5,7 +5,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include "stoker/loader.hpp"
+#include "stoker/loader/loader.hpp"
 
 namespace stoker::python {
 

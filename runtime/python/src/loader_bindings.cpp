@@ -12,7 +12,7 @@
 #include "options.hpp"
 #include "stats_dict.hpp"
 #include "stoker/error.hpp"
-#include "stoker/loader.hpp"
+#include "stoker/loader/loader.hpp"
 
 namespace py = pybind11;
 

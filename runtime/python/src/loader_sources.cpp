@@ -5,12 +5,12 @@
 #include <set>
 
 #include "options.hpp"
-#include "stoker/copy_transform.hpp"
-#include "stoker/image_source.hpp"
-#include "stoker/image_transforms.hpp"
-#include "stoker/record_source.hpp"
-#include "stoker/tar_source.hpp"
-#include "stoker/token_source.hpp"
+#include "stoker/loader/copy_transform.hpp"
+#include "stoker/loader/image_source.hpp"
+#include "stoker/loader/image_transforms.hpp"
+#include "stoker/loader/record_source.hpp"
+#include "stoker/loader/tar_source.hpp"
+#include "stoker/loader/token_source.hpp"
 #include "token_widen.hpp"
 
 namespace py = pybind11;

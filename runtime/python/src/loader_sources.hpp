@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "stoker/loader.hpp"
+#include "stoker/loader/loader.hpp"
 
 namespace stoker::python {
 

@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "stoker/plan.hpp"
+#include "stoker/plan/plan.hpp"
 
 namespace py = pybind11;
 

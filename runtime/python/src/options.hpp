@@ -5,9 +5,9 @@
 
 #include <pybind11/pybind11.h>
 
-#include "stoker/image_transforms.hpp"
-#include "stoker/loader.hpp"
-#include "stoker/transform.hpp"
+#include "stoker/loader/image_transforms.hpp"
+#include "stoker/loader/loader.hpp"
+#include "stoker/loader/transform.hpp"
 
 namespace stoker::python {
 

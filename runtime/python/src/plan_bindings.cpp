@@ -10,9 +10,9 @@
 #include "bindings.hpp"
 #include "loader/worker_pool.hpp"
 #include "stoker/error.hpp"
-#include "stoker/local_plan.hpp"
-#include "stoker/plan.hpp"
-#include "stoker/plan_env.hpp"
+#include "stoker/plan/local_plan.hpp"
+#include "stoker/plan/plan.hpp"
+#include "stoker/plan/plan_env.hpp"
 
 namespace py = pybind11;
 

@@ -3,7 +3,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include "stoker/loader_stats.hpp"
+#include "stoker/loader/loader_stats.hpp"
 
 namespace stoker::python {
 

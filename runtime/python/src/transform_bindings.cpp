@@ -6,7 +6,7 @@
 
 #include "bindings.hpp"
 #include "options.hpp"
-#include "stoker/image_transforms.hpp"
+#include "stoker/loader/image_transforms.hpp"
 
 namespace py = pybind11;
 

@@ -1,4 +1,4 @@
-#include "stoker/cpuset.hpp"
+#include "stoker/plan/cpuset.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -1,4 +1,4 @@
-#include "stoker/cuda_device.hpp"
+#include "stoker/cuda/cuda_device.hpp"
 
 #include <atomic>
 #include <mutex>

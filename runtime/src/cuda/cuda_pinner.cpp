@@ -1,7 +1,7 @@
-#include "stoker/cuda_pinner.hpp"
+#include "stoker/cuda/cuda_pinner.hpp"
 
 #include "cuda/cuda_call.hpp"
-#include "stoker/cuda_device.hpp"
+#include "stoker/cuda/cuda_device.hpp"
 #include "stoker/error.hpp"
 
 namespace stoker {

@@ -4,8 +4,8 @@
 #include "cuda/cuda_call.hpp"
 #include "cuda/device_scope.hpp"
 #include "cuda/feeder_core.hpp"
-#include "stoker/cuda_device.hpp"
-#include "stoker/cuda_feeder.hpp"
+#include "stoker/cuda/cuda_device.hpp"
+#include "stoker/cuda/cuda_feeder.hpp"
 #include "stoker/error.hpp"
 
 namespace stoker {

@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "stoker/cuda_feeder.hpp"
+#include "stoker/cuda/cuda_feeder.hpp"
 
 namespace stoker {
 

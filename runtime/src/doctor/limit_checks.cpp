@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "plan/values.hpp"
+#include "stoker/plan/values.hpp"
 #include "stoker/doctor.hpp"
 
 namespace stoker::doctor {

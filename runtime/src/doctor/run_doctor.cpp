@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "plan/values.hpp"
+#include "stoker/plan/values.hpp"
 #include "stoker/doctor.hpp"
 #include "stoker/error.hpp"
-#include "stoker/local_plan.hpp"
-#include "stoker/profiles.hpp"
+#include "stoker/plan/local_plan.hpp"
+#include "stoker/plan/profiles.hpp"
 
 namespace stoker::doctor {
 

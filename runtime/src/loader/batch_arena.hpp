@@ -2,7 +2,7 @@
 // as one region bound to the plan's NUMA nodes (hwloc), recycled for the loader's life.
 // Slot layout: [data: batch_size x sample_bytes, 64-byte aligned][labels: int64 x batch_size].
 // Pages are touched first by pinned worker threads (touch_slot), then the whole region
-// may be page-locked through a HostPinner (the CUDA seam, see stoker/host_pinner.hpp).
+// may be page-locked through a HostPinner (the CUDA seam, see stoker/loader/host_pinner.hpp).
 #pragma once
 
 #include <cstddef>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "stoker/host_pinner.hpp"
+#include "stoker/loader/host_pinner.hpp"
 
 namespace stoker {
 

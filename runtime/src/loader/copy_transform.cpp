@@ -1,4 +1,4 @@
-#include "stoker/copy_transform.hpp"
+#include "stoker/loader/copy_transform.hpp"
 
 #include <chrono>
 #include <cstring>

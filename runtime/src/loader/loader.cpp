@@ -1,5 +1,5 @@
 // The Loader's construction (checks, sizing) and its thin public API over LoaderCore.
-#include "stoker/loader.hpp"
+#include "stoker/loader/loader.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -9,10 +9,10 @@
 #include "loader/loader_core.hpp"
 #include "topology/process_hwloc.hpp"
 #include "loader/worker_pool.hpp"
-#include "stoker/coordination.hpp"
+#include "stoker/distributed/coordination.hpp"
 #include "stoker/error.hpp"
-#include "stoker/local_plan.hpp"
-#include "stoker/metrics.hpp"
+#include "stoker/plan/local_plan.hpp"
+#include "stoker/loader/metrics.hpp"
 
 namespace stoker {
 

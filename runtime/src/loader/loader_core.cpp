@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "stoker/coordination.hpp"
+#include "stoker/distributed/coordination.hpp"
 #include "stoker/error.hpp"
 
 namespace stoker {

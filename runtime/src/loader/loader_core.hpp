@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "loader/batch_arena.hpp"
-#include "stoker/loader.hpp"
-#include "stoker/prefetch_controller.hpp"
+#include "stoker/loader/loader.hpp"
+#include "stoker/loader/prefetch_controller.hpp"
 
 namespace stoker {
 

@@ -1,6 +1,6 @@
 #include <cstdio>
 
-#include "stoker/loader_stats.hpp"
+#include "stoker/loader/loader_stats.hpp"
 
 namespace stoker {
 

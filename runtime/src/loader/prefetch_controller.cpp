@@ -1,4 +1,4 @@
-#include "stoker/prefetch_controller.hpp"
+#include "stoker/loader/prefetch_controller.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,6 +1,6 @@
 #include "loader/worker_pool.hpp"
 
-#include "stoker/topology.hpp"
+#include "stoker/plan/topology.hpp"
 
 namespace stoker {
 

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "stoker/cpuset.hpp"
+#include "stoker/plan/cpuset.hpp"
 
 namespace stoker {
 

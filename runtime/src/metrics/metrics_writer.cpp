@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "stoker/error.hpp"
-#include "stoker/metrics.hpp"
+#include "stoker/loader/metrics.hpp"
 
 namespace stoker {
 

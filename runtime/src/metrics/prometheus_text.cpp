@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "stoker/metrics.hpp"
+#include "stoker/loader/metrics.hpp"
 
 namespace stoker {
 

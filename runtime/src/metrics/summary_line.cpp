@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "stoker/metrics.hpp"
+#include "stoker/loader/metrics.hpp"
 
 namespace stoker {
 

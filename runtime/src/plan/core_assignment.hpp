@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "stoker/cpuset.hpp"
-#include "stoker/plan.hpp"
-#include "stoker/topology.hpp"
+#include "stoker/plan/cpuset.hpp"
+#include "stoker/plan/plan.hpp"
+#include "stoker/plan/topology.hpp"
 
 namespace stoker::planner {
 

@@ -1,13 +1,13 @@
-#include "stoker/local_plan.hpp"
+#include "stoker/plan/local_plan.hpp"
 
 #include <cstdlib>
 
 #include "common/slurm_tasks.hpp"
-#include "plan/values.hpp"
+#include "stoker/plan/values.hpp"
 #include "stoker/error.hpp"
-#include "stoker/gpu_identity.hpp"
-#include "stoker/plan_env.hpp"
-#include "stoker/profiles.hpp"
+#include "stoker/plan/gpu_identity.hpp"
+#include "stoker/plan/plan_env.hpp"
+#include "stoker/plan/profiles.hpp"
 
 namespace stoker {
 

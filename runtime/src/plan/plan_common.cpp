@@ -1,6 +1,6 @@
 // Plan helpers and the strict input check the CLI runs before planning.
 #include "stoker/error.hpp"
-#include "stoker/plan.hpp"
+#include "stoker/plan/plan.hpp"
 
 namespace stoker {
 

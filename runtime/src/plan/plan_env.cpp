@@ -1,9 +1,9 @@
 // The STOKER_* environment contract (README table): writing a plan out and reading it back.
-#include "stoker/plan_env.hpp"
+#include "stoker/plan/plan_env.hpp"
 
 #include <cstdlib>
 
-#include "plan/values.hpp"
+#include "stoker/plan/values.hpp"
 #include "stoker/error.hpp"
 
 namespace stoker {

@@ -5,8 +5,8 @@
 
 #include "plan/core_assignment.hpp"
 #include "plan/limits.hpp"
-#include "plan/values.hpp"
-#include "stoker/plan.hpp"
+#include "stoker/plan/values.hpp"
+#include "stoker/plan/plan.hpp"
 
 namespace stoker {
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "plan/limits.hpp"
-#include "plan/values.hpp"
+#include "stoker/plan/values.hpp"
 #include "stoker/error.hpp"
-#include "stoker/profiles.hpp"
+#include "stoker/plan/profiles.hpp"
 
 namespace stoker {
 

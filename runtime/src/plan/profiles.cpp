@@ -1,5 +1,5 @@
 // Built-in profiles, the profile set's look-ups, and profile range checks.
-#include "stoker/profiles.hpp"
+#include "stoker/plan/profiles.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "plan/limits.hpp"
-#include "plan/values.hpp"
+#include "stoker/plan/values.hpp"
 #include "stoker/error.hpp"
 
 namespace stoker {

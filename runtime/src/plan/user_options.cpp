@@ -1,9 +1,9 @@
 // The user's --stoker-* flags: one parser and one set of messages for the plugin
 // (sbatch/srun/salloc reject bad values at submit time) and `stoker plan`.
-#include "stoker/user_options.hpp"
+#include "stoker/plan/user_options.hpp"
 
 #include "plan/limits.hpp"
-#include "plan/values.hpp"
+#include "stoker/plan/values.hpp"
 
 namespace stoker {
 

@@ -1,4 +1,4 @@
-#include "plan/values.hpp"
+#include "stoker/plan/values.hpp"
 
 #include <charconv>
 #include <cmath>

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/fnv1a.hpp"
-#include "stoker/source.hpp"
+#include "stoker/loader/source.hpp"
 
 namespace stoker {
 

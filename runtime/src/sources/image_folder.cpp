@@ -5,7 +5,7 @@
 
 #include "sources/file_read.hpp"
 #include "stoker/error.hpp"
-#include "stoker/image_source.hpp"
+#include "stoker/loader/image_source.hpp"
 
 namespace stoker {
 

@@ -1,8 +1,8 @@
 #include <cstring>
 
-#include "loader/mapped_file.hpp"
+#include "sources/mapped_file.hpp"
 #include "stoker/error.hpp"
-#include "stoker/record_source.hpp"
+#include "stoker/loader/record_source.hpp"
 
 namespace stoker {
 

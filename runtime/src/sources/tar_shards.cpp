@@ -14,7 +14,7 @@
 
 #include "sources/file_read.hpp"
 #include "stoker/error.hpp"
-#include "stoker/tar_source.hpp"
+#include "stoker/loader/tar_source.hpp"
 
 namespace stoker {
 

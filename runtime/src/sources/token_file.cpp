@@ -1,6 +1,6 @@
-#include "loader/mapped_file.hpp"
+#include "sources/mapped_file.hpp"
 #include "stoker/error.hpp"
-#include "stoker/token_source.hpp"
+#include "stoker/loader/token_source.hpp"
 
 namespace stoker {
 

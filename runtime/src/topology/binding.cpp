@@ -6,7 +6,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "stoker/topology.hpp"
+#include "stoker/plan/topology.hpp"
 #include "topology/hwloc_convert.hpp"
 #include "topology/process_hwloc.hpp"
 

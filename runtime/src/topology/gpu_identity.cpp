@@ -1,5 +1,5 @@
 // Slurm-style GPU ids -> topology GPUs, from /proc/driver/nvidia or PCI bus order.
-#include "stoker/gpu_identity.hpp"
+#include "stoker/plan/gpu_identity.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -4,8 +4,8 @@
 
 #include <hwloc.h>
 
-#include "stoker/cpuset.hpp"
-#include "stoker/topology.hpp"
+#include "stoker/plan/cpuset.hpp"
+#include "stoker/plan/topology.hpp"
 
 namespace stoker::detail {
 

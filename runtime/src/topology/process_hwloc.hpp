@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "stoker/cpuset.hpp"
+#include "stoker/plan/cpuset.hpp"
 
 namespace stoker {
 

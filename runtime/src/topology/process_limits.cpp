@@ -11,7 +11,7 @@
 
 #include "common/proc_cgroup.hpp"
 #include "stoker/error.hpp"
-#include "stoker/topology.hpp"
+#include "stoker/plan/topology.hpp"
 
 namespace stoker {
 

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "stoker/error.hpp"
-#include "stoker/topology.hpp"
+#include "stoker/plan/topology.hpp"
 #include "topology/hwloc_convert.hpp"
 
 namespace stoker {

@@ -1,7 +1,7 @@
 // Topology's queries: plain lookups over the converted data, no hwloc calls.
 #include <algorithm>
 
-#include "stoker/topology.hpp"
+#include "stoker/plan/topology.hpp"
 
 namespace stoker {
 

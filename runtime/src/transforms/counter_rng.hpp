@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "stoker/transform.hpp"
+#include "stoker/loader/transform.hpp"
 
 namespace stoker {
 

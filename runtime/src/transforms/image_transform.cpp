@@ -7,7 +7,7 @@
 #include <string>
 
 #include "stoker/error.hpp"
-#include "stoker/image_transforms.hpp"
+#include "stoker/loader/image_transforms.hpp"
 #include "transforms/jpeg_decoder.hpp"
 #include "transforms/resample.hpp"
 

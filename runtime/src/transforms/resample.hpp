@@ -7,7 +7,7 @@
 #include <array>
 #include <cstdint>
 
-#include "stoker/image_transforms.hpp"
+#include "stoker/loader/image_transforms.hpp"
 #include "transforms/jpeg_decoder.hpp"
 
 namespace stoker {

@@ -1,4 +1,4 @@
-#include "stoker/transform.hpp"
+#include "stoker/loader/transform.hpp"
 
 namespace stoker {
 

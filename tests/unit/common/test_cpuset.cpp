@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "stoker/cpuset.hpp"
+#include "stoker/plan/cpuset.hpp"
 #include "stoker/error.hpp"
 
 using stoker::CpuSet;

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "../loader/loader_fixture.hpp"
-#include "stoker/cuda_device.hpp"
+#include "stoker/cuda/cuda_device.hpp"
 #include "stoker/error.hpp"
 
 namespace stoker::test {

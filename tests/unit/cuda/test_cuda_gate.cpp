@@ -7,12 +7,12 @@
 #include <string>
 
 #include "gpu_probe.hpp"
-#include "stoker/cuda_device.hpp"
-#include "stoker/cuda_pinner.hpp"
+#include "stoker/cuda/cuda_device.hpp"
+#include "stoker/cuda/cuda_pinner.hpp"
 #include "stoker/error.hpp"
-#include "stoker/loader.hpp"
+#include "stoker/loader/loader.hpp"
 #if STOKER_HAVE_CUDA
-#include "stoker/cuda_feeder.hpp"
+#include "stoker/cuda/cuda_feeder.hpp"
 #endif
 
 namespace stoker {

@@ -10,7 +10,7 @@
 
 #include "run_command.hpp"
 #include "gpu_probe.hpp"
-#include "stoker/plan_env.hpp"
+#include "stoker/plan/plan_env.hpp"
 
 namespace stoker {
 namespace {

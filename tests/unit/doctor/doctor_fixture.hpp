@@ -14,8 +14,8 @@
 #include <optional>
 #include <string>
 
-#include "stoker/cpuset.hpp"
-#include "stoker/topology.hpp"
+#include "stoker/plan/cpuset.hpp"
+#include "stoker/plan/topology.hpp"
 
 namespace stoker::test {
 

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "stoker/image_transforms.hpp"
+#include "stoker/loader/image_transforms.hpp"
 #include "transforms/counter_rng.hpp"
 #include "transforms/half.hpp"
 

@@ -7,7 +7,7 @@
 
 #include "image_fixtures.hpp"
 #include "stoker/error.hpp"
-#include "stoker/image_transforms.hpp"
+#include "stoker/loader/image_transforms.hpp"
 #include "transforms/half.hpp"
 #include "transforms/jpeg_decoder.hpp"
 #include "transforms/resample.hpp"

@@ -6,8 +6,8 @@
 
 #include "image_fixtures.hpp"
 #include "stoker/error.hpp"
-#include "stoker/image_source.hpp"
-#include "stoker/tar_source.hpp"
+#include "stoker/loader/image_source.hpp"
+#include "stoker/loader/tar_source.hpp"
 
 namespace stoker {
 namespace {

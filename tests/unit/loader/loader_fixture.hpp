@@ -17,13 +17,13 @@
 #include <thread>
 #include <vector>
 
-#include "stoker/copy_transform.hpp"
+#include "stoker/loader/copy_transform.hpp"
 #include "stoker/error.hpp"
-#include "stoker/loader.hpp"
-#include "stoker/plan.hpp"
-#include "stoker/record_source.hpp"
-#include "stoker/token_source.hpp"
-#include "stoker/topology.hpp"
+#include "stoker/loader/loader.hpp"
+#include "stoker/plan/plan.hpp"
+#include "stoker/loader/record_source.hpp"
+#include "stoker/loader/token_source.hpp"
+#include "stoker/plan/topology.hpp"
 
 namespace stoker::test {
 

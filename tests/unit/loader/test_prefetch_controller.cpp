@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "stoker/error.hpp"
-#include "stoker/prefetch_controller.hpp"
+#include "stoker/loader/prefetch_controller.hpp"
 
 using namespace stoker;
 

@@ -7,7 +7,7 @@
 #include <mutex>
 
 #include "loader/worker_pool.hpp"
-#include "stoker/topology.hpp"
+#include "stoker/plan/topology.hpp"
 
 using namespace stoker;
 

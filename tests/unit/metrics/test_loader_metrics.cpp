@@ -8,7 +8,7 @@
 #include "../doctor/doctor_fixture.hpp"
 #include "../loader/loader_fixture.hpp"
 #include "prom_parser.hpp"
-#include "stoker/metrics.hpp"
+#include "stoker/loader/metrics.hpp"
 
 namespace stoker {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "prom_parser.hpp"
-#include "stoker/metrics.hpp"
+#include "stoker/loader/metrics.hpp"
 
 namespace stoker {
 namespace {

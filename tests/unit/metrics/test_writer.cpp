@@ -9,7 +9,7 @@
 #include "../loader/loader_fixture.hpp"
 #include "prom_parser.hpp"
 #include "stoker/error.hpp"
-#include "stoker/metrics.hpp"
+#include "stoker/loader/metrics.hpp"
 
 namespace stoker {
 namespace {

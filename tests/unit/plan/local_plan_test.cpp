@@ -9,8 +9,8 @@
 #include "run_command.hpp"
 #include "plan_fixture.hpp"
 #include "stoker/error.hpp"
-#include "stoker/local_plan.hpp"
-#include "stoker/plan_env.hpp"
+#include "stoker/plan/local_plan.hpp"
+#include "stoker/plan/plan_env.hpp"
 
 namespace stoker {
 namespace {

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "stoker/error.hpp"
-#include "stoker/plan_env.hpp"
+#include "stoker/plan/plan_env.hpp"
 
 namespace stoker {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "stoker/plan.hpp"
-#include "stoker/topology.hpp"
+#include "stoker/plan/plan.hpp"
+#include "stoker/plan/topology.hpp"
 #include "topology_fixtures.hpp"
 
 namespace stoker::test {

@@ -5,7 +5,7 @@
 #include <random>
 
 #include "stoker/error.hpp"
-#include "stoker/profiles.hpp"
+#include "stoker/plan/profiles.hpp"
 
 namespace stoker {
 namespace {

@@ -2,7 +2,7 @@
 // plugin prints them at submit time.
 #include <gtest/gtest.h>
 
-#include "stoker/user_options.hpp"
+#include "stoker/plan/user_options.hpp"
 
 namespace stoker {
 namespace {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "stoker/error.hpp"
-#include "stoker/topology.hpp"
+#include "stoker/plan/topology.hpp"
 #include "temp_tree.hpp"
 #include "topology_fixtures.hpp"
 

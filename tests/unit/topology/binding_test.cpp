@@ -3,7 +3,7 @@
 
 #include <thread>
 
-#include "stoker/topology.hpp"
+#include "stoker/plan/topology.hpp"
 #include "topology_fixtures.hpp"
 
 namespace stoker {

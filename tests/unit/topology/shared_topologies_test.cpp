@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "stoker/topology.hpp"
+#include "stoker/plan/topology.hpp"
 
 namespace stoker {
 namespace {

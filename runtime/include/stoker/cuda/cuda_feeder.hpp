@@ -1,0 +1,145 @@
+// The device feeder: copies each ready batch of a Loader to the plan's GPU, asynchronously.
+//
+//   LoaderOptions lo;  lo.plan = plan;  lo.pinner = make_host_pinner(plan);
+//   lo.held_batches = DeviceFeeder::depth_for(plan);   // the feeder holds host batches
+//   Loader loader(source, transform, lo);               // until their copies complete
+//   DeviceFeeder feeder(loader);
+//   loader.set_epoch(e);  loader.start_epoch();
+//   while (auto b = feeder.next()) {
+//     b->wait_on(stream);                 // my kernels on `stream` wait for the copy
+//     kernel<<<..., stream>>>(b->as<float>(), b->labels(), b->size());
+//     b->release(stream);                 // the buffer is reused once `stream` is past here
+//   }
+//
+// Mechanism: the feeder owns `depth` device buffers (double-buffered or deeper; depth from
+// the plan's prefetch, each buffer as large as one batch) and one non-blocking copy stream
+// on the GPU chosen by PCI bus id (plan.gpu, cudaDeviceGetByPCIBusId). For each host batch
+// it issues cudaMemcpyAsync of the samples and labels on that stream and records an event.
+// The host Batch (its pinned arena slot) goes back to the loader's pool only once that
+// event has completed; a device buffer is overwritten only after the consumer's release
+// point on its stream (cudaStreamWaitEvent), so nothing ever waits on the host for a copy.
+// next() blocks only while the loader has no batch ready (counted as input wait).
+//
+// Built with CUDA only (STOKER_HAVE_CUDA). The constructor makes no CUDA call when the
+// plan names no GPU: it throws, and the caller stays on the host path.
+#pragma once
+
+#if STOKER_HAVE_CUDA
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "stoker/loader/loader.hpp"
+
+namespace stoker {
+
+struct DeviceFeederOptions {
+  int depth = 0;       // device buffers; 0: DeviceFeeder::depth_for(plan)
+  bool timing = true;  // time each copy with CUDA events (FeederStats::h2d_ns)
+};
+
+struct FeederStats {
+  std::string gpu;               // PCI bus id
+  int device = -1;               // CUDA ordinal
+  int depth = 0;                 // device buffers
+  uint64_t buffer_bytes = 0;     // bytes of one device buffer (samples + labels)
+  uint64_t batches = 0;          // batches handed to the consumer
+  uint64_t bytes = 0;            // bytes copied host -> device (samples + labels)
+  uint64_t h2d_ns = 0;           // GPU time of those copies (CUDA events; 0 without timing)
+  uint64_t timed_bytes = 0;      // bytes of the copies whose time is in h2d_ns
+  uint64_t input_wait_ns = 0;    // time next() blocked in Loader::next()
+  bool host_pinned = false;      // the loader's arena is page-locked
+  double h2d_gb_per_s() const {  // copy bandwidth, GB/s (1e9 bytes)
+    return h2d_ns ? static_cast<double>(timed_bytes) / static_cast<double>(h2d_ns) : 0.0;
+  }
+};
+
+class FeederCore;
+
+// One batch on the GPU. Move-only; its device buffer returns to the feeder at release()
+// (or destruction). May outlive the DeviceFeeder object.
+class DeviceBatch {
+ public:
+  DeviceBatch() = default;
+  DeviceBatch(DeviceBatch&& o) noexcept;
+  DeviceBatch& operator=(DeviceBatch&& o) noexcept;
+  DeviceBatch(const DeviceBatch&) = delete;
+  DeviceBatch& operator=(const DeviceBatch&) = delete;
+  ~DeviceBatch();  // release() on the default stream; errors are swallowed here
+  explicit operator bool() const { return core_ != nullptr; }
+
+  // Device pointers: size() samples of spec().bytes() each, contiguous; int64 labels.
+  const void* data() const { return data_; }
+  template <class T>
+  const T* as() const {
+    return static_cast<const T*>(data_);
+  }
+  const int64_t* labels() const { return labels_; }
+  const SampleSpec& spec() const { return *spec_; }
+  size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
+  size_t bytes() const { return size_ * spec_->bytes(); }
+  uint64_t epoch() const { return epoch_; }
+  uint64_t number() const { return number_; }
+
+  // The copy's stream and event (cudaStream_t, cudaEvent_t): the event completes when the
+  // samples and labels are on the GPU.
+  void* stream() const;
+  void* ready_event() const;
+  // Makes `consumer_stream` (a cudaStream_t; nullptr: the default stream) wait for the
+  // copy, without blocking the host.
+  void wait_on(void* consumer_stream) const;
+  void synchronize() const;  // blocks the host until the copy is done
+  // Gives the buffer back: the feeder reuses it once `consumer_stream` has run everything
+  // queued on it so far (the kernels that read the batch). Idempotent.
+  void release(void* consumer_stream = nullptr);
+
+ private:
+  friend class FeederCore;
+  std::shared_ptr<FeederCore> core_;
+  int buffer_ = -1;
+  const void* data_ = nullptr;
+  const int64_t* labels_ = nullptr;
+  const SampleSpec* spec_ = nullptr;
+  size_t size_ = 0, capacity_ = 0;
+  uint64_t epoch_ = 0, number_ = 0;
+};
+
+class DeviceFeeder {
+ public:
+  // Feeds `loader` (which must outlive the feeder) to loader.plan().gpu. Throws
+  // stoker::Error when the plan names no GPU, when no GPU is usable (with the reason),
+  // when the plan's GPU is not visible (naming it and the visible ones), or for a depth < 2.
+  explicit DeviceFeeder(Loader& loader, DeviceFeederOptions options = {});
+  ~DeviceFeeder();  // waits for its copies, returns the host batches; device buffers are
+                    // freed when the last DeviceBatch is released
+  DeviceFeeder(const DeviceFeeder&) = delete;
+  DeviceFeeder& operator=(const DeviceFeeder&) = delete;
+
+  // The next batch of the loader's current epoch, on the GPU (its copy may still be in
+  // flight: wait_on() or synchronize() before reading). nullopt at the epoch's end, as
+  // Loader::next(): start the next one on the loader (set_epoch + start_epoch), then call
+  // next() again. Throws what Loader::next() throws, and
+  // stoker::Error for a failed CUDA call or a GPU without room for the buffers.
+  std::optional<DeviceBatch> next();
+
+  FeederStats stats() const;
+  int device() const;
+  int depth() const;
+
+  // Device buffers the feeder uses for `plan`: the plan's prefetch depth, within [2, 4].
+  // The feeder holds up to this many host batches while their copies run, so set
+  // LoaderOptions::held_batches to at least this.
+  static int depth_for(const Plan& plan);
+
+ private:
+  Loader& loader_;
+  std::shared_ptr<FeederCore> core_;
+  bool exhausted_ = false;  // the loader's epoch ended; drain the queued batches
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_HAVE_CUDA

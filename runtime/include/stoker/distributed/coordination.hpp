@@ -1,0 +1,47 @@
+// Who this rank is, and agreement between ranks on what an epoch is.
+// With MPI (built with it and launched under it) the ranks exchange their view;
+// without it the world comes from RANK/WORLD_SIZE or SLURM_PROCID/SLURM_NTASKS.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "stoker/distributed/sampler.hpp"
+
+namespace stoker {
+
+struct WorldInfo {
+  uint64_t rank = 0, world_size = 1;
+  uint64_t local_rank = 0, local_size = 1;
+  bool mpi = false;
+  std::string source;  // "MPI", "RANK/WORLD_SIZE", "SLURM_PROCID/SLURM_NTASKS", "single process"
+};
+
+// Detects the world, once per process (later calls return the same answer), in this order:
+//  1. MPI, when built with it and MPI is already initialised or a launcher is present
+//     (OMPI_COMM_WORLD_SIZE, PMIX_RANK or PMI_RANK set): initialises MPI (thread level
+//     FUNNELED) if needed and finalises it at exit if it did so; local rank and size come
+//     from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED). Collective: call it on every rank.
+//  2. RANK/WORLD_SIZE (and LOCAL_RANK/LOCAL_WORLD_SIZE), as torchrun sets them.
+//  3. SLURM_PROCID/SLURM_NTASKS (SLURM_LOCALID, SLURM_STEP_TASKS_PER_NODE/SLURM_NODEID).
+//  4. A single process.
+// Throws stoker::Error naming the variable when one is malformed or inconsistent.
+WorldInfo detect_world();
+
+// Reads the world from environment variables only (steps 2-4 above). `env` looks a name
+// up (nullptr when unset); detect_world() uses getenv. Exposed for tests.
+WorldInfo world_from_environment(const char* (*env)(const char* name));
+
+// STOKER_SEED when set (a whole number; else stoker::Error), otherwise `fallback`.
+uint64_t seed_from_environment(uint64_t fallback);
+
+// Makes every rank agree on the seed (rank 0's is broadcast and returned), the epoch,
+// the dataset size and fingerprint, the sampler options (shuffle, drop_last, block) and
+// each rank's place (opts.rank/world_size must be its MPI rank and size). A mismatch
+// throws stoker::Error on every rank, naming the ranks that differ and what differs.
+// Never hangs: if a rank does not arrive within STOKER_AGREE_TIMEOUT seconds (default
+// 60), the waiting ranks print why and call MPI_Abort. Collective under MPI.
+// Without MPI it returns opts.seed.
+uint64_t agree_on_epoch(const SamplerOptions& opts, uint64_t epoch);
+
+}  // namespace stoker

@@ -1,0 +1,184 @@
+// The loader: persistent pinned worker threads read, transform and collate samples
+// straight into recycled batch slots; a prefetch ring hands the batches to the consumer
+// in sampler order. See the README's "Loader" section.
+//
+//   stoker::Loader loader(source, transform, opts);
+//   for (uint64_t e = 0; e < epochs; ++e) {
+//     loader.set_epoch(e);                 // optional: after an epoch the next one follows
+//     for (stoker::Batch& b : loader) { ... b.data(), b.labels(), b.size() ... }
+//   }
+//
+// Epochs: set_epoch(e) names the epoch the next loop iterates. While epoch e is being
+// consumed, the workers already prepare epoch e+1's first batches (the order is a pure
+// function of seed and epoch), so the next loop starts without waiting. Starting a loop
+// on any other epoch, after a restore, or after breaking out of a loop early, discards
+// the prepared batches (nothing is lost: they are made again when needed).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "stoker/loader/host_pinner.hpp"
+#include "stoker/loader/loader_stats.hpp"
+#include "stoker/plan/plan.hpp"
+#include "stoker/distributed/sampler.hpp"
+#include "stoker/loader/source.hpp"
+#include "stoker/loader/transform.hpp"
+
+namespace stoker {
+
+// What a corrupt or truncated sample (a SampleError from the source or transform) does.
+//  Error: next() throws stoker::Error naming the sample index, the file and the offset.
+//  Skip:  the sample is left out and counted in stats().skipped; its batch comes with
+//         fewer samples (Batch::size() < batch_size, possibly 0). No other sample is
+//         substituted, so every rank still makes the same number of steps and no sample
+//         is seen twice.
+enum class CorruptPolicy { Error, Skip };
+
+struct LoaderOptions {
+  size_t batch_size = 0;   // required, > 0
+  bool drop_last = false;  // drop the last partial batch, and let the sampler drop
+                           // the uneven tail instead of padding it by wrapping
+  bool shuffle = true;
+  uint64_t seed = 0;
+  uint64_t world_size = 0;  // 0: detect_world() (MPI, RANK/WORLD_SIZE, SLURM_*)
+  uint64_t rank = 0;
+  CorruptPolicy on_corrupt = CorruptPolicy::Error;
+  int workers = 0;                     // 0: plan.workers
+  int prefetch = 0;                    // 0: plan.prefetch (the starting depth)
+  bool adaptive = true;                // let the controller change the depth while running
+  int max_depth = 0;                   // cap on the depth, below the memory-budget cap;
+                                       // 0: 4 x the starting depth, from 8 to 64 (the arena
+                                       // is allocated and touched for it up front)
+  int held_batches = 2;                // batches the consumer may hold beyond the ring (Python
+                                       // tensors alive after their loop iteration); more is
+                                       // allowed but then the producers wait for releases
+  bool pin_threads = true;             // bind each worker to its share of plan.worker_cpus
+  std::optional<Plan> plan;            // required (the process's plan, e.g. from the environment)
+  std::shared_ptr<HostPinner> pinner;  // page-locks the arena when plan.pin_memory
+};
+
+class Loader;
+class LoaderCore;
+class MetricsWriter;
+class WorkerPool;
+
+// One batch: views of the slot's memory, valid until the Batch is destroyed or released
+// (then the slot returns to the pool). Move-only; may outlive its loop iteration and
+// even the Loader.
+class Batch {
+ public:
+  Batch() = default;
+  Batch(Batch&& o) noexcept;
+  Batch& operator=(Batch&& o) noexcept;
+  Batch(const Batch&) = delete;
+  Batch& operator=(const Batch&) = delete;
+  ~Batch() { release(); }
+
+  explicit operator bool() const { return core_ != nullptr; }
+  void release();  // returns the slot now (idempotent)
+
+  // Sample data: size() samples of spec().bytes() each, contiguous, 64-byte aligned.
+  const std::byte* data() const { return data_; }
+  std::byte* data() { return data_; }
+  template <class T>
+  std::span<const T> as() const {
+    return {reinterpret_cast<const T*>(data_), bytes() / sizeof(T)};
+  }
+  const SampleSpec& spec() const { return *spec_; }
+  size_t size() const { return size_; }          // samples in this batch
+  size_t capacity() const { return capacity_; }  // the batch size
+  size_t bytes() const { return size_ * spec_->bytes(); }
+  const int64_t* labels() const { return labels_; }
+  std::span<const int64_t> label_span() const { return {labels_, size_}; }
+  std::span<const uint64_t> indices() const { return {indices_, size_}; }  // dataset indices
+  uint64_t epoch() const { return epoch_; }
+  uint64_t number() const { return number_; }  // batch number within the epoch
+  int slot() const { return slot_; }           // arena slot (for a device feeder's map)
+
+ private:
+  friend class LoaderCore;
+  void clear();  // forgets the slot without returning it
+  std::shared_ptr<LoaderCore> core_;
+  int slot_ = -1;
+  std::byte* data_ = nullptr;
+  const int64_t* labels_ = nullptr;
+  const uint64_t* indices_ = nullptr;
+  const SampleSpec* spec_ = nullptr;
+  size_t size_ = 0, capacity_ = 0;
+  uint64_t epoch_ = 0, number_ = 0;
+};
+
+class Loader {
+ public:
+  // Throws stoker::Error for: batch size 0; a batch that does not fit the plan's
+  // memory budget twice; plan worker CPUs not available to this process; a dataset that
+  // gives a rank no batch; a transform whose output does not match the slot.
+  // For sources whose samples already have the output layout (token windows, records),
+  // pass a CopyTransform (stoker/copy_transform.hpp) with the source's spec().
+  Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Transform> transform,
+         LoaderOptions options);
+  ~Loader();  // stops and joins the workers; batches still held stay valid
+  Loader(const Loader&) = delete;
+  Loader& operator=(const Loader&) = delete;
+
+  void set_epoch(uint64_t epoch);      // the epoch the next loop iterates
+  uint64_t epoch() const;              // the epoch being iterated, or the next one between loops
+  uint64_t batches_per_epoch() const;  // of a full epoch on this rank
+  uint64_t length() const;             // this rank's samples per full epoch
+
+  // Starts a loop over the epoch named by set_epoch (or the one after the last finished).
+  void start_epoch();
+  // The next batch of the epoch; nullopt at its end. Starts the epoch when none is running.
+  // Throws stoker::Error for a failed sample (sample index, file and offset) or when the
+  // consumer holds every slot (it would otherwise wait forever).
+  std::optional<Batch> next();
+
+  class Iterator {
+   public:
+    using value_type = Batch;
+    using difference_type = std::ptrdiff_t;
+    Batch& operator*() { return *current_; }
+    Iterator& operator++() {
+      current_ = loader_->advance(&*current_);  // gives the previous batch back first
+      return *this;
+    }
+    bool operator==(std::default_sentinel_t) const { return !current_.has_value(); }
+
+   private:
+    friend class Loader;
+    explicit Iterator(Loader* l) : loader_(l), current_(l->next()) {}
+    Loader* loader_;
+    std::optional<Batch> current_;
+  };
+  Iterator begin() {
+    start_epoch();
+    return Iterator(this);
+  }
+  std::default_sentinel_t end() { return {}; }
+
+  // Resume state: position = batches handed out in the current epoch x batch size.
+  SamplerState state() const;
+  // The next loop continues the state's epoch from its position (any world size).
+  void restore(const SamplerState& state);
+
+  LoaderStats stats() const;
+  const Plan& plan() const;
+  const SampleSpec& spec() const;
+  const DistributedSampler& sampler() const;  // the configured sampler (epoch 0)
+  int depth() const;
+
+ private:
+  std::optional<Batch> advance(Batch* done);
+  std::shared_ptr<LoaderCore> core_;
+  std::unique_ptr<WorkerPool> pool_;
+  std::vector<std::string> notes_;  // from construction (binding)
+  std::unique_ptr<MetricsWriter> metrics_;  // STOKER_METRICS; stopped first in ~Loader
+};
+
+}  // namespace stoker

@@ -1,0 +1,90 @@
+// The rank planner: a pure function from (topology, mask, ranks, GPUs, memory,
+// profile, user overrides) to a Plan. No I/O: the plugin, the `stoker plan`
+// command and the runtime all call it, so what an admin previews is what a job gets.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stoker/plan/cpuset.hpp"
+#include "stoker/plan/profiles.hpp"
+#include "stoker/plan/topology.hpp"
+
+namespace stoker {
+
+enum class BindMode { GpuNuma, Even, None };
+enum class MemBind { Local, None };
+
+// What a user asked for (flags or options). Unset = decided by the profile.
+struct UserOverrides {
+  std::optional<int> workers;
+  std::optional<int> prefetch;
+  BindMode bind = BindMode::GpuNuma;
+  MemBind mem_bind = MemBind::Local;
+  PinMode pin_memory = PinMode::Auto;
+};
+
+struct PlanInput {
+  const Topology* topology = nullptr;
+  CpuSet allowed;  // CPUs the rank (or the step, on this node) may use
+  int local_rank = 0;
+  int local_size = 1;
+  // The GPU of every local rank: index into topology->gpus, -1 for none.
+  // Empty means no rank has a GPU. Size local_size when given.
+  std::vector<int> local_gpus;
+  uint64_t mem_limit = 0;  // bytes this rank may use; 0 = unknown (fallback applied)
+  Profile profile;
+  Caps caps;  // the admin's caps (worker fraction, prefetch, memory share)
+  UserOverrides overrides;
+  uint64_t batch_bytes_hint = 0;   // bytes per batch; 0 = profile's assumption
+  std::vector<std::string> notes;  // upstream findings to carry as reasons (field "input")
+};
+
+struct Reason {
+  std::string field;  // "cpus", "workers", "prefetch", "mem_budget", "gpu", "nics", "numa", ...
+  std::string text;   // one line
+};
+
+struct Plan {
+  static constexpr int kVersion = 1;
+  std::string profile;
+  int local_rank = 0, local_size = 1;
+  CpuSet cpus, main_cpus, worker_cpus;
+  std::vector<int> numa;  // memory NUMA nodes (os_index)
+  int workers = 1;
+  int prefetch = 2;          // batches in flight for the whole rank
+  uint64_t mem_budget = 0;   // bytes for prefetched batches (pinned when pin_memory)
+  uint64_t batch_bytes = 0;  // the batch size the budget assumed
+  bool pin_memory = false;
+  std::string gpu;  // PCI bus id, "" for none
+  std::vector<std::string> nics;
+  BindMode bind = BindMode::GpuNuma;
+  MemBind mem_bind = MemBind::Local;
+  std::vector<Reason> reasons;
+
+  // The reasons for `field` joined with "; ", "" when none.
+  std::string reason(const std::string& field) const;
+  bool operator==(const Plan&) const = default;
+};
+
+bool operator==(const Reason& a, const Reason& b);
+
+// Never throws for bad input that a slurmstepd may see (empty mask, rank >= size,
+// zero memory): it returns a safe plan whose reasons say what was wrong. See the
+// README's "Planner rules" for the rules.
+Plan make_plan(const PlanInput& in);
+
+// Checks a plan input the way the CLI does before planning: throws stoker::Error
+// naming the bad input (empty mask, local rank >= size, zero memory limit, ...).
+void check_plan_input(const PlanInput& in);
+
+const char* to_string(BindMode b);  // "gpu-numa", "even", "none"
+const char* to_string(MemBind m);   // "local", "none"
+// Inverse of to_string; nullopt for anything else.
+std::optional<BindMode> parse_bind_mode(std::string_view s);
+std::optional<MemBind> parse_mem_bind(std::string_view s);
+
+}  // namespace stoker

@@ -1,0 +1,29 @@
+// The environment contract between the plugin and the runtime (or any framework):
+// STOKER_* variables, plus the names PyTorch launchers expect. One table of them
+// is in the README.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stoker/plan/plan.hpp"
+
+namespace stoker {
+
+using EnvVars = std::vector<std::pair<std::string, std::string>>;
+
+// The STOKER_* variables that describe `plan`.
+EnvVars plan_to_env(const Plan& plan);
+
+// Reads a plan back. `get` returns the value of a variable or nullopt.
+// Returns nullopt when STOKER_PLAN_VERSION is absent (not under the plugin).
+// Throws stoker::Error naming the variable when one is present but garbled or missing.
+std::optional<Plan> plan_from_env(
+    const std::function<std::optional<std::string>(const std::string&)>& get);
+// Same, from this process's environment.
+std::optional<Plan> plan_from_process_env();
+
+}  // namespace stoker

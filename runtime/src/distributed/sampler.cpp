@@ -1,0 +1,171 @@
+// DistributedSampler: the shard rule of sampler.hpp on top of Permutation, plus the
+// node-aware (block) order and resume.
+#include <string>
+
+#include "mix.hpp"
+#include "sampler_text.hpp"
+#include "stoker/error.hpp"
+#include "stoker/distributed/sampler.hpp"
+
+namespace stoker {
+
+namespace {
+std::string str(uint64_t v) {
+  return std::to_string(v);
+}
+using distributed::hex64;
+const char* on_off(bool b) {
+  return b ? "on" : "off";
+}
+
+// A mismatch between a resume state and this sampler.
+[[noreturn]] void state_mismatch(const std::string& what) {
+  throw Error("sampler state", what,
+              "resume with the dataset and options the state was written with, or start the "
+              "epoch afresh with set_epoch()");
+}
+}  // namespace
+
+DistributedSampler::DistributedSampler(const SamplerOptions& opts) : opts_(opts) {
+  if (opts.world_size == 0) {
+    throw Error("sampler world size", "is 0; a job has at least one rank",
+                "set --world-size, WORLD_SIZE or SLURM_NTASKS to the number of ranks");
+  }
+  if (opts.rank >= opts.world_size) {
+    throw Error("sampler rank",
+                "rank " + str(opts.rank) + " is not below the world size " + str(opts.world_size),
+                "ranks are numbered 0 to world size - 1");
+  }
+  if (opts.size == 0) {
+    throw Error("sampler dataset size", "the dataset has 0 samples",
+                "check the dataset path and that it holds samples");
+  }
+  set_epoch(0);
+}
+
+void DistributedSampler::set_epoch(uint64_t epoch) {
+  epoch_ = epoch;
+  start_ = 0;
+  group_ = opts_.block ? opts_.world_size : 0;
+  recompute();
+}
+
+void DistributedSampler::recompute() {
+  if (opts_.block == 0) {
+    perm_ = Permutation(opts_.size, opts_.seed, epoch_, opts_.shuffle);
+    tail_ = Permutation();
+  } else {
+    // Runs and the tail get their own keys, unrelated to the sample-level stream.
+    const uint64_t full = opts_.size / opts_.block;
+    perm_ = Permutation(full, distributed::derive_seed(opts_.seed, ~uint64_t{0}), epoch_, opts_.shuffle);
+    tail_ = Permutation(opts_.size % opts_.block, distributed::derive_seed(opts_.seed, full), epoch_,
+                        opts_.shuffle);
+  }
+  const uint64_t remaining = opts_.size - start_, w = opts_.world_size;
+  length_ = remaining / w + (!opts_.drop_last && remaining % w != 0 ? 1 : 0);
+}
+
+// Block mode lays the order out in rounds of `group_` full runs: position q of a round
+// (of group_ x block positions) reads run slot q mod group_, sample q / group_ of it.
+// Dealt round robin over group_ ranks, rank r thus reads run slot r of every round, whole.
+// Full runs that do not fill a round, then the short tail run, follow run after run.
+uint64_t DistributedSampler::order(uint64_t position) const {
+  if (opts_.block == 0) return perm_(position);
+  const uint64_t k = opts_.block, full = opts_.size / k;
+  const uint64_t rounds = full / group_, grouped = rounds * group_ * k;
+  uint64_t slot, offset;
+  if (position < grouped) {
+    const uint64_t span = group_ * k, q = position % span;
+    slot = (position / span) * group_ + q % group_;
+    offset = q / group_;
+  } else {
+    const uint64_t q = position - grouped;
+    slot = rounds * group_ + q / k;
+    offset = q % k;
+  }
+  if (slot < full) {
+    const uint64_t run = perm_(slot);
+    return run * k +
+           Permutation(k, distributed::derive_seed(opts_.seed, run), epoch_, opts_.shuffle)(offset);
+  }
+  return full * k + tail_(offset);
+}
+
+uint64_t DistributedSampler::position(uint64_t i) const {
+  if (i >= length_) {
+    throw Error("sampler", "index " + str(i) + " is beyond rank " + str(opts_.rank) + "'s length " +
+                               str(length_) + " in epoch " + str(epoch_));
+  }
+  const uint64_t remaining = opts_.size - start_;
+  uint64_t k = i * opts_.world_size + opts_.rank;
+  if (k >= remaining) k %= remaining;  // padding: wrap to the start of the remaining order
+  return start_ + k;
+}
+
+uint64_t DistributedSampler::at(uint64_t i) const {
+  return order(position(i));
+}
+
+SamplerState DistributedSampler::state(uint64_t local_consumed) const {
+  if (local_consumed > length_) {
+    throw Error("sampler state",
+                "local position " + str(local_consumed) + " is beyond rank " + str(opts_.rank) +
+                    "'s " + str(length_) + " samples of epoch " + str(epoch_),
+                "pass how many of this epoch's indices the rank has consumed");
+  }
+  const uint64_t remaining = opts_.size - start_;
+  const uint64_t dealt = local_consumed * opts_.world_size;
+  SamplerState s;
+  s.seed = opts_.seed;
+  s.epoch = epoch_;
+  s.consumed = start_ + (dealt < remaining ? dealt : remaining);
+  s.size = opts_.size;
+  s.fingerprint = opts_.fingerprint;
+  s.shuffle = opts_.shuffle;
+  s.block = opts_.block;
+  s.group = group_;
+  return s;
+}
+
+void DistributedSampler::restore(const SamplerState& s) {
+  if (s.version != SamplerState::kFormatVersion) distributed::unreadable_version(s.version);
+  if (s.size != opts_.size) {
+    state_mismatch("is from a dataset of " + str(s.size) + " samples; this dataset has " +
+                   str(opts_.size));
+  }
+  if (s.fingerprint != opts_.fingerprint) {
+    state_mismatch("is from a dataset with fingerprint " + hex64(s.fingerprint) +
+                   "; this dataset's fingerprint is " + hex64(opts_.fingerprint) +
+                   " (same size, different names or sizes)");
+  }
+  if (s.seed != opts_.seed) {
+    state_mismatch("was written with seed " + str(s.seed) + "; this sampler has seed " +
+                   str(opts_.seed));
+  }
+  if (s.shuffle != opts_.shuffle) {
+    state_mismatch(std::string("was written with shuffle ") + on_off(s.shuffle) +
+                   "; this sampler has shuffle " + on_off(opts_.shuffle));
+  }
+  if (s.block != opts_.block) {
+    state_mismatch("was written with block " + str(s.block) + "; this sampler has block " +
+                   str(opts_.block));
+  }
+  if (s.consumed > s.size) {
+    throw Error("sampler state",
+                "resume position " + str(s.consumed) + " is beyond the epoch of " + str(s.size) +
+                    " samples",
+                "the state is corrupt or was edited; restart the epoch");
+  }
+  if ((s.block != 0) != (s.group != 0)) {
+    throw Error("sampler state",
+                "group " + str(s.group) + " does not fit block " + str(s.block) +
+                    " (both are 0, or both are positive)",
+                "the state is corrupt or was edited; restart the epoch");
+  }
+  epoch_ = s.epoch;
+  start_ = s.consumed;
+  group_ = s.group;
+  recompute();
+}
+
+}  // namespace stoker

@@ -1,0 +1,125 @@
+// SamplerState's text form: one stable line, every key required once, nothing else.
+//   stoker-sampler v1 seed=S epoch=E consumed=C size=N fingerprint=0xF shuffle=1 block=B group=G
+#include <charconv>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "sampler_text.hpp"
+#include "stoker/error.hpp"
+#include "stoker/distributed/sampler.hpp"
+
+namespace stoker {
+
+namespace {
+constexpr std::string_view kMagic = "stoker-sampler";
+const char* const kKeys[] = {"seed",        "epoch",   "consumed", "size",
+                             "fingerprint", "shuffle", "block",    "group"};
+constexpr size_t kKeyCount = sizeof kKeys / sizeof kKeys[0];
+
+[[noreturn]] void malformed(std::string_view text, const std::string& what) {
+  throw Error("sampler state '" + std::string(text) + "'", what,
+              "expected: stoker-sampler v1 seed=S epoch=E consumed=C size=N fingerprint=0xF "
+              "shuffle=0|1 block=B group=G");
+}
+
+uint64_t parse_number(std::string_view text, std::string_view key, std::string_view value) {
+  int base = 10;
+  if (value.size() > 2 && value[0] == '0' && (value[1] == 'x' || value[1] == 'X')) {
+    value.remove_prefix(2);
+    base = 16;
+  }
+  uint64_t out = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out, base);
+  if (value.empty() || ec != std::errc() || end != value.data() + value.size()) {
+    malformed(text, std::string(key) + "=" + std::string(value) + " is not a whole number");
+  }
+  return out;
+}
+
+std::vector<std::string_view> split_words(std::string_view text) {
+  std::vector<std::string_view> words;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n')) ++i;
+    size_t j = i;
+    while (j < text.size() && text[j] != ' ' && text[j] != '\t' && text[j] != '\n') ++j;
+    if (j > i) words.push_back(text.substr(i, j - i));
+    i = j;
+  }
+  return words;
+}
+}  // namespace
+
+std::string distributed::hex64(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+void distributed::unreadable_version(uint64_t version) {
+  throw Error("sampler state",
+              "format version " + std::to_string(version) +
+                  " is not readable; this build reads version " +
+                  std::to_string(SamplerState::kFormatVersion),
+              "resume with the stoker version that wrote the state, or restart the epoch");
+}
+
+std::string SamplerState::to_string() const {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "stoker-sampler v%u seed=%llu epoch=%llu consumed=%llu size=%llu "
+                "fingerprint=0x%016llx shuffle=%d block=%llu group=%llu",
+                version, static_cast<unsigned long long>(seed),
+                static_cast<unsigned long long>(epoch), static_cast<unsigned long long>(consumed),
+                static_cast<unsigned long long>(size), static_cast<unsigned long long>(fingerprint),
+                shuffle ? 1 : 0, static_cast<unsigned long long>(block),
+                static_cast<unsigned long long>(group));
+  return buf;
+}
+
+SamplerState SamplerState::parse(std::string_view text) {
+  const auto words = split_words(text);
+  if (words.empty() || words[0] != kMagic) malformed(text, "does not start with 'stoker-sampler'");
+  if (words.size() < 2 || words[1].size() < 2 || words[1][0] != 'v') {
+    malformed(text, "has no format version (v1) after 'stoker-sampler'");
+  }
+  SamplerState s;
+  const uint64_t version = parse_number(text, "version", words[1].substr(1));
+  if (version != kFormatVersion) {
+    throw Error("sampler state",
+                "format version " + std::to_string(version) +
+                    " is not readable; this build reads version " + std::to_string(kFormatVersion),
+                "resume with the stoker version that wrote the state, or restart the epoch");
+  }
+  uint64_t values[kKeyCount] = {};
+  bool seen[kKeyCount] = {};
+  for (size_t w = 2; w < words.size(); ++w) {
+    const auto eq = words[w].find('=');
+    if (eq == std::string_view::npos)
+      malformed(text, "'" + std::string(words[w]) + "' is not key=value");
+    const auto key = words[w].substr(0, eq);
+    size_t k = 0;
+    while (k < kKeyCount && key != kKeys[k]) ++k;
+    if (k == kKeyCount) malformed(text, "unknown key '" + std::string(key) + "'");
+    if (seen[k]) malformed(text, "key '" + std::string(key) + "' appears twice");
+    seen[k] = true;
+    values[k] = parse_number(text, key, words[w].substr(eq + 1));
+  }
+  for (size_t k = 0; k < kKeyCount; ++k) {
+    if (!seen[k]) malformed(text, "key '" + std::string(kKeys[k]) + "' is missing");
+  }
+  if (values[5] > 1) malformed(text, "shuffle must be 0 or 1");
+  s.version = kFormatVersion;
+  s.seed = values[0];
+  s.epoch = values[1];
+  s.consumed = values[2];
+  s.size = values[3];
+  s.fingerprint = values[4];
+  s.shuffle = values[5] == 1;
+  s.block = values[6];
+  s.group = values[7];
+  return s;
+}
+
+}  // namespace stoker
