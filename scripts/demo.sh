@@ -120,8 +120,9 @@ run_job() {
   cd "$jobs"
   export SLURM_CONF=$cluster/slurm.conf STOKER_TRAIN=$bin/stoker_train DATA=$data \
     EPOCHS=$epochs BATCH_SIZE=$batch
-  # Open MPI between emulated nodes that are one host: TCP over the loopback only.
-  export OMPI_MCA_btl=tcp,self OMPI_MCA_pml=ob1 OMPI_MCA_btl_tcp_if_include=127.0.0.0/8
+  set -a
+  . "$src/scripts/mpi-loopback.env"  # Open MPI: TCP over the loopback only
+  set +a
   # The cluster's GPUs are fake (character devices): no NVIDIA GPU stands behind them, so
   # the plugin would leave GPU tasks untuned. The demo asks for none; the plan then splits
   # each node's cores between its ranks.

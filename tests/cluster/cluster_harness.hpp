@@ -121,9 +121,7 @@ class ClusterTest : public ::testing::Test {
     ASSERT_TRUE(fs::exists(dir() / "slurm.conf"))
         << "no cluster in " << dir() << ": the ctest fixture cluster.start did not run";
     setenv("SLURM_CONF", (dir() / "slurm.conf").c_str(), 1);
-    // Open MPI's shared memory transport crashes between emulated nodes on one host.
-    setenv("OMPI_MCA_pml", "ob1", 1);
-    setenv("OMPI_MCA_btl", "tcp,self", 1);
+    use_mpi_loopback();
     fs::create_directories(jobs());
     use_plugin(default_args());
   }
@@ -134,6 +132,15 @@ class ClusterTest : public ::testing::Test {
   }
 
  private:
+  // Open MPI over the loopback only, from the one list every MPI test reads.
+  static void use_mpi_loopback() {
+    std::istringstream lines(slurp(STOKER_SOURCE_DIR "/scripts/mpi-loopback.env"));
+    for (std::string line; std::getline(lines, line);) {
+      const size_t eq = line.find('=');
+      if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
+      setenv(line.substr(0, eq).c_str(), line.substr(eq + 1).c_str(), 1);
+    }
+  }
   static std::string quote(const std::string& s) {
     std::string q = "'";
     for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);

@@ -5,7 +5,7 @@
 #
 # Exits 77 (ctest: skipped) with the harness's reason when no cluster could be started
 # here; otherwise runs COMMAND with SLURM_CONF set to the cluster's config and Open MPI
-# restricted to TCP between the emulated nodes (shared/notes/local-slurm-cluster.md).
+# restricted to TCP over the loopback (scripts/mpi-loopback.env).
 set -euo pipefail
 [ $# -ge 2 ] || { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 cluster=$1
@@ -15,5 +15,8 @@ if [ -f "$cluster/skip-reason" ]; then
   exit 77
 fi
 export PATH=/usr/sbin:/sbin:$PATH
-export SLURM_CONF=$cluster/slurm.conf OMPI_MCA_pml=ob1 OMPI_MCA_btl=tcp,self
+export SLURM_CONF=$cluster/slurm.conf
+set -a
+. "$(dirname "$0")/../../scripts/mpi-loopback.env"
+set +a
 exec "$@"

@@ -59,7 +59,10 @@ failures=0
 # What every job inherits (sbatch exports the submitting environment).
 export STOKER_TRAIN=$bin/stoker_train PYTHON=${PYTHON:-/usr/bin/python3}
 export DDP_SCRIPT=$src/sbatch_templates/pytorch_ddp_train.py
-export OMPI_MCA_btl=tcp,self OMPI_MCA_pml=ob1 OMPI_MCA_btl_tcp_if_include=127.0.0.0/8 EPOCHS=4
+export EPOCHS=4
+set -a
+. "$src/scripts/mpi-loopback.env"
+set +a
 
 # submit NAME TEMPLATE [VAR=VALUE ...]: runs the job to its end in the background.
 submit() {
