@@ -19,10 +19,8 @@ packages=(
   procps util-linux time
 )
 
-if [ "$(id -u)" != 0 ]; then
-  echo "install-deps: run as root (sudo $0)" >&2
-  exit 1
-fi
+. "$(dirname "$0")/as-root.sh"
+as_root install-deps "it installs Debian packages"
 
 missing=()
 for p in "${packages[@]}"; do

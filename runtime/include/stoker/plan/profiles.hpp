@@ -54,6 +54,11 @@ struct Caps {
 struct ProfileSet {
   std::map<std::string, Profile> profiles;
   Caps caps;
+  // Where the set came from, for `stoker plan --list`: the file parsed ("" for the built-ins
+  // alone), the line of its Defaults line (0: none) and of each profile it defines.
+  std::string file;
+  int caps_line = 0;
+  std::map<std::string, int> file_lines;
   // Throws stoker::Error naming the profile and listing the known ones.
   const Profile& get(const std::string& name) const;
   bool has(const std::string& name) const { return profiles.count(name) != 0; }

@@ -1,0 +1,158 @@
+#include "plan_whatif.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "node_svg.hpp"
+#include "stoker/error.hpp"
+#include "stoker/plan/values.hpp"
+
+namespace stoker::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct NodePlans {
+  std::string name;  // the XML's file name without .xml, or "this machine"
+  std::string topology;
+  std::vector<LocalPlan> ranks;
+};
+
+std::string list_or_dash(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
+  return s.empty() ? "-" : s;
+}
+
+std::vector<std::string> numa_names(const Plan& p) {
+  std::vector<std::string> s;
+  for (int n : p.numa) s.push_back(std::to_string(n));
+  return s;
+}
+
+// Cores of the topology with a PU in the plan's CPUs.
+int cores_of(const LocalPlan& lp) {
+  return static_cast<int>(std::count_if(lp.topology->cores.begin(), lp.topology->cores.end(),
+                                        [&](const Core& c) { return c.pus.intersects(lp.plan.cpus); }));
+}
+
+NodePlans plan_node(const std::optional<std::string>& xml, const WhatIf& w,
+                    const PlanRequest& base) {
+  NodePlans node;
+  node.topology = xml.value_or("this machine");
+  node.name = xml ? fs::path(*xml).stem().string() : "this machine";
+  for (int r = 0; r < w.local_size; ++r) {
+    if (w.local_rank && r != *w.local_rank) continue;
+    PlanRequest req = base;
+    req.topology_xml = xml;
+    req.local_rank = r;
+    req.local_size = w.local_size;
+    node.ranks.push_back(plan_this_process(req));
+  }
+  return node;
+}
+
+// The table's cells for one rank.
+std::vector<std::string> row(const NodePlans& node, const LocalPlan& lp) {
+  const Plan& p = lp.plan;
+  return {node.name,
+          std::to_string(p.local_rank),
+          p.cpus.empty() ? "-" : p.cpus.to_string(),
+          std::to_string(cores_of(lp)),
+          list_or_dash(numa_names(p)),
+          p.gpu.empty() ? "-" : p.gpu,
+          list_or_dash(p.nics),
+          std::to_string(p.workers),
+          std::to_string(p.prefetch),
+          values::format_bytes(p.mem_budget)};
+}
+
+void print_table(const std::vector<NodePlans>& nodes, const WhatIf& w) {
+  const std::vector<std::string> head = {"node", "rank", "cpus", "cores", "numa", "gpu",
+                                         "nics", "workers", "prefetch", "budget"};
+  std::vector<std::vector<std::string>> rows;
+  for (const NodePlans& n : nodes)
+    for (const LocalPlan& lp : n.ranks) rows.push_back(row(n, lp));
+  std::vector<size_t> width(head.size());
+  for (size_t c = 0; c < head.size(); ++c) {
+    width[c] = head[c].size();
+    for (const auto& r : rows) width[c] = std::max(width[c], r[c].size());
+  }
+  const Plan& first = nodes.front().ranks.front().plan;
+  std::printf("stoker plan: profile %s, %d rank%s per node, batches of %s\n\n",
+              first.profile.c_str(), w.local_size, w.local_size == 1 ? "" : "s",
+              values::format_bytes(first.batch_bytes).c_str());
+  auto print_row = [&](const std::vector<std::string>& cells) {
+    std::string line;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      std::string cell = cells[c];
+      if (c + 1 < cells.size()) cell.resize(width[c] + 2, ' ');
+      line += cell;
+    }
+    std::printf("%s\n", line.c_str());
+  };
+  print_row(head);
+  for (const auto& r : rows) print_row(r);
+}
+
+json table_json(const std::vector<NodePlans>& nodes, const WhatIf& w) {
+  json rows = json::array();
+  for (const NodePlans& n : nodes) {
+    for (const LocalPlan& lp : n.ranks) {
+      const Plan& p = lp.plan;
+      rows.push_back({{"node", n.name},          {"topology", n.topology},
+                      {"local_rank", p.local_rank}, {"cpus", p.cpus.to_string()},
+                      {"cores", cores_of(lp)},   {"numa", p.numa},
+                      {"gpu", p.gpu},            {"nics", p.nics},
+                      {"workers", p.workers},    {"prefetch", p.prefetch},
+                      {"mem_budget", p.mem_budget}, {"batch_bytes", p.batch_bytes},
+                      {"profile", p.profile}});
+    }
+  }
+  return {{"local_size", w.local_size}, {"rows", rows}};
+}
+
+}  // namespace
+
+bool wants_whole_nodes(size_t topologies, bool svg, bool size_given, bool rank_given) {
+  return topologies > 1 || svg || (size_given && !rank_given);
+}
+
+std::string svg_path_for(const std::string& file, const std::string& topology, size_t count) {
+  if (count <= 1) return file;
+  const fs::path p(file);
+  const std::string ext = p.has_extension() ? p.extension().string() : ".svg";
+  return (p.parent_path() / (p.stem().string() + "-" + fs::path(topology).stem().string() + ext))
+      .string();
+}
+
+void run_whatif(const WhatIf& w, const PlanRequest& base) {
+  if (w.local_size < 1)
+    throw Error("--local-size", std::to_string(w.local_size) + " ranks", "give 1 or more");
+  if (w.local_rank && (*w.local_rank < 0 || *w.local_rank >= w.local_size))
+    throw Error("--local-rank", std::to_string(*w.local_rank) + " is not below --local-size " +
+                                    std::to_string(w.local_size),
+                "give a rank from 0 to " + std::to_string(w.local_size - 1));
+  std::vector<NodePlans> nodes;
+  if (w.topologies.empty()) nodes.push_back(plan_node(std::nullopt, w, base));
+  for (const std::string& xml : w.topologies) nodes.push_back(plan_node(xml, w, base));
+  if (w.json)
+    std::printf("%s\n", table_json(nodes, w).dump(2).c_str());
+  else
+    print_table(nodes, w);
+  if (w.svg.empty()) return;
+  for (const NodePlans& n : nodes) {
+    std::vector<Plan> plans;
+    for (const LocalPlan& lp : n.ranks) plans.push_back(lp.plan);
+    const std::string path = svg_path_for(w.svg, n.topology, nodes.size());
+    write_svg(path, node_svg(*n.ranks.front().topology, plans,
+                             fs::path(n.topology).filename().string()));
+    if (!w.json) std::printf("\npicture of %s: %s\n", n.name.c_str(), path.c_str());
+  }
+}
+
+}  // namespace stoker::cli
