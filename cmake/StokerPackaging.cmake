@@ -14,12 +14,18 @@ file(MAKE_DIRECTORY ${_pkg_dir})
 
 # /usr/share/doc/<package>/{copyright,changelog.gz} (Debian policy 12.5, 12.7; version
 # 0.1.0 has no Debian revision, so the package is native and its changelog is changelog.gz).
+# Debian ships them compressed with gzip -9n (no name or time stamp: reproducible).
+function(stoker_gzip file)
+  execute_process(COMMAND gzip -9nc ${file} OUTPUT_FILE ${_pkg_dir}/${ARGV1} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "gzip failed on ${file}")
+  endif()
+endfunction()
 configure_file(${CMAKE_SOURCE_DIR}/packaging/changelog.in ${_pkg_dir}/changelog @ONLY)
-execute_process(COMMAND gzip -9nc ${_pkg_dir}/changelog OUTPUT_FILE ${_pkg_dir}/changelog.gz
-                RESULT_VARIABLE _gzip_rc)
-if(NOT _gzip_rc EQUAL 0)
-  message(FATAL_ERROR "gzip failed on ${_pkg_dir}/changelog")
-endif()
+stoker_gzip(${_pkg_dir}/changelog changelog.gz)
+stoker_gzip(${CMAKE_SOURCE_DIR}/packaging/stoker.1 stoker.1.gz)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${CMAKE_SOURCE_DIR}/packaging/changelog.in ${CMAKE_SOURCE_DIR}/packaging/stoker.1)
 function(stoker_package_docs component package)
   install(FILES ${CMAKE_SOURCE_DIR}/packaging/copyright ${_pkg_dir}/changelog.gz
           DESTINATION share/doc/${package} COMPONENT ${component} EXCLUDE_FROM_ALL)
@@ -27,16 +33,17 @@ endfunction()
 
 set(CPACK_COMPONENTS_ALL cli)
 stoker_package_docs(cli stoker)
+install(FILES ${_pkg_dir}/stoker.1.gz DESTINATION share/man/man1 COMPONENT cli EXCLUDE_FROM_ALL)
 set(CPACK_DEBIAN_CLI_PACKAGE_NAME stoker)
 set(CPACK_DEBIAN_CLI_PACKAGE_SECTION admin)
 set(CPACK_COMPONENT_CLI_DESCRIPTION
     "Slurm-aware input pipelines for GPU training: the stoker command
- stoker plans each Slurm task's data loader (cores near its GPU, workers,
- prefetch depth, memory budget) from the node's hwloc topology and the
- admin's profiles. The `stoker` command previews plans (also for other node
- types from hwloc XML), lists the admin's profiles, shows and draws a node's
- topology, benchmarks the loader and checks a node for common input-pipeline
- problems (stoker doctor).")
+stoker plans each Slurm task's data loader (cores near its GPU, workers,
+prefetch depth, memory budget) from the node's hwloc topology and the
+admin's profiles. The `stoker` command previews plans (also for other node
+types from hwloc XML), lists the admin's profiles, shows and draws a node's
+topology, benchmarks the loader and checks a node for common input-pipeline
+problems (stoker doctor).")
 
 if(TARGET spank_stoker)
   # The plugin runs only under the Slurm release it was built for (see
@@ -86,13 +93,13 @@ if(TARGET spank_stoker)
   set(CPACK_DEBIAN_PLUGIN_PACKAGE_SUGGESTS stoker)
   set(CPACK_COMPONENT_PLUGIN_DESCRIPTION
       "Slurm SPANK plugin that tunes each task's input pipeline
- The stoker plugin reads what each Slurm task was granted (CPU mask, GPUs,
- memory), finds with hwloc the NUMA node and NIC nearest the task's GPU, binds
- the task there and exports a loader plan (workers, prefetch depth, pinned
- memory budget) from the admin's profiles and the user's --stoker flags.
- .
- Built for Slurm ${_slurm_major}.${_slurm_minor}. The plugstack line in
- /etc/slurm/plugstack.conf.d/stoker.conf is shipped disabled.")
+The stoker plugin reads what each Slurm task was granted (CPU mask, GPUs,
+memory), finds with hwloc the NUMA node and NIC nearest the task's GPU, binds
+the task there and exports a loader plan (workers, prefetch depth, pinned
+memory budget) from the admin's profiles and the user's --stoker flags.
+
+Built for Slurm ${_slurm_major}.${_slurm_minor}. The plugstack line in
+/etc/slurm/plugstack.conf.d/stoker.conf is shipped disabled.")
 endif()
 
 if(TARGET stoker_python)
@@ -108,10 +115,10 @@ if(TARGET stoker_python)
   set(CPACK_DEBIAN_PYTHON_PACKAGE_RECOMMENDS "python3-numpy, python3-torch")
   set(CPACK_COMPONENT_PYTHON_DESCRIPTION
       "Slurm-aware input pipelines for GPU training: Python module
- The `stoker` module gives PyTorch jobs the plan that the stoker Slurm plugin
- exported (DataLoader settings: workers, prefetch, pinned memory, worker CPU
- pinning), or stoker's own C++ loader: persistent NUMA-pinned worker threads,
- an adaptive prefetch ring and a distributed sampler with resumable state.")
+The `stoker` module gives PyTorch jobs the plan that the stoker Slurm plugin
+exported (DataLoader settings: workers, prefetch, pinned memory, worker CPU
+pinning), or stoker's own C++ loader: persistent NUMA-pinned worker threads,
+an adaptive prefetch ring and a distributed sampler with resumable state.")
 endif()
 
 set(CPACK_GENERATOR DEB)

@@ -15,8 +15,8 @@ packages=(
   slurm-wlm slurm-client libslurm-dev munge libpmix-dev openmpi-bin libopenmpi-dev
   # Python module and the PyTorch peer
   python3-dev pybind11-dev python3-numpy python3-torch python3-torchvision python3-pil
-  # used by the test harnesses
-  procps util-linux time
+  # used by the test harnesses; lintian checks the Debian packages (scripts/package.sh)
+  procps util-linux time lintian
 )
 
 . "$(dirname "$0")/as-root.sh"

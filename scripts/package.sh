@@ -4,11 +4,12 @@
 #   stoker_VERSION_ARCH.deb               the `stoker` command
 #   python3-stoker_VERSION_ARCH.deb       the Python module
 #
-#   scripts/package.sh [--build DIR] [--out DIR]
+#   scripts/package.sh [--build DIR] [--out DIR] [--no-build]
 #
 #   --build DIR  the build folder to package (default: build/, configured as scripts/test.sh
 #                does when it is not configured yet); the packaged targets are built first
 #   --out DIR    where the .debs go (default: DIR/packages); older stoker .debs there are removed
+#   --no-build   package the build as it is (the test suite's packaging tests: built already)
 #
 # Needs the build dependencies (scripts/install-deps.sh: libslurm-dev for the plugin,
 # pybind11 for the module, dpkg-dev for dpkg-shlibdeps). Root is not needed. Prints the
@@ -18,11 +19,13 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd -P)
 build=$src/build
 out=""
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+build_first=1
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --build) [ $# -ge 2 ] || usage; build=$2; shift 2 ;;
     --out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
+    --no-build) build_first=0; shift ;;
     -h|--help) usage ;;
     *) echo "package: unknown argument '$1'" >&2; usage ;;
   esac
@@ -48,11 +51,11 @@ for c in plugin python; do
       ;;
   esac
 done
-cmake --build "$build" -j"$(nproc)" --target stoker spank_stoker stoker_python
+[ $build_first = 0 ] || cmake --build "$build" -j"$(nproc)" --target stoker spank_stoker stoker_python
 
 mkdir -p "$out"
 rm -f "$out"/stoker_*.deb "$out"/stoker-slurm-plugin_*.deb "$out"/python3-stoker_*.deb
-log=$build/packaging/cpack.log
+log=$out/cpack.log
 if ! cpack --config "$build/CPackConfig.cmake" -B "$out" >"$log" 2>&1; then
   echo "package: cpack failed; its output ($log):" >&2
   tail -n 40 "$log" >&2
