@@ -51,7 +51,12 @@ NodePlans plan_node(const std::optional<std::string>& xml, const WhatIf& w,
     req.topology_xml = xml;
     req.local_rank = r;
     req.local_size = w.local_size;
-    node.ranks.push_back(plan_this_process(req));
+    try {
+      node.ranks.push_back(plan_this_process(req));
+    } catch (const Error& e) {  // say which of the nodes cannot be planned
+      if (!xml || e.where().starts_with(*xml)) throw;
+      throw Error(*xml + ": " + e.where(), e.problem(), e.todo());
+    }
   }
   return node;
 }

@@ -23,7 +23,7 @@ TEST(SlurmVersion, BugFixReleasesOfTheSameMajorMatch) {
     EXPECT_EQ(slurm_release_mismatch(v, built), "") << v;
 }
 
-TEST(SlurmVersion, AnotherReleaseIsRefusedWithOneLineSayingWhatToDo) {
+TEST(FaultsSpank, AnotherSlurmReleaseIsRefusedWithOneLineSayingWhatToDo) {
   const SlurmRelease built{22, 5};
   EXPECT_EQ(slurm_release_mismatch("23.02.1", built),
             "stoker: this plugin was built for Slurm 22.05 but Slurm 23.02.1 is running; the "
@@ -33,7 +33,7 @@ TEST(SlurmVersion, AnotherReleaseIsRefusedWithOneLineSayingWhatToDo) {
     EXPECT_NE(slurm_release_mismatch(v, built), "") << v;
 }
 
-TEST(SlurmVersion, AnUnreadableVersionIsRefused) {
+TEST(FaultsSpank, AnUnreadableSlurmVersionIsRefused) {
   const SlurmRelease built{22, 5};
   for (const char* v : {"", "22", "22.", "x22.05", "22.05x", "22,05,8", ".05.8"}) {
     const std::string line = slurm_release_mismatch(v, built);
