@@ -42,10 +42,10 @@ std::string slurm_release_mismatch(const std::string& running, const SlurmReleas
   const std::string running_text =
       running.empty() ? "a Slurm that does not say its version" : "Slurm " + running;
   return "stoker: this plugin was built for Slurm " + built.to_string() + " but " + running_text +
-         " is running; the plugin is not loaded and jobs run untuned (install the " +
-         "stoker-slurm-plugin package built for " +
+         " is running: it stays unloaded (jobs run untuned, --stoker flags are unknown) until " +
+         "the stoker-slurm-plugin package built for " +
          (r ? "Slurm " + r->to_string() : std::string("this Slurm")) +
-         ", or rebuild stoker against its libslurm-dev)";
+         " is installed, or stoker is rebuilt against its libslurm-dev";
 }
 
 }  // namespace stoker::spank

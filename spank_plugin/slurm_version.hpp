@@ -9,7 +9,7 @@
 namespace stoker::spank {
 
 struct SlurmRelease {
-  int major = 0, minor = 0;  // 22 and 5 for 22.05
+  int major = 0, minor = 0;       // 22 and 5 for 22.05
   std::string to_string() const;  // "22.05"
 };
 

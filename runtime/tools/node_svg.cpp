@@ -17,7 +17,8 @@ namespace stoker::cli {
 namespace {
 
 // Sizes in pixels.
-constexpr double kCoreMinW = 60, kStripeW = 26, kCoreH = 44, kDevW = 150, kDevH = 54, kGap = 6, kPad = 12;
+constexpr double kCoreMinW = 60, kStripeW = 26, kCoreH = 44, kDevW = 150, kDevH = 54, kGap = 6,
+                 kPad = 12;
 constexpr double kHead = 24, kLine = 19, kMaxRowWidth = 1300;
 constexpr int kCoresPerRow = 8, kDevsPerRow = 4;
 const std::string kInk = "#222222", kMuted = "#666666", kFrame = "#9a9a9a";
@@ -138,14 +139,14 @@ Layout build_layout(const Topology& t, const Ranks& ranks) {
     const double stripes = kStripeW * static_cast<double>(ranks.on_core(c).size());
     l.core_w = std::max({l.core_w, 8 + stripes, 10 + 6.4 * c.pus.to_string().size()});
   }
-  std::map<int, PackageBox> packages;  // by logical index; -1: not under a package
+  std::map<int, PackageBox> packages;             // by logical index; -1: not under a package
   std::map<int, std::pair<int, size_t>> numa_at;  // os_index -> (package, box)
   for (const Package& p : t.packages)
     packages[p.logical_index].label = "Package " + std::to_string(p.logical_index);
   for (const NumaNode& n : t.numa_nodes) {
     PackageBox& p = packages[n.package];
-    std::string label = "NUMA " + std::to_string(n.os_index) + " · " +
-                        values::format_bytes(n.memory_bytes);
+    std::string label =
+        "NUMA " + std::to_string(n.os_index) + " · " + values::format_bytes(n.memory_bytes);
     if (!n.subtype.empty()) label += " " + n.subtype;
     numa_at[n.os_index] = {n.package, p.numa.size()};
     p.numa.push_back({label, {}, {}, {}});
@@ -167,12 +168,16 @@ Layout build_layout(const Topology& t, const Ranks& ranks) {
     return &packages[pkg].numa[idx];
   };
   for (const Gpu& g : t.gpus) {
-    if (NumaBox* b = box_of(g.numa)) b->gpus.push_back(&g);
-    else l.loose_gpus.push_back(&g);
+    if (NumaBox* b = box_of(g.numa))
+      b->gpus.push_back(&g);
+    else
+      l.loose_gpus.push_back(&g);
   }
   for (const Nic& n : t.nics) {
-    if (NumaBox* b = box_of(n.numa)) b->nics.push_back(&n);
-    else l.loose_nics.push_back(&n);
+    if (NumaBox* b = box_of(n.numa))
+      b->nics.push_back(&n);
+    else
+      l.loose_nics.push_back(&n);
   }
   for (auto& [index, p] : packages) {
     if (p.label.empty()) p.label = "not in a package";
@@ -202,8 +207,7 @@ class Painter {
       const double sx = x + 2 + k * sw;
       canvas_.rect(sx, sy, sw, sh, {colour, "#ffffff", 0.5, 0});
       if (sw >= 13) {
-        const std::string label =
-            std::to_string(ranks_.plans()[i]->local_rank) + (main ? "*" : "");
+        const std::string label = std::to_string(ranks_.plans()[i]->local_rank) + (main ? "*" : "");
         canvas_.text(sx + sw / 2, sy + sh / 2 + 4.5, label,
                      {sw >= 22 ? 12.0 : 10.0, text_colour_on(colour), main, "middle"});
       }
@@ -343,9 +347,8 @@ std::string node_svg(const Topology& t, const std::vector<Plan>& plans, const st
   const std::string title = name + ": " + summary(t);
   std::string sub = "Each core shows its PUs (OS CPU numbers).";
   if (!ranks.empty())
-    sub = "Plan: profile " + ranks.plans().front()->profile + ", " +
-          std::to_string(plans.size()) +
-          " ranks. Each core shows its PUs and the ranks on it (* = the rank's training loop).";
+    sub = "Plan: profile " + ranks.plans().front()->profile + ", " + count(plans.size(), "rank") +
+          ". Each core shows its PUs and the ranks on it (* = the rank's training loop).";
   c.text(x0, y, sub, {12, kMuted});
   // Text is about 0.6 em wide a character: keep the headings inside the picture.
   double w0 = std::max(title.size() * 16 * 0.6, sub.size() * 12 * 0.58);
@@ -355,8 +358,8 @@ std::string node_svg(const Topology& t, const std::vector<Plan>& plans, const st
   if (!layout.loose_gpus.empty() || !layout.loose_nics.empty()) {
     c.text(x0, y + 22, "devices without NUMA locality", {12, kInk, true});
     paint.devices(x0, y + 30, layout.loose_gpus, layout.loose_nics);
-    const auto [dw, dh] = grid_size(layout.loose_gpus.size() + layout.loose_nics.size(),
-                                    kDevsPerRow, kDevW, kDevH);
+    const auto [dw, dh] =
+        grid_size(layout.loose_gpus.size() + layout.loose_nics.size(), kDevsPerRow, kDevW, kDevH);
     w = std::max(w, dw);
     y += 30 + dh;
   }

@@ -33,7 +33,9 @@ std::string size_text(uint64_t bytes) {
   return std::to_string(bytes);
 }
 
-std::string yes_no(bool b) { return b ? "yes" : "no"; }
+std::string yes_no(bool b) {
+  return b ? "yes" : "no";
+}
 
 std::vector<Knob> profile_knobs(const Profile& p) {
   using values::format_fraction;
@@ -145,10 +147,10 @@ std::vector<std::string> overridden_builtins(const ProfileSet& set) {
 }
 
 void print_listing(const ProfileSet& set, const ProfilesSource& source) {
-  std::printf("# stoker plan --list: %s (%s)\n",
-              source.file.empty() ? "the built-in profiles"
-                                  : ("the profiles file " + source.file).c_str(),
-              source.why.c_str());
+  std::printf(
+      "# stoker plan --list: %s (%s)\n",
+      source.file.empty() ? "the built-in profiles" : ("the profiles file " + source.file).c_str(),
+      source.why.c_str());
   std::string overridden;
   for (const std::string& name : overridden_builtins(set))
     overridden += (overridden.empty() ? "" : ", ") + name + " (line " +
@@ -161,8 +163,7 @@ void print_listing(const ProfileSet& set, const ProfilesSource& source) {
                             : "the built-in caps (no Defaults line)",
               words_of(caps_knobs(set.caps)).c_str());
   for (const auto& [name, p] : set.profiles) {
-    std::printf("\n# %s\nProfile=%s", origin_text(set, p, origin_of(set, p)).c_str(),
-                name.c_str());
+    std::printf("\n# %s\nProfile=%s", origin_text(set, p, origin_of(set, p)).c_str(), name.c_str());
     if (!p.description.empty()) std::printf(" Description=\"%s\"", p.description.c_str());
     std::printf("%s\n", words_of(profile_knobs(p)).c_str());
   }

@@ -36,8 +36,9 @@ std::vector<std::string> numa_names(const Plan& p) {
 
 // Cores of the topology with a PU in the plan's CPUs.
 int cores_of(const LocalPlan& lp) {
-  return static_cast<int>(std::count_if(lp.topology->cores.begin(), lp.topology->cores.end(),
-                                        [&](const Core& c) { return c.pus.intersects(lp.plan.cpus); }));
+  return static_cast<int>(
+      std::count_if(lp.topology->cores.begin(), lp.topology->cores.end(),
+                    [&](const Core& c) { return c.pus.intersects(lp.plan.cpus); }));
 }
 
 NodePlans plan_node(const std::optional<std::string>& xml, const WhatIf& w,
@@ -61,61 +62,65 @@ NodePlans plan_node(const std::optional<std::string>& xml, const WhatIf& w,
   return node;
 }
 
-// The table's cells for one rank.
-std::vector<std::string> row(const NodePlans& node, const LocalPlan& lp) {
+// One column of the table: its heading, its --json key, and the rank's cell in both forms.
+struct Cell {
+  const char* heading;
+  const char* key;
+  std::string text;
+  json value;
+};
+
+std::vector<Cell> cells(const NodePlans& node, const LocalPlan& lp) {
   const Plan& p = lp.plan;
-  return {node.name,
-          std::to_string(p.local_rank),
-          p.cpus.empty() ? "-" : p.cpus.to_string(),
-          std::to_string(cores_of(lp)),
-          list_or_dash(numa_names(p)),
-          p.gpu.empty() ? "-" : p.gpu,
-          list_or_dash(p.nics),
-          std::to_string(p.workers),
-          std::to_string(p.prefetch),
-          values::format_bytes(p.mem_budget)};
+  const int cores = cores_of(lp);
+  return {{"node", "node", node.name, node.name},
+          {"rank", "local_rank", std::to_string(p.local_rank), p.local_rank},
+          {"cpus", "cpus", p.cpus.empty() ? "-" : p.cpus.to_string(), p.cpus.to_string()},
+          {"cores", "cores", std::to_string(cores), cores},
+          {"numa", "numa", list_or_dash(numa_names(p)), p.numa},
+          {"gpu", "gpu", p.gpu.empty() ? "-" : p.gpu, p.gpu},
+          {"nics", "nics", list_or_dash(p.nics), p.nics},
+          {"workers", "workers", std::to_string(p.workers), p.workers},
+          {"prefetch", "prefetch", std::to_string(p.prefetch), p.prefetch},
+          {"budget", "mem_budget", values::format_bytes(p.mem_budget), p.mem_budget}};
 }
 
 void print_table(const std::vector<NodePlans>& nodes, const WhatIf& w) {
-  const std::vector<std::string> head = {"node", "rank", "cpus", "cores", "numa", "gpu",
-                                         "nics", "workers", "prefetch", "budget"};
-  std::vector<std::vector<std::string>> rows;
-  for (const NodePlans& n : nodes)
-    for (const LocalPlan& lp : n.ranks) rows.push_back(row(n, lp));
-  std::vector<size_t> width(head.size());
-  for (size_t c = 0; c < head.size(); ++c) {
-    width[c] = head[c].size();
-    for (const auto& r : rows) width[c] = std::max(width[c], r[c].size());
+  std::vector<std::vector<std::string>> lines(1);
+  for (const NodePlans& n : nodes) {
+    for (const LocalPlan& lp : n.ranks) {
+      lines.emplace_back();
+      for (const Cell& c : cells(n, lp)) {
+        if (lines.size() == 2) lines.front().push_back(c.heading);
+        lines.back().push_back(c.text);
+      }
+    }
   }
+  std::vector<size_t> width(lines.front().size());
+  for (const auto& line : lines)
+    for (size_t c = 0; c < line.size(); ++c) width[c] = std::max(width[c], line[c].size());
   const Plan& first = nodes.front().ranks.front().plan;
   std::printf("stoker plan: profile %s, %d rank%s per node, batches of %s\n\n",
               first.profile.c_str(), w.local_size, w.local_size == 1 ? "" : "s",
               values::format_bytes(first.batch_bytes).c_str());
-  auto print_row = [&](const std::vector<std::string>& cells) {
-    std::string line;
-    for (size_t c = 0; c < cells.size(); ++c) {
-      std::string cell = cells[c];
-      if (c + 1 < cells.size()) cell.resize(width[c] + 2, ' ');
-      line += cell;
-    }
-    std::printf("%s\n", line.c_str());
-  };
-  print_row(head);
-  for (const auto& r : rows) print_row(r);
+  for (const auto& line : lines) {
+    std::string text;
+    for (size_t c = 0; c < line.size(); ++c)
+      text +=
+          c + 1 < line.size() ? line[c] + std::string(width[c] + 2 - line[c].size(), ' ') : line[c];
+    std::printf("%s\n", text.c_str());
+  }
 }
 
 json table_json(const std::vector<NodePlans>& nodes, const WhatIf& w) {
   json rows = json::array();
   for (const NodePlans& n : nodes) {
     for (const LocalPlan& lp : n.ranks) {
-      const Plan& p = lp.plan;
-      rows.push_back({{"node", n.name},          {"topology", n.topology},
-                      {"local_rank", p.local_rank}, {"cpus", p.cpus.to_string()},
-                      {"cores", cores_of(lp)},   {"numa", p.numa},
-                      {"gpu", p.gpu},            {"nics", p.nics},
-                      {"workers", p.workers},    {"prefetch", p.prefetch},
-                      {"mem_budget", p.mem_budget}, {"batch_bytes", p.batch_bytes},
-                      {"profile", p.profile}});
+      json row = {{"topology", n.topology},
+                  {"batch_bytes", lp.plan.batch_bytes},
+                  {"profile", lp.plan.profile}};
+      for (const Cell& c : cells(n, lp)) row[c.key] = c.value;
+      rows.push_back(row);
     }
   }
   return {{"local_size", w.local_size}, {"rows", rows}};
@@ -139,8 +144,9 @@ void run_whatif(const WhatIf& w, const PlanRequest& base) {
   if (w.local_size < 1)
     throw Error("--local-size", std::to_string(w.local_size) + " ranks", "give 1 or more");
   if (w.local_rank && (*w.local_rank < 0 || *w.local_rank >= w.local_size))
-    throw Error("--local-rank", std::to_string(*w.local_rank) + " is not below --local-size " +
-                                    std::to_string(w.local_size),
+    throw Error("--local-rank",
+                std::to_string(*w.local_rank) + " is not below --local-size " +
+                    std::to_string(w.local_size),
                 "give a rank from 0 to " + std::to_string(w.local_size - 1));
   std::vector<NodePlans> nodes;
   if (w.topologies.empty()) nodes.push_back(plan_node(std::nullopt, w, base));
@@ -154,8 +160,8 @@ void run_whatif(const WhatIf& w, const PlanRequest& base) {
     std::vector<Plan> plans;
     for (const LocalPlan& lp : n.ranks) plans.push_back(lp.plan);
     const std::string path = svg_path_for(w.svg, n.topology, nodes.size());
-    write_svg(path, node_svg(*n.ranks.front().topology, plans,
-                             fs::path(n.topology).filename().string()));
+    write_svg(path,
+              node_svg(*n.ranks.front().topology, plans, fs::path(n.topology).filename().string()));
     if (!w.json) std::printf("\npicture of %s: %s\n", n.name.c_str(), path.c_str());
   }
 }

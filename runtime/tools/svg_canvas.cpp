@@ -11,11 +11,20 @@ std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -51,12 +60,18 @@ Rgb from_hsl(double h, double s, double l) {
   const double c = (1 - std::fabs(2 * l - 1)) * s, hp = std::fmod(h, 360.0) / 60;
   const double x = c * (1 - std::fabs(std::fmod(hp, 2.0) - 1)), m = l - c / 2;
   double r = 0, g = 0, b = 0;
-  if (hp < 1) r = c, g = x;
-  else if (hp < 2) r = x, g = c;
-  else if (hp < 3) g = c, b = x;
-  else if (hp < 4) g = x, b = c;
-  else if (hp < 5) r = x, b = c;
-  else r = c, b = x;
+  if (hp < 1)
+    r = c, g = x;
+  else if (hp < 2)
+    r = x, g = c;
+  else if (hp < 3)
+    g = c, b = x;
+  else if (hp < 4)
+    g = x, b = c;
+  else if (hp < 5)
+    r = x, b = c;
+  else
+    r = c, b = x;
   return {(r + m) * 255, (g + m) * 255, (b + m) * 255};
 }
 
@@ -87,20 +102,22 @@ void SvgCanvas::line(double x1, double y1, double x2, double y2, const std::stri
 
 std::string SvgCanvas::document(double w, double h, const std::string& title) const {
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(w) + "\" height=\"" + num(h) +
-         "\" viewBox=\"0 0 " + num(w) + " " + num(h) +
+         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+         num(w) + "\" height=\"" + num(h) + "\" viewBox=\"0 0 " + num(w) + " " + num(h) +
          "\" font-family=\"DejaVu Sans, Verdana, Helvetica, Arial, sans-serif\">\n"
-         "<title>" + escape(title) + "</title>\n"
+         "<title>" +
+         escape(title) +
+         "</title>\n"
          "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n" +
          body_ + "</svg>\n";
 }
 
 std::string rank_colour(int i) {
   // Tableau 20: the ten strong colours first, then their light partners.
-  static const char* const kPalette[] = {
-      "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
-      "#ff9da7", "#9c755f", "#bab0ac", "#a0cbe8", "#ffbe7d", "#ff9d9a", "#86bcb6",
-      "#8cd17d", "#f1ce63", "#d4a6c8", "#fabfd2", "#d7b5a6", "#79706e"};
+  static const char* const kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                         "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
+                                         "#a0cbe8", "#ffbe7d", "#ff9d9a", "#86bcb6", "#8cd17d",
+                                         "#f1ce63", "#d4a6c8", "#fabfd2", "#d7b5a6", "#79706e"};
   constexpr int n = sizeof kPalette / sizeof kPalette[0];
   if (i >= 0 && i < n) return kPalette[i];
   // Beyond: the golden angle spreads hues apart; two lightness levels part neighbours.

@@ -26,9 +26,10 @@ TEST(SlurmVersion, BugFixReleasesOfTheSameMajorMatch) {
 TEST(FaultsSpank, AnotherSlurmReleaseIsRefusedWithOneLineSayingWhatToDo) {
   const SlurmRelease built{22, 5};
   EXPECT_EQ(slurm_release_mismatch("23.02.1", built),
-            "stoker: this plugin was built for Slurm 22.05 but Slurm 23.02.1 is running; the "
-            "plugin is not loaded and jobs run untuned (install the stoker-slurm-plugin package "
-            "built for Slurm 23.02, or rebuild stoker against its libslurm-dev)");
+            "stoker: this plugin was built for Slurm 22.05 but Slurm 23.02.1 is running: it "
+            "stays unloaded (jobs run untuned, --stoker flags are unknown) until the "
+            "stoker-slurm-plugin package built for Slurm 23.02 is installed, or stoker is "
+            "rebuilt against its libslurm-dev");
   for (const char* v : {"21.08.8", "22.06.0", "23.05.0", "122.05.1"})
     EXPECT_NE(slurm_release_mismatch(v, built), "") << v;
 }

@@ -96,8 +96,8 @@ TEST_F(PlanList, TheListingIsAProfilesFileOfTheSameSet) {
     const auto r = list(args);
     ASSERT_EQ(r.status, 0) << r.out;
     ProfileSet again = parse_profiles(r.out, "listing");
-    ProfileSet want = args == no_plugstack() ? builtin_profiles()
-                                             : load_profiles(tree.path("site.conf"));
+    ProfileSet want =
+        args == no_plugstack() ? builtin_profiles() : load_profiles(tree.path("site.conf"));
     // BatchBytes=0 means the default size, which the listing writes out.
     for (ProfileSet* set : {&again, &want})
       for (auto& [name, p] : set->profiles)
@@ -109,9 +109,10 @@ TEST_F(PlanList, TheListingIsAProfilesFileOfTheSameSet) {
 
 TEST_F(PlanList, TheFileComesFromThePluginsPlugstackLine) {
   const std::string site = tree.path("site.conf");
-  tree.write("off.conf", "# shipped disabled\n#optional /usr/lib/x/spank_stoker.so enable=opt-in\n");
-  tree.write("on.conf", "# site\n\noptional /usr/lib/x/spank_stoker.so enable=always profiles=" +
-                            site + "\n");
+  tree.write("off.conf",
+             "# shipped disabled\n#optional /usr/lib/x/spank_stoker.so enable=opt-in\n");
+  tree.write("on.conf",
+             "# site\n\noptional /usr/lib/x/spank_stoker.so enable=always profiles=" + site + "\n");
   tree.write("none.conf", "required spank_stoker.so enable=opt-in\n");
   auto chosen = [&](const std::string& args) {
     const auto r = list(args + " --json");

@@ -99,7 +99,8 @@ TEST_F(WholeNode, ARankGivenMeansThatRankOnEveryNode) {
 }
 
 TEST_F(WholeNode, EverySharedTopology) {
-  if (!fs::is_directory(kShared)) GTEST_SKIP() << kShared << " is absent: shared topologies not tested";
+  if (!fs::is_directory(kShared))
+    GTEST_SKIP() << kShared << " is absent: shared topologies not tested";
   std::string args;
   int files = 0;
   for (const auto& e : fs::directory_iterator(kShared)) {
