@@ -127,7 +127,6 @@ class Parser {
 
   ProfileSet run() {
     set_ = builtin_profiles();
-    set_.file = file_;
     size_t pos = 0;
     while (pos <= text_.size()) {
       size_t nl = text_.find('\n', pos);
