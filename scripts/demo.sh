@@ -2,7 +2,7 @@
 # stoker in one command: a local two-node Slurm cluster with stoker's plugin, a real
 # multi-node training job, each rank's plan, and the throughput with stoker on and off.
 #
-#   sudo scripts/demo.sh [--keep] [--dir DIR]
+#   scripts/demo.sh [--keep] [--dir DIR]      (as root, or a sudoer: it asks sudo itself)
 #
 #   --keep     leave the cluster running afterwards and print how to use and stop it
 #   --dir DIR  the demo's folder (default /var/tmp/stoker-demo): cluster, binaries, data,
@@ -18,6 +18,8 @@
 set -euo pipefail
 export PATH=/usr/sbin:/sbin:$PATH
 
+. "$(dirname "$0")/as-root.sh"
+as_root demo "it installs Debian packages and starts Slurm daemons" "$@"
 src=$(cd "$(dirname "$0")/.." && pwd -P)
 keep=0
 dir=/var/tmp/stoker-demo
@@ -30,7 +32,6 @@ while [ $# -gt 0 ]; do
     *) echo "demo: unknown argument '$1'" >&2; usage ;;
   esac
 done
-[ "$(id -u)" = 0 ] || { echo "demo: run as root (sudo $0): it installs packages and starts slurmd" >&2; exit 1; }
 dir=$(realpath -m "$dir")
 case "$dir/" in
   /tmp/*) echo "demo: --dir $dir: use a folder outside /tmp (node n2 sees a private /tmp)" >&2; exit 1 ;;
@@ -230,8 +231,8 @@ example profiles ($dir/etc/stoker.conf). Use it from a shell:
   cd $jobs && sbatch --wait --gpus-per-node=0 --stoker-profile=cv $src/sbatch_templates/multi_node.sbatch
   (the job reads STOKER_TRAIN=$bin/stoker_train and DATA=$data from your environment,
    and Open MPI needs OMPI_MCA_btl=tcp,self OMPI_MCA_pml=ob1 between the emulated nodes)
-Stop it with:
-  sudo $src/scripts/local-cluster.sh stop $cluster
+Stop it with (as root):
+  $src/scripts/local-cluster.sh stop $cluster
 EOF
 }
 

@@ -15,14 +15,12 @@ packages=(
   slurm-wlm slurm-client libslurm-dev munge libpmix-dev openmpi-bin libopenmpi-dev
   # Python module and the PyTorch peer
   python3-dev pybind11-dev python3-numpy python3-torch python3-torchvision python3-pil
-  # used by the test harnesses
-  procps util-linux time
+  # used by the test harnesses; lintian checks the Debian packages (scripts/package.sh)
+  procps util-linux time lintian
 )
 
-if [ "$(id -u)" != 0 ]; then
-  echo "install-deps: run as root (sudo $0)" >&2
-  exit 1
-fi
+. "$(dirname "$0")/as-root.sh"
+as_root install-deps "it installs Debian packages"
 
 missing=()
 for p in "${packages[@]}"; do

@@ -2,9 +2,13 @@
 # The test command: installs dependencies, builds stoker (with CUDA when the toolkit
 # is present), and runs every test family this machine can run, then the unit tests
 # again under ASan+UBSan and the loader's tests under TSan.
-#   sudo scripts/test.sh            everything
+#   scripts/test.sh                       everything
 #   STOKER_TEST_QUICK=1 scripts/test.sh   only the main build's tests
+# Needs root (it installs packages and starts a local Slurm cluster): a user who is not
+# root runs it again through sudo (scripts/as-root.sh).
 set -euo pipefail
+. "$(dirname "$0")/as-root.sh"
+as_root test "it installs Debian packages and starts a local Slurm cluster" "$@"
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 step() { printf '\n== %s\n' "$*"; }

@@ -14,6 +14,7 @@
 
 #include "options.hpp"
 #include "plugin_config.hpp"
+#include "slurm_version_gate.hpp"
 #include "slurm_world.hpp"
 #include "spank_api.hpp"
 #include "stoker/error.hpp"
@@ -241,7 +242,9 @@ int on_task_init(spank_t sp) {
 using stoker::spank::guarded;
 
 extern "C" int slurm_spank_init(spank_t sp, int ac, char** av) {
-  return guarded("init", 0, [&] { return stoker::spank::on_init(sp, ac, av); });
+  return guarded("init", 0, [&] {
+    return stoker::spank::running_slurm_matches(sp) ? stoker::spank::on_init(sp, ac, av) : 0;
+  });
 }
 
 extern "C" int slurm_spank_user_init(spank_t sp, int, char**) {

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "plan_list.hpp"
+#include "plan_whatif.hpp"
 #include "stoker/plan/values.hpp"
 #include "stoker/error.hpp"
 #include "stoker/plan/local_plan.hpp"
@@ -15,7 +17,10 @@ namespace stoker::cli {
 namespace {
 
 struct Args {
-  std::string topology, cpus, gpus, profile, profiles, mem_limit, batch_bytes;
+  std::vector<std::string> topologies;
+  std::string svg, plugstack = kDefaultPlugstack;
+  bool list = false;
+  std::string cpus, gpus, profile, profiles, mem_limit, batch_bytes;
   std::string workers, prefetch, bind, mem_bind, pin_memory;
   int local_rank = 0, local_size = 1;
   bool json = false;
@@ -34,7 +39,7 @@ uint64_t size_arg(const std::string& flag, const std::string& text) {
 
 PlanRequest request_from(const Args& a) {
   PlanRequest r;
-  if (a.topology_opt->count()) r.topology_xml = a.topology;
+  if (a.topology_opt->count()) r.topology_xml = a.topologies.front();
   if (a.cpus_opt->count()) r.cpus = CpuSet::parse(a.cpus, "--cpus");
   if (a.gpus_opt->count()) r.gpus = a.gpus;
   if (a.rank_opt->count()) r.local_rank = a.local_rank;
@@ -133,8 +138,12 @@ const Command plan_command(10, [](CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "plan", "Show the plan of this process, or of any node with --topology (a what-if)");
   Args& a = *args;
-  a.topology_opt =
-      cmd->add_option("--topology", a.topology, "hwloc XML file of the node (what-if)");
+  a.topology_opt = cmd->add_option(
+      "--topology", a.topologies, "hwloc XML file of a node (what-if); repeat it for several");
+  cmd->add_flag("--list", a.list, "list the admin's profiles and caps, and where they come from");
+  cmd->add_option("--plugstack", a.plugstack, "the plugstack file whose stoker line --list reads")
+      ->capture_default_str();
+  cmd->add_option("--svg", a.svg, "also draw each node's plan (every rank) into this SVG file");
   a.cpus_opt =
       cmd->add_option("--cpus", a.cpus, "allowed CPUs, e.g. 0-15,32 (default: all allowed)");
   a.gpus_opt = cmd->add_option("--gpus", a.gpus, "GPU ids visible to the rank, e.g. 0,1,2,3");
@@ -152,6 +161,18 @@ const Command plan_command(10, [](CLI::App& app) {
   cmd->add_option("--pin-memory,--stoker-pin-memory", a.pin_memory, "auto, yes or no");
   cmd->add_flag("--json", a.json, "one JSON object instead of the table");
   cmd->callback([args] {
+    const Args& a = *args;
+    if (a.list)
+      return list_profiles(
+          find_profiles_file(a.profiles_opt->count() ? std::optional(a.profiles) : std::nullopt,
+                             a.plugstack),
+          a.json);
+    if (wants_whole_nodes(a.topologies.size(), !a.svg.empty(), a.size_opt->count(),
+                          a.rank_opt->count()))
+      return run_whatif({a.topologies,
+                         a.rank_opt->count() ? std::optional(a.local_rank) : std::nullopt,
+                         a.local_size, a.svg, a.json},
+                        request_from(a));
     LocalPlan lp = plan_this_process(request_from(*args));
     if (args->json)
       std::printf("%s\n", to_json(lp).dump(2).c_str());

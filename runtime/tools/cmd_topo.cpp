@@ -2,12 +2,14 @@
 // with their CPUs and memory, NVIDIA GPUs and NICs with their nearest NUMA node, distances.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "command.hpp"
+#include "node_svg.hpp"
 #include "stoker/plan/topology.hpp"
 
 namespace stoker::cli {
@@ -15,7 +17,7 @@ namespace stoker::cli {
 namespace {
 
 struct Args {
-  std::string topology;
+  std::string topology, svg;
   bool json = false;
 };
 
@@ -178,6 +180,7 @@ const Command topo_command(20, [](CLI::App& app) {
       "topo", "Show the node as stoker sees it: NUMA nodes, cores, memory, GPUs, NICs");
   cmd->add_option("--topology", args->topology, "hwloc XML file of a node (default: this machine)");
   cmd->add_flag("--json", args->json, "one JSON object instead of the tables");
+  cmd->add_option("--svg", args->svg, "also draw the node into this SVG file");
   cmd->callback([args] {
     ProcessView p;
     Topology t;
@@ -191,6 +194,12 @@ const Command topo_command(20, [](CLI::App& app) {
       std::printf("%s\n", to_json(t, p).dump(2).c_str());
     else
       print_human(t, p);
+    if (!args->svg.empty()) {
+      const std::string name = args->topology.empty()
+                                   ? t.source
+                                   : std::filesystem::path(args->topology).filename().string();
+      write_svg(args->svg, node_svg(t, {}, name));
+    }
   });
 });
 

@@ -246,11 +246,12 @@ class Parser {
     if (words.empty()) return;
     const Word& head = words.front();
     if (head.raw == "Defaults") {
-      if (defaults_line_ != 0)
+      if (set_.caps_line != 0)
         fail(head.col,
-             "a second Defaults line (the first is at line " + std::to_string(defaults_line_) + ")",
+             "a second Defaults line (the first is at line " + std::to_string(set_.caps_line) +
+                 ")",
              "put all caps on one Defaults line");
-      defaults_line_ = line_no_;
+      set_.caps_line = line_no_;
       apply_words(words, 1, caps_keys(), "Defaults", set_.caps);
       return;
     }
@@ -266,12 +267,12 @@ class Parser {
       fail(head.col, "bad profile name in '" + head.raw + "'",
            "a name is 1-64 letters, digits, '-' or '_'");
     std::string profile_name(name);
-    if (auto prev = defined_at_.find(profile_name); prev != defined_at_.end())
+    if (auto prev = set_.file_lines.find(profile_name); prev != set_.file_lines.end())
       fail(head.col,
            "profile '" + profile_name + "' is defined twice (first at line " +
                std::to_string(prev->second) + ")",
            "keep one Profile=" + profile_name + " line");
-    defined_at_[profile_name] = line_no_;
+    set_.file_lines[profile_name] = line_no_;
     // A new profile starts from the built-in of its name, else from built-in balanced.
     static const ProfileSet builtins = builtin_profiles();
     Profile p = builtins.has(profile_name) ? builtins.get(profile_name) : builtins.get("balanced");
@@ -288,9 +289,7 @@ class Parser {
   const std::string& file_;
   ProfileSet set_;
   int line_no_ = 0;
-  int defaults_line_ = 0;
   int default_line_ = 0, default_col_ = 0;  // where DefaultProfile was set (0: built-in)
-  std::map<std::string, int> defined_at_;   // profile name -> line
 };
 
 }  // namespace

@@ -54,6 +54,10 @@ struct Caps {
 struct ProfileSet {
   std::map<std::string, Profile> profiles;
   Caps caps;
+  // Where the file parsed put things, for `stoker plan --list`: the line of its Defaults line
+  // (0: none) and of each profile it defines (built-ins it leaves alone are not listed).
+  int caps_line = 0;
+  std::map<std::string, int> file_lines;
   // Throws stoker::Error naming the profile and listing the known ones.
   const Profile& get(const std::string& name) const;
   bool has(const std::string& name) const { return profiles.count(name) != 0; }

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Builds stoker's three Debian packages with CPack (cmake/StokerPackaging.cmake):
+#   stoker-slurm-plugin_VERSION_ARCH.deb  the SPANK plugin, its plugstack line (disabled)
+#   stoker_VERSION_ARCH.deb               the `stoker` command
+#   python3-stoker_VERSION_ARCH.deb       the Python module
+#
+#   scripts/package.sh [--build DIR] [--out DIR] [--no-build]
+#
+#   --build DIR  the build folder to package (default: build/, configured as scripts/test.sh
+#                does when it is not configured yet); the packaged targets are built first
+#   --out DIR    where the .debs go (default: DIR/packages); older stoker .debs there are removed
+#   --no-build   package the build as it is (the test suite's packaging tests: built already)
+#
+# Needs the build dependencies (scripts/install-deps.sh: libslurm-dev for the plugin,
+# pybind11 for the module, dpkg-dev for dpkg-shlibdeps). Root is not needed. Prints the
+# path of each .deb. Install on a node: apt install ./stoker-slurm-plugin_*.deb
+set -euo pipefail
+
+src=$(cd "$(dirname "$0")/.." && pwd -P)
+build=$src/build
+out=""
+build_first=1
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+while [ $# -gt 0 ]; do
+  case $1 in
+    --build) [ $# -ge 2 ] || usage; build=$2; shift 2 ;;
+    --out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
+    --no-build) build_first=0; shift ;;
+    -h|--help) usage ;;
+    *) echo "package: unknown argument '$1'" >&2; usage ;;
+  esac
+done
+build=$(realpath -m "$build")
+out=$(realpath -m "${out:-$build/packages}")
+
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+# The packages this build can make (CPackConfig.cmake's components): all three, or say why not.
+components=$(sed -n 's/^set(CPACK_COMPONENTS_ALL "\(.*\)")$/\1/p' "$build/CPackConfig.cmake")
+for c in plugin python; do
+  case ";$components;" in
+    *";$c;"*) ;;
+    *)
+      case $c in
+        plugin) why="the SPANK plugin (it needs libslurm-dev)" ;;
+        python) why="the Python module (it needs python3-dev and pybind11-dev)" ;;
+      esac
+      echo "package: $build does not build $why: run scripts/install-deps.sh, then configure it again" >&2
+      exit 1
+      ;;
+  esac
+done
+[ $build_first = 0 ] || cmake --build "$build" -j"$(nproc)" --target stoker spank_stoker stoker_python
+
+mkdir -p "$out"
+rm -f "$out"/stoker_*.deb "$out"/stoker-slurm-plugin_*.deb "$out"/python3-stoker_*.deb
+log=$out/cpack.log
+if ! cpack --config "$build/CPackConfig.cmake" -B "$out" >"$log" 2>&1; then
+  echo "package: cpack failed; its output ($log):" >&2
+  tail -n 40 "$log" >&2
+  exit 1
+fi
+rm -rf "$out/_CPack_Packages"
+ls "$out"/stoker_*.deb "$out"/stoker-slurm-plugin_*.deb "$out"/python3-stoker_*.deb

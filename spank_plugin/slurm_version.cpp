@@ -1,0 +1,51 @@
+#include "slurm_version.hpp"
+
+#include <slurm/slurm_version.h>
+
+#include <charconv>
+#include <cstdio>
+#include <optional>
+#include <string_view>
+
+namespace stoker::spank {
+
+namespace {
+
+// "22.05.8" (or "22.05", "23.11.0-0rc1") -> {22, 5}; nullopt when it does not start with
+// MAJOR.MINOR.
+std::optional<SlurmRelease> parse_release(std::string_view text) {
+  SlurmRelease r;
+  const char* end = text.data() + text.size();
+  auto [after_major, e1] = std::from_chars(text.data(), end, r.major);
+  if (e1 != std::errc() || after_major == end || *after_major != '.') return std::nullopt;
+  auto [after_minor, e2] = std::from_chars(after_major + 1, end, r.minor);
+  if (e2 != std::errc() || after_minor == after_major + 1) return std::nullopt;
+  if (after_minor != end && *after_minor != '.' && *after_minor != '-') return std::nullopt;
+  return r;
+}
+
+}  // namespace
+
+std::string SlurmRelease::to_string() const {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%d.%02d", major, minor);
+  return buf;
+}
+
+SlurmRelease built_for_release() {
+  return {SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER), SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER)};
+}
+
+std::string slurm_release_mismatch(const std::string& running, const SlurmRelease& built) {
+  const auto r = parse_release(running);
+  if (r && r->major == built.major && r->minor == built.minor) return "";
+  const std::string running_text =
+      running.empty() ? "a Slurm that does not say its version" : "Slurm " + running;
+  return "stoker: this plugin was built for Slurm " + built.to_string() + " but " + running_text +
+         " is running: it stays unloaded (jobs run untuned, --stoker flags are unknown) until " +
+         "the stoker-slurm-plugin package built for " +
+         (r ? "Slurm " + r->to_string() : std::string("this Slurm")) +
+         " is installed, or stoker is rebuilt against its libslurm-dev";
+}
+
+}  // namespace stoker::spank
