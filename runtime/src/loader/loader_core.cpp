@@ -8,6 +8,10 @@
 namespace stoker {
 
 namespace {
+// A failure that is no SampleError: the corrupt-sample policy does not cover it.
+const char* const kNotCorrupt =
+    "fix or remove the sample; on_corrupt covers corrupt samples, not this failure";
+
 uint64_t elapsed_ns(std::chrono::steady_clock::time_point a,
                     std::chrono::steady_clock::time_point b) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
@@ -21,6 +25,7 @@ LoaderCore::LoaderCore(Setup s)
       sample_bytes_(spec_.bytes()),
       batch_size_(s.options.batch_size),
       opt_(std::move(s.options)),
+      skips_(opt_),
       sampler_(s.sampler),
       workers_(s.workers),
       slots_(s.slots),
@@ -145,23 +150,28 @@ void LoaderCore::fill(const Job& job, Scratch& scratch) {
       m.indices[m.count] = index;
       ++m.count;
     } catch (const SampleError& e) {
+      const std::string where = e.location.empty() ? source_->location(index) : e.location;
       if (opt_.on_corrupt == CorruptPolicy::Skip) {
         ++m.skipped;
+        skips_.note(index, where, e.what);
         continue;
       }
       m.failed = true;
-      m.fail_where = e.location.empty() ? source_->location(index) : e.location;
+      m.fail_where = where;
       m.fail_what = "sample " + std::to_string(index) + " is corrupt: " + e.what;
+      m.fail_todo = skips_.error_todo();
       break;
     } catch (const std::exception& e) {
       m.failed = true;
       m.fail_where = source_->location(index);
       m.fail_what = "reading sample " + std::to_string(index) + " failed: " + e.what();
+      m.fail_todo = kNotCorrupt;
       break;
     } catch (...) {
       m.failed = true;
       m.fail_where = source_->location(index);
       m.fail_what = "reading sample " + std::to_string(index) + " failed (unknown exception)";
+      m.fail_todo = kNotCorrupt;
       break;
     }
   }
@@ -327,14 +337,18 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
     loop_.first_pending = false;
     first_batches_.push_back({loop_.epoch, wait});
   }
-  if (m.failed) {
-    Error err(m.fail_where, m.fail_what,
-              "fix or remove the sample, or set on_corrupt to Skip to leave it out");
+  loop_.attempted += m.count + m.skipped;
+  loop_.skipped += m.skipped;
+  std::optional<Error> failure =
+      m.failed ? Error(m.fail_where, m.fail_what, m.fail_todo)
+               : skips_.check(loop_.epoch, loop_.attempted, loop_.skipped,
+                              loop_.pos == loop_.total);
+  if (failure) {
     loop_.failed = true;
     free_.push_back(slot);
     lk.unlock();
     work_cv_.notify_all();
-    throw err;
+    throw *failure;
   }
   totals_.batches += 1;
   totals_.samples += m.count;
@@ -421,6 +435,7 @@ LoaderStats LoaderCore::stats(const std::vector<std::string>& extra_notes, uint6
   st.depth_history = controller_.history();
   st.producer_bound_waits = controller_.producer_bound_waits();
   st.epoch_first_batch = first_batches_;
+  st.skipped_files = skips_.files();
   st.notes = arena_.notes();
   st.notes.insert(st.notes.end(), extra_notes.begin(), extra_notes.end());
   return st;

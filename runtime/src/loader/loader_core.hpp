@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "loader/batch_arena.hpp"
+#include "loader/skip_log.hpp"
 #include "stoker/loader/loader.hpp"
 #include "stoker/loader/prefetch_controller.hpp"
 
@@ -78,7 +79,7 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
     StageTimes times;
     uint64_t produce_ns = 0, skipped = 0;
     bool failed = false;
-    std::string fail_where, fail_what;  // only written on failure
+    std::string fail_where, fail_what, fail_todo;  // only written on failure
   };
   struct Job {
     uint64_t seq = 0, gen = 0, epoch = 0, number = 0;
@@ -94,6 +95,7 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
     std::optional<DistributedSampler> sampler;
     uint64_t epoch = 0, pos = 0, total = 0;
     bool first_pending = false;
+    uint64_t attempted = 0, skipped = 0;  // samples of the delivered batches
   };
 
   uint64_t batches_for(const DistributedSampler& s) const;
@@ -111,6 +113,7 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   SampleSpec spec_;
   size_t sample_bytes_ = 0, batch_size_ = 0;
   LoaderOptions opt_;
+  SkipLog skips_;
   DistributedSampler sampler_;
   int workers_ = 1, slots_ = 2;
   BatchArena arena_;
