@@ -8,10 +8,6 @@
 namespace stoker {
 
 namespace {
-// A failure that is no SampleError: the corrupt-sample policy does not cover it.
-const char* const kNotCorrupt =
-    "fix or remove the sample; on_corrupt covers corrupt samples, not this failure";
-
 uint64_t elapsed_ns(std::chrono::steady_clock::time_point a,
                     std::chrono::steady_clock::time_point b) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
@@ -165,13 +161,13 @@ void LoaderCore::fill(const Job& job, Scratch& scratch) {
       m.failed = true;
       m.fail_where = source_->location(index);
       m.fail_what = "reading sample " + std::to_string(index) + " failed: " + e.what();
-      m.fail_todo = kNotCorrupt;
+      m.fail_todo = SkipLog::kNotCorrupt;
       break;
     } catch (...) {
       m.failed = true;
       m.fail_where = source_->location(index);
       m.fail_what = "reading sample " + std::to_string(index) + " failed (unknown exception)";
-      m.fail_todo = kNotCorrupt;
+      m.fail_todo = SkipLog::kNotCorrupt;
       break;
     }
   }
@@ -337,13 +333,7 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
     loop_.first_pending = false;
     first_batches_.push_back({loop_.epoch, wait});
   }
-  loop_.attempted += m.count + m.skipped;
-  loop_.skipped += m.skipped;
-  std::optional<Error> failure =
-      m.failed ? Error(m.fail_where, m.fail_what, m.fail_todo)
-               : skips_.check(loop_.epoch, loop_.attempted, loop_.skipped,
-                              loop_.pos == loop_.total);
-  if (failure) {
+  if (std::optional<Error> failure = loop_failure_locked(m)) {
     loop_.failed = true;
     free_.push_back(slot);
     lk.unlock();
@@ -369,6 +359,13 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
     work_cv_.notify_one();  // the window moved by one
   }
   return make_batch(slot);
+}
+
+std::optional<Error> LoaderCore::loop_failure_locked(const Slot& m) {
+  loop_.attempted += m.count + m.skipped;
+  loop_.skipped += m.skipped;
+  if (m.failed) return Error(m.fail_where, m.fail_what, m.fail_todo);
+  return skips_.check(loop_.epoch, loop_.attempted, loop_.skipped, loop_.pos == loop_.total);
 }
 
 Batch LoaderCore::make_batch(int slot) {

@@ -105,6 +105,9 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   void fill(const Job& job, Scratch& scratch);
   void reset_locked(const DistributedSampler& s);  // mu_ held
   bool complete_locked(const Job& job);            // mu_ held; true: wake the consumer
+  // The error that ends the loop at this delivered batch: its failed sample, or under Skip
+  // too large a share of skipped samples in the epoch so far. mu_ held.
+  std::optional<Error> loop_failure_locked(const Slot& m);
   Batch make_batch(int slot);
 
   // Immutable after construction.

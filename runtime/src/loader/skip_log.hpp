@@ -18,6 +18,9 @@ namespace stoker {
 class SkipLog {
  public:
   static constexpr size_t kNamedFiles = 1000;  // kept for stats(); stderr names them all
+  // What to do about a failure that is no SampleError (the policy does not cover it).
+  static constexpr const char* kNotCorrupt =
+      "fix or remove the sample; on_corrupt covers corrupt samples, not this failure";
 
   // Throws stoker::Error for a max_skip_fraction outside [0, 1].
   explicit SkipLog(const LoaderOptions& options);

@@ -28,6 +28,16 @@ struct Records {
   }
 };
 
+// Iterates one epoch: the error it ends with ("(no error)"), and the batches delivered.
+std::string epoch_error(Loader& loader, uint64_t& batches) {
+  return error_of([&] {
+    for (Batch& b : loader) {
+      (void)b;
+      ++batches;
+    }
+  });
+}
+
 std::set<uint64_t> every(uint64_t step, uint64_t n) {
   std::set<uint64_t> s;
   for (uint64_t i = 0; i < n; i += step) s.insert(i);
@@ -38,12 +48,7 @@ TEST(FaultsLoader, AMostlyCorruptDatasetStopsEarlyEvenUnderSkip) {
   const Records r(20000, every(2, 20000));  // half the records: a half-copied dataset
   auto loader = r.loader(0.01);
   uint64_t batches = 0;
-  const std::string what = error_of([&] {
-    for (Batch& b : *loader) {
-      (void)b;
-      ++batches;
-    }
-  });
+  const std::string what = epoch_error(*loader, batches);
   EXPECT_NE(what.find("corrupt samples: "), std::string::npos) << what;
   EXPECT_NE(what.find("of epoch 0 tried so far on this rank were corrupt and skipped"),
             std::string::npos) << what;
@@ -72,12 +77,7 @@ TEST(FaultsLoader, AShortEpochIsJudgedAtItsEnd) {
   const Records r(110, {5, 70});
   auto strict = r.loader(0.01, 10);
   uint64_t batches = 0;
-  const std::string what = error_of([&] {
-    for (Batch& b : *strict) {
-      (void)b;
-      ++batches;
-    }
-  });
+  const std::string what = epoch_error(*strict, batches);
   EXPECT_NE(what.find("2 of the 110 samples of epoch 0"), std::string::npos) << what;
   EXPECT_EQ(batches, 10u);  // every batch but the last
   auto lenient = r.loader(0.05, 10);
