@@ -360,8 +360,7 @@ void run_limit(const ImageArgs& a, const Source& src, const Transform& t) {
               "cores = %.0f img/s\n",
               pipeline, j["decode_ms"].get<double>(), j["transform_ms"].get<double>(), cores,
               pipeline * cores);
-  std::printf("  full decode %.0f img/s per thread (whole image, RGB); x %d cores "
-              "= %.0f img/s\n",
+  std::printf("  full decode %.0f img/s per thread (whole image, RGB); x %d cores = %.0f img/s\n",
               decode, cores, decode * cores);
 }
 

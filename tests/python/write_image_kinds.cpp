@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
       {"restarts.jpg", {JpegColour::YCbCr, 2, 2, false, 1, true}},
       {"cmyk_no_adobe.jpg", {JpegColour::Cmyk, 1, 1, false, 0, false}},
   };
-  for (const auto& [name, kind] : jpegs) test::write_file(dir + "/" + name, encode_jpeg(rgb, w, h, 90, kind));
+  for (const auto& [name, kind] : jpegs)
+    test::write_file(dir + "/" + name, encode_jpeg(rgb, w, h, 90, kind));
   test::write_file(dir + "/interlaced_rgb.png",
                    test::encode_png({w, h, 8, PNG_COLOR_TYPE_RGB, true, {}, {}}, rgb));
   std::vector<uint8_t> grey16;  // big-endian samples, half of them below 256

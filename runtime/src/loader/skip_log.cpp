@@ -7,7 +7,8 @@ namespace stoker {
 SkipLog::SkipLog(const LoaderOptions& o)
     : max_fraction_(o.max_skip_fraction), names_(o.corrupt_names) {
   if (!(o.max_skip_fraction >= 0.0 && o.max_skip_fraction <= 1.0)) {
-    throw Error(names_.max_skip_fraction, "must be in 0..1, got " + std::to_string(o.max_skip_fraction),
+    throw Error(names_.max_skip_fraction,
+                "must be in 0..1, got " + std::to_string(o.max_skip_fraction),
                 "e.g. 0.01 (the default): stop when more than 1 % of an epoch's samples are "
                 "corrupt; 1: never stop");
   }
@@ -39,12 +40,13 @@ std::optional<Error> SkipLog::check(uint64_t epoch, uint64_t attempted, uint64_t
   std::snprintf(what, sizeof what,
                 "%llu of the %llu samples of epoch %llu tried so far on this rank were corrupt "
                 "and skipped (%.2f %%), more than %s %g allows",
-                static_cast<unsigned long long>(skipped), static_cast<unsigned long long>(attempted),
-                static_cast<unsigned long long>(epoch), 100.0 * share,
-                names_.max_skip_fraction.c_str(), max_fraction_);
+                static_cast<unsigned long long>(skipped),
+                static_cast<unsigned long long>(attempted), static_cast<unsigned long long>(epoch),
+                100.0 * share, names_.max_skip_fraction.c_str(), max_fraction_);
   return Error("corrupt samples", what,
                "check the dataset (half-copied? mounted wrongly?) with the files named on "
-               "stderr, or raise " + names_.max_skip_fraction + " if this share is expected");
+               "stderr, or raise " +
+                   names_.max_skip_fraction + " if this share is expected");
 }
 
 }  // namespace stoker

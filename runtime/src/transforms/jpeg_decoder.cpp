@@ -112,7 +112,8 @@ void JpegDecoder::read_rows(int y0, int y1, uint8_t* base, size_t stride) {
     const int n = std::min(kBatchRows, y1 - at);
     JSAMPROW rows[kBatchRows];
     for (int i = 0; i < n; ++i) rows[i] = base + static_cast<size_t>(at - y0 + i) * stride;
-    const int got = static_cast<int>(jpeg_read_scanlines(&cinfo_, rows, static_cast<JDIMENSION>(n)));
+    const int got =
+        static_cast<int>(jpeg_read_scanlines(&cinfo_, rows, static_cast<JDIMENSION>(n)));
     if (cmyk_) {
       for (int i = 0; i < got; ++i) cmyk_row_to_rgb(rows[i], static_cast<int>(cinfo_.output_width));
     }

@@ -58,7 +58,7 @@ class JpegDecoder {
   jpeg_decompress_struct cinfo_;
   JpegErrors err_;
   bool active_ = false;
-  bool cmyk_ = false;          // 4 components (CMYK or YCCK): decoded to CMYK, then to RGB
+  bool cmyk_ = false;  // 4 components (CMYK or YCCK): decoded to CMYK, then to RGB
   bool ends_with_eoi_ = false;
 };
 

@@ -31,7 +31,8 @@ std::vector<uint8_t> to_stored_cmyk(const uint8_t* rgb, size_t pixels) {
   for (size_t i = 0; i < pixels; ++i) {
     const uint8_t* p = rgb + i * 3;
     const int m = std::max({p[0], p[1], p[2]});
-    for (int c = 0; c < 3; ++c) out[i * 4 + c] = m ? static_cast<uint8_t>((p[c] * 255 + m / 2) / m) : 255;
+    for (int c = 0; c < 3; ++c)
+      out[i * 4 + c] = m ? static_cast<uint8_t>((p[c] * 255 + m / 2) / m) : 255;
     out[i * 4 + 3] = static_cast<uint8_t>(m);
   }
   return out;
@@ -75,8 +76,8 @@ void compress(Compressor& c, const uint8_t* pixels, int width, int height, int q
 
 }  // namespace
 
-std::vector<std::byte> encode_jpeg(std::span<const uint8_t> rgb, int width, int height,
-                                   int quality, const JpegKind& kind) {
+std::vector<std::byte> encode_jpeg(std::span<const uint8_t> rgb, int width, int height, int quality,
+                                   const JpegKind& kind) {
   if (width <= 0 || height <= 0 || rgb.size() < static_cast<size_t>(width) * height * 3) {
     throw std::runtime_error("encode_jpeg: pixel buffer smaller than width x height x 3");
   }
@@ -91,8 +92,8 @@ std::vector<std::byte> encode_jpeg(std::span<const uint8_t> rgb, int width, int 
   return {p, p + c.out_size};
 }
 
-std::vector<std::byte> encode_jpeg(std::span<const uint8_t> rgb, int width, int height,
-                                   int quality, bool subsample) {
+std::vector<std::byte> encode_jpeg(std::span<const uint8_t> rgb, int width, int height, int quality,
+                                   bool subsample) {
   JpegKind kind;
   if (!subsample) kind.h_samp = kind.v_samp = 1;
   return encode_jpeg(rgb, width, height, quality, kind);

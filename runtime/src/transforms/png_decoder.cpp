@@ -34,7 +34,9 @@ bool ends_with_iend(std::span<const std::byte> b) {
 
 }  // namespace
 
-PngDecoder::~PngDecoder() { end(); }
+PngDecoder::~PngDecoder() {
+  end();
+}
 
 void PngDecoder::end() {
   if (png_ != nullptr) png_destroy_read_struct(&png_, info_ != nullptr ? &info_ : nullptr, nullptr);
@@ -88,8 +90,8 @@ void PngDecoder::convert(const uint8_t* in, int x0, int n, uint8_t* out) const {
   in += static_cast<size_t>(x0) * step;
   if (channels_ <= 2) {  // grey, grey + alpha
     for (int i = 0; i < n; ++i, in += step, out += 3) {
-      const uint8_t v = clip_grey_ ? static_cast<uint8_t>(std::min((in[0] << 8) | in[1], 255))
-                                   : in[0];
+      const uint8_t v =
+          clip_grey_ ? static_cast<uint8_t>(std::min((in[0] << 8) | in[1], 255)) : in[0];
       out[0] = out[1] = out[2] = v;
     }
     return;

@@ -56,8 +56,8 @@ class PngDecoder {
   png_structp png_ = nullptr;
   png_infop info_ = nullptr;
   int width_ = 0, height_ = 0, channels_ = 0;
-  bool wide_ = false;        // 16 bits per sample
-  bool clip_grey_ = false;   // 16-bit grey: PIL clips at 255
+  bool wide_ = false;       // 16 bits per sample
+  bool clip_grey_ = false;  // 16-bit grey: PIL clips at 255
   bool interlaced_ = false;
   bool ends_with_iend_ = false;
   std::vector<uint8_t> rows_;  // one row, or the whole image when interlaced

@@ -58,8 +58,8 @@ TEST(FaultsImages, ATruncatedOrEmptyFileStopsTheDefaultRunNamingIt) {
   } catch (const Error& e) {
     what = e.what();
   }
-  const bool names_one = what.rfind(f.truncated + ": sample ", 0) == 0 ||
-                         what.rfind(f.empty + ": sample ", 0) == 0;
+  const bool names_one =
+      what.rfind(f.truncated + ": sample ", 0) == 0 || what.rfind(f.empty + ": sample ", 0) == 0;
   EXPECT_TRUE(names_one) << what;
   EXPECT_NE(what.find("cannot decode image: "), std::string::npos) << what;
   EXPECT_NE(what.find("or use on_corrupt = CorruptPolicy::Skip to leave corrupt samples out"),

@@ -19,10 +19,14 @@ struct PngCase {
 
 int channels_of(int colour) {
   switch (colour) {
-    case PNG_COLOR_TYPE_GRAY_ALPHA: return 2;
-    case PNG_COLOR_TYPE_RGB: return 3;
-    case PNG_COLOR_TYPE_RGBA: return 4;
-    default: return 1;  // grey, palette
+    case PNG_COLOR_TYPE_GRAY_ALPHA:
+      return 2;
+    case PNG_COLOR_TYPE_RGB:
+      return 3;
+    case PNG_COLOR_TYPE_RGBA:
+      return 4;
+    default:
+      return 1;  // grey, palette
   }
 }
 
@@ -98,8 +102,8 @@ TEST_P(PngKinds, DecodeToPilsRgb) {
   int mismatches = 0;
   for (int y = 0; y < r.h; ++y) {
     for (int x = 0; x < r.w; ++x) {
-      mismatches += std::memcmp(r.pixel(x, y), &img.rgb[(static_cast<size_t>(y) * img.w + x) * 3],
-                                3) != 0;
+      mismatches +=
+          std::memcmp(r.pixel(x, y), &img.rgb[(static_cast<size_t>(y) * img.w + x) * 3], 3) != 0;
     }
   }
   EXPECT_EQ(mismatches, 0);
@@ -111,8 +115,8 @@ TEST_P(PngKinds, DecodeToPilsRgb) {
   ASSERT_EQ(part.y, 7);
   for (int y = 7; y < 16; ++y) {
     for (int x = 5; x < 16; ++x) {
-      ASSERT_EQ(0, std::memcmp(part.pixel(x, y),
-                               &img.rgb[(static_cast<size_t>(y) * img.w + x) * 3], 3))
+      ASSERT_EQ(
+          0, std::memcmp(part.pixel(x, y), &img.rgb[(static_cast<size_t>(y) * img.w + x) * 3], 3))
           << x << "," << y;
     }
   }
@@ -120,19 +124,19 @@ TEST_P(PngKinds, DecodeToPilsRgb) {
 
 INSTANTIATE_TEST_SUITE_P(
     Kinds, PngKinds,
-    ::testing::Values(PngCase{"grey1", PNG_COLOR_TYPE_GRAY, 1}, PngCase{"grey2", PNG_COLOR_TYPE_GRAY, 2},
-                      PngCase{"grey4", PNG_COLOR_TYPE_GRAY, 4}, PngCase{"grey8", PNG_COLOR_TYPE_GRAY, 8},
-                      PngCase{"grey16", PNG_COLOR_TYPE_GRAY, 16},
-                      PngCase{"greyalpha8", PNG_COLOR_TYPE_GRAY_ALPHA, 8},
-                      PngCase{"greyalpha16", PNG_COLOR_TYPE_GRAY_ALPHA, 16},
-                      PngCase{"rgb8", PNG_COLOR_TYPE_RGB, 8}, PngCase{"rgb16", PNG_COLOR_TYPE_RGB, 16},
-                      PngCase{"rgba8", PNG_COLOR_TYPE_RGBA, 8},
-                      PngCase{"rgba16", PNG_COLOR_TYPE_RGBA, 16},
-                      PngCase{"palette2", PNG_COLOR_TYPE_PALETTE, 2},
-                      PngCase{"palette8", PNG_COLOR_TYPE_PALETTE, 8},
-                      PngCase{"palette8trns", PNG_COLOR_TYPE_PALETTE, 8, false, true},
-                      PngCase{"rgb8interlaced", PNG_COLOR_TYPE_RGB, 8, true},
-                      PngCase{"grey16interlaced", PNG_COLOR_TYPE_GRAY, 16, true}),
+    ::testing::Values(
+        PngCase{"grey1", PNG_COLOR_TYPE_GRAY, 1}, PngCase{"grey2", PNG_COLOR_TYPE_GRAY, 2},
+        PngCase{"grey4", PNG_COLOR_TYPE_GRAY, 4}, PngCase{"grey8", PNG_COLOR_TYPE_GRAY, 8},
+        PngCase{"grey16", PNG_COLOR_TYPE_GRAY, 16},
+        PngCase{"greyalpha8", PNG_COLOR_TYPE_GRAY_ALPHA, 8},
+        PngCase{"greyalpha16", PNG_COLOR_TYPE_GRAY_ALPHA, 16},
+        PngCase{"rgb8", PNG_COLOR_TYPE_RGB, 8}, PngCase{"rgb16", PNG_COLOR_TYPE_RGB, 16},
+        PngCase{"rgba8", PNG_COLOR_TYPE_RGBA, 8}, PngCase{"rgba16", PNG_COLOR_TYPE_RGBA, 16},
+        PngCase{"palette2", PNG_COLOR_TYPE_PALETTE, 2},
+        PngCase{"palette8", PNG_COLOR_TYPE_PALETTE, 8},
+        PngCase{"palette8trns", PNG_COLOR_TYPE_PALETTE, 8, false, true},
+        PngCase{"rgb8interlaced", PNG_COLOR_TYPE_RGB, 8, true},
+        PngCase{"grey16interlaced", PNG_COLOR_TYPE_GRAY, 16, true}),
     [](const ::testing::TestParamInfo<PngCase>& i) { return std::string(i.param.name); });
 
 TEST(FaultsImages, ATruncatedPngFailsWhateverRegionIsAsked) {
@@ -166,7 +170,8 @@ TEST(FaultsImages, DataThatIsNoJpegOrPngSaysWhatItIs) {
     return std::string("(no error)");
   };
   EXPECT_EQ(message(""), "empty file (0 bytes)");
-  EXPECT_EQ(message("GIF89a......"), "a GIF image: stoker decodes JPEG and PNG only (convert the file)");
+  EXPECT_EQ(message("GIF89a......"),
+            "a GIF image: stoker decodes JPEG and PNG only (convert the file)");
   EXPECT_NE(message(std::string("RIFF\x10\0\0\0WEBPVP8 ", 16)).find("a WebP image"),
             std::string::npos);
   EXPECT_NE(message(std::string("II*\0", 4) + "...").find("a TIFF image"), std::string::npos);

@@ -36,8 +36,8 @@ TEST(ImageFolder, LabelsFollowSortedClassOrderAndFilesSortedPaths) {
   ASSERT_EQ(src.size(), 6u);
   EXPECT_EQ(src.classes(), (std::vector<std::string>{"ant", "bee", "zebra"}));
   std::vector<std::byte> scratch;
-  const std::vector<std::pair<std::string, int64_t>> want = {
-      {"aa", 0}, {"ab", 0}, {"ac", 0}, {"bc", 1}, {"bd", 1}, {"z2", 2}};
+  const std::vector<std::pair<std::string, int64_t>> want = {{"aa", 0}, {"ab", 0}, {"ac", 0},
+                                                             {"bc", 1}, {"bd", 1}, {"z2", 2}};
   for (uint64_t i = 0; i < want.size(); ++i) {
     RawSample s = src.read(i, scratch);
     EXPECT_EQ(text(s), want[i].first) << i;

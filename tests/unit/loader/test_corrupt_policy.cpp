@@ -24,7 +24,8 @@ struct Records {
     LoaderOptions o = test::test_options(batch, 2);
     o.on_corrupt = CorruptPolicy::Skip;
     o.max_skip_fraction = max_skip_fraction;
-    return std::make_unique<Loader>(source, std::make_shared<test::ChecksumCopy>(source->spec()), o);
+    return std::make_unique<Loader>(source, std::make_shared<test::ChecksumCopy>(source->spec()),
+                                    o);
   }
 };
 
@@ -51,7 +52,8 @@ TEST(FaultsLoader, AMostlyCorruptDatasetStopsEarlyEvenUnderSkip) {
   const std::string what = epoch_error(*loader, batches);
   EXPECT_NE(what.find("corrupt samples: "), std::string::npos) << what;
   EXPECT_NE(what.find("of epoch 0 tried so far on this rank were corrupt and skipped"),
-            std::string::npos) << what;
+            std::string::npos)
+      << what;
   EXPECT_NE(what.find("more than max_skip_fraction 0.01 allows"), std::string::npos) << what;
   // Stopped as soon as kSkipCheckAfter samples were tried (20 batches of 50), not at the end.
   EXPECT_EQ(batches, kSkipCheckAfter / 50 - 1);
@@ -67,7 +69,7 @@ TEST(FaultsLoader, AFewCorruptSamplesAreSkippedNamedOnceAndCounted) {
     EXPECT_EQ(samples, 4998u);
   }
   const LoaderStats st = loader->stats();
-  EXPECT_EQ(st.skipped, 4u);  // twice in each of two epochs
+  EXPECT_EQ(st.skipped, 4u);               // twice in each of two epochs
   ASSERT_EQ(st.skipped_files.size(), 2u);  // named once each
   for (const std::string& f : st.skipped_files) EXPECT_EQ(f.rfind(r.path + "@", 0), 0u) << f;
 }
