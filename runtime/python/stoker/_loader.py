@@ -201,7 +201,8 @@ class Loader:
         self._core.restore(state["sampler"])
 
     def stats(self):
-        """Where time goes (ns per stage, consumer wait), prefetch depth decisions, slots."""
+        """Where time goes (ns per stage, consumer wait), prefetch depth decisions, slots,
+        and the corrupt samples left out: 'skipped' (count), 'skipped_files' (paths)."""
         return self._core.stats()
 
     def close(self):
