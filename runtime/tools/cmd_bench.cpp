@@ -2,8 +2,8 @@
 // and reports throughput, where the time went, the consumer's wait share, peak RSS, what
 // the prefetch controller chose, and the first-batch time of every epoch.
 // `stoker bench images DIR --limit` measures the per-core limits instead: one thread running
-// the same decode+transform in a tight loop over files held in memory, and libjpeg-turbo's
-// full decode alone.
+// the same decode+transform in a tight loop over files held in memory, and the full decode
+// alone (libjpeg-turbo or libpng).
 #include <sys/resource.h>
 
 #include <chrono>
