@@ -7,7 +7,7 @@ packages=(
   # toolchain
   build-essential cmake ninja-build pkg-config git
   # runtime libraries
-  libhwloc-dev hwloc libjpeg62-turbo-dev libturbojpeg0-dev
+  libhwloc-dev hwloc libjpeg62-turbo-dev libturbojpeg0-dev libpng-dev
   libcli11-dev nlohmann-json3-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev

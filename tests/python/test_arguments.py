@@ -43,6 +43,8 @@ class Arguments(unittest.TestCase):
             (ValueError, "workers", tokens(workers=0)),
             (TypeError, "prefetch", tokens(prefetch=2.5)),
             (ValueError, "on_corrupt", tokens(on_corrupt="ignore")),
+            (ValueError, "max_skip_fraction", tokens(max_skip_fraction=1.5)),
+            (TypeError, "max_skip_fraction", tokens(max_skip_fraction="1%")),
             (TypeError, "plan", tokens(plan={"workers": 1})),
             (TypeError, "to_device", tokens(to_device=0)),
             (ValueError, "to_device", tokens(to_device="tpu")),
@@ -93,10 +95,15 @@ class Arguments(unittest.TestCase):
             f.write(b"\xff\xd8\xff\xe0 this is not a jpeg")
         loader = stoker.Loader.images(root, batch_size=1, size=8, world_size=1, rank=0)
         self.expect(stoker.Error, "bad.jpg", lambda: list(loader))
+        self.expect(stoker.Error, "on_corrupt='skip'", lambda: list(loader))
         loader = stoker.Loader.images(root, batch_size=1, size=8, world_size=1, rank=0,
-                                      on_corrupt="skip")
+                                      on_corrupt="skip")  # every sample bad: 100 % > 1 %
+        self.expect(stoker.Error, "max_skip_fraction", lambda: list(loader))
+        loader = stoker.Loader.images(root, batch_size=1, size=8, world_size=1, rank=0,
+                                      on_corrupt="skip", max_skip_fraction=1.0)
         self.assertEqual([x.shape[0] for x, _ in loader], [0])
         self.assertEqual(loader.stats()["skipped"], 1)
+        self.assertEqual(loader.stats()["skipped_files"], [os.path.join(root, "a", "bad.jpg")])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,9 @@
 """Small real datasets for the Python tests, made in a temporary folder."""
 import os
+import struct
+import subprocess
 import tempfile
+import zlib
 
 import numpy as np
 
@@ -28,6 +31,86 @@ def make_image_folder(root, classes=3, per_class=8, seed=0, quality=92):
         for i in range(per_class):
             items.append((os.path.join(root, f"c{c}", f"{i:03d}.jpg"), c))
     return items
+
+
+def smooth_pixels(h, w, seed=0, channels=3, high=255):
+    """Gradients plus noise, h x w x channels, 0..high (uint8, or uint16 past 255)."""
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:h, 0:w]
+    ramps = [x / w, y / h, (x + y) / (w + h), 1 - x / w]
+    base = np.stack([ramps[c % 4] * high for c in range(channels)], axis=-1)
+    pixels = np.clip(base + rng.normal(0, high / 20, size=base.shape), 0, high)
+    return pixels.astype(np.uint8 if high <= 255 else np.uint16)
+
+
+def write_png(path, samples, colour_type, depth=None):
+    """A PNG written by hand (PIL cannot write 16-bit RGB, RGBA or grey+alpha): `samples`
+    is h x w x channels, uint8 or uint16 (big-endian in the file); with depth 1, 2 or 4 one
+    channel of small values, packed here."""
+    depth = depth or samples.dtype.itemsize * 8
+    h, w = samples.shape[:2]
+    rows = samples.astype(">u2" if depth == 16 else np.uint8).reshape(h, -1)
+    if depth < 8:
+        per = 8 // depth
+        rows = np.pad(rows, ((0, 0), (0, -w % per))).reshape(h, -1, per)
+        rows = sum((rows[..., k] << (8 - depth * (k + 1))) for k in range(per)).astype(np.uint8)
+    raw = b"".join(b"\x00" + row.tobytes() for row in rows)
+
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n"
+                + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, colour_type, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def write_libjpeg_kinds(folder):
+    """The kinds PIL cannot write (YCCK, restart markers, CMYK without Adobe's marker,
+    interlaced PNG), written by libjpeg/libpng through the build's helper. Returns their
+    paths by name (file name without extension)."""
+    os.makedirs(folder, exist_ok=True)
+    subprocess.run([os.environ["STOKER_WRITE_IMAGE_KINDS"], folder], check=True)
+    return {os.path.splitext(n)[0]: os.path.join(folder, n) for n in sorted(os.listdir(folder))}
+
+
+def write_image_kinds(folder, seed=0):
+    """One file of every JPEG and PNG kind real datasets hold. Returns {name: path}."""
+    from PIL import Image
+
+    os.makedirs(folder, exist_ok=True)
+    rgb = Image.fromarray(smooth_pixels(47, 61, seed))
+    kinds = {}
+
+    def save(name, image, ext, **options):
+        kinds[name] = os.path.join(folder, name + ext)
+        image.save(kinds[name], format="JPEG" if ext == ".jpg" else "PNG", **options)
+
+    save("jpeg_420", rgb, ".jpg", quality=90, subsampling=2)
+    save("jpeg_422", rgb, ".jpg", quality=90, subsampling=1)
+    save("jpeg_444", rgb, ".jpg", quality=90, subsampling=0)
+    save("jpeg_progressive", rgb, ".jpg", quality=90, progressive=True)
+    save("jpeg_grey", rgb.convert("L"), ".jpg", quality=90)
+    save("jpeg_cmyk", rgb.convert("CMYK"), ".jpg", quality=90)  # Adobe-inverted, as PIL writes
+    save("png_rgb", rgb, ".png")
+    save("png_rgba", rgb.convert("RGBA"), ".png")
+    save("png_grey", rgb.convert("L"), ".png")
+    save("png_grey_alpha", rgb.convert("LA"), ".png")
+    save("png_1bit", rgb.convert("1"), ".png")
+    save("png_palette", rgb.convert("P", palette=Image.ADAPTIVE, colors=200), ".png")
+    save("png_palette_trns", rgb.convert("P", palette=Image.ADAPTIVE, colors=16), ".png",
+         transparency=3)
+    grey16 = smooth_pixels(47, 61, seed, channels=1, high=700)[..., 0]
+    save("png_grey16", Image.fromarray(grey16.astype(np.int32), mode="I"), ".png")
+    for name, channels, colour_type in (("png_rgb16", 3, 2), ("png_rgba16", 4, 6),
+                                        ("png_grey_alpha16", 2, 4)):
+        kinds[name] = os.path.join(folder, name + ".png")
+        write_png(kinds[name], smooth_pixels(47, 61, seed, channels, high=65535), colour_type)
+    kinds["png_grey4"] = os.path.join(folder, "png_grey4.png")
+    write_png(kinds["png_grey4"], smooth_pixels(47, 61, seed, channels=1, high=15), 0, depth=4)
+    kinds.update(write_libjpeg_kinds(os.path.join(folder, "libjpeg")))
+    return kinds
 
 
 def make_tokens(path, count, dtype="uint16", seed=0):

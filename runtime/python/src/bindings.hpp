@@ -7,6 +7,6 @@ namespace stoker::python {
 
 void bind_plan(pybind11::module_& m);        // Plan, plan_from_environ, compute_plan
 void bind_loader(pybind11::module_& m);      // _Loader (the C++ Loader + its batches)
-void bind_transforms(pybind11::module_& m);  // image crop/flip parameters, for references
+void bind_transforms(pybind11::module_& m);  // crop/flip parameters, decode, for references
 
 }  // namespace stoker::python

@@ -50,11 +50,11 @@ const char* numpy_name(DType t) {
 }
 
 LoaderOptions loader_options(const py::dict& d) {
-  check_keys(
-      d,
-      {"batch_size", "drop_last", "shuffle", "seed", "world_size", "rank", "on_corrupt", "workers",
-       "prefetch", "adaptive", "max_depth", "held_batches", "pin_threads", "plan"},
-      "Loader");
+  check_keys(d,
+             {"batch_size", "drop_last", "shuffle", "seed", "world_size", "rank", "on_corrupt",
+              "max_skip_fraction", "workers", "prefetch", "adaptive", "max_depth", "held_batches",
+              "pin_threads", "plan"},
+             "Loader");
   LoaderOptions o;
   take(d, "batch_size", o.batch_size);
   take(d, "drop_last", o.drop_last);
@@ -75,6 +75,8 @@ LoaderOptions loader_options(const py::dict& d) {
   } else if (corrupt != "error") {
     throw py::value_error("on_corrupt=" + corrupt + ": expected 'error' or 'skip'");
   }
+  take(d, "max_skip_fraction", o.max_skip_fraction);
+  o.corrupt_names = {"on_corrupt='skip'", "max_skip_fraction"};
   if (d.contains("plan") && !d["plan"].is_none()) o.plan = py::cast<Plan>(d["plan"]);
   return o;
 }

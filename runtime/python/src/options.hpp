@@ -16,7 +16,8 @@ DType dtype_from_name(const std::string& name, const char* argument);
 const char* numpy_name(DType t);
 
 // Keys: batch_size, drop_last, shuffle, seed, world_size, rank, on_corrupt ("error" or
-// "skip"), workers, prefetch, adaptive, max_depth, held_batches, pin_threads, plan.
+// "skip"), max_skip_fraction, workers, prefetch, adaptive, max_depth, held_batches,
+// pin_threads, plan.
 LoaderOptions loader_options(const pybind11::dict& d);
 
 // Keys: train, size, resize_shorter, scale (min, max), ratio (min, max), flip_p, mean, std,

@@ -43,6 +43,7 @@ py::dict stats_dict(const LoaderStats& s) {
   d["batches"] = s.batches;
   d["bytes"] = s.bytes;
   d["skipped"] = s.skipped;
+  d["skipped_files"] = s.skipped_files;
   d["discarded_batches"] = s.discarded_batches;
   d["workers"] = s.workers;
   d["threads_created"] = s.threads_created;

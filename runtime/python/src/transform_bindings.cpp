@@ -1,8 +1,11 @@
 // The image transform's random parameters for (seed, epoch, index), so that a Python
 // reference (tests, users checking their augmentation) can reproduce exactly what the
-// workers did to a sample.
+// workers did to a sample; and the decoder's RGB, to compare with PIL's.
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+
+#include <cstring>
 
 #include "bindings.hpp"
 #include "options.hpp"
@@ -39,6 +42,22 @@ void bind_transforms(py::module_& m) {
       },
       py::arg("seed"), py::arg("epoch"), py::arg("index"), py::arg("options"),
       "Whether the train pipeline flips sample (seed, epoch, index) horizontally");
+  m.def(
+      "decode_image",
+      [](const py::bytes& data) {
+        const std::string_view view(data);
+        RgbImage img;
+        {
+          py::gil_scoped_release unlocked;
+          img = decode_rgb(std::as_bytes(std::span(view.data(), view.size())));
+        }
+        py::array_t<uint8_t> out({img.height, img.width, 3});
+        std::memcpy(out.mutable_data(), img.pixels.data(), img.pixels.size());
+        return out;
+      },
+      py::arg("data"),
+      "The file's bytes decoded as the image pipeline decodes them: an HxWx3 uint8 array "
+      "(RGB), as PIL's Image.open(f).convert('RGB'). stoker.Error when it cannot be decoded");
 }
 
 }  // namespace stoker::python

@@ -29,7 +29,13 @@ class Loader:
                         0: 4 x the starting depth, from 8 to 64)
       held_batches      batches the consumer may keep alive beyond the ring
       pin_threads       pin worker i to its share of plan.worker_cpus
-      on_corrupt        'error' (stoker.Error naming the sample) or 'skip' (count, leave out)
+      on_corrupt        'error' (stoker.Error naming the file) or 'skip' (leave it out: each
+                        file is named once on stderr and counted in stats()['skipped'],
+                        its path in stats()['skipped_files'])
+      max_skip_fraction under 'skip', the largest share of an epoch's samples that may be
+                        corrupt (default 0.01; 1.0: no limit). Checked on each rank as
+                        skipped / tried so far, from the 1000th sample (or at the end of a
+                        shorter epoch); past it, stoker.Error
       plan              a stoker.Plan; None: stoker.plan()
       to_device         None, or a torch device ('cuda', 'cuda:1'): batches arrive there.
                         ValueError when PyTorch has no such device.
@@ -40,7 +46,7 @@ class Loader:
     def __init__(self, kind, source, *, batch_size, shuffle=True, seed=0, drop_last=False,
                  world_size=None, rank=None, workers=None, prefetch=None, adaptive=True,
                  max_depth=0, held_batches=2, pin_threads=True, on_corrupt="error",
-                 plan=None, to_device=None, as_numpy=False, return_indices=False):
+                 max_skip_fraction=0.01, plan=None, to_device=None, as_numpy=False, return_indices=False):
         if plan is not None and not isinstance(plan, Plan):
             raise TypeError(f"plan must be a stoker.Plan or None, got {type(plan).__name__}")
         if (world_size is None) != (rank is None):
@@ -63,6 +69,7 @@ class Loader:
             "held_batches": check_int("held_batches", held_batches, 1, 4096),
             "pin_threads": check_bool("pin_threads", pin_threads),
             "on_corrupt": check_choice("on_corrupt", on_corrupt, ("error", "skip")),
+            "max_skip_fraction": check_float("max_skip_fraction", max_skip_fraction, 0.0, 1.0),
             "plan": self._plan._core,
         }
         self._as_numpy = check_bool("as_numpy", as_numpy)
@@ -82,6 +89,9 @@ class Loader:
         ImageFolder), or WebDataset-style tar `shards` (a list of .tar files or folders of
         them; <key>.jpg + <key>.cls members), through RandomResizedCrop + flip + Normalize (train=True) or
         Resize(resize_shorter) + CenterCrop(size) + Normalize (train=False).
+        Images are files named .jpg, .jpeg or .png (any case); their first bytes choose the
+        decoder, and every JPEG and PNG kind gives PIL's Image.open(f).convert('RGB') pixels
+        (grey, CMYK, YCCK, 16-bit, palette, alpha dropped).
         dtype float32/float16 (normalized) or uint8 (0..255, not normalized); layout CHW/HWC.
         Resampling is bilinear, antialiased when downscaling (as PIL). dct_scaling lets the
         JPEG decoder shrink by 2, 4 or 8 first when the crop is that much larger than `size`
@@ -191,7 +201,8 @@ class Loader:
         self._core.restore(state["sampler"])
 
     def stats(self):
-        """Where time goes (ns per stage, consumer wait), prefetch depth decisions, slots."""
+        """Where time goes (ns per stage, consumer wait), prefetch depth decisions, slots,
+        and the corrupt samples left out: 'skipped' (count), 'skipped_files' (paths)."""
         return self._core.stats()
 
     def close(self):

@@ -21,6 +21,7 @@ LoaderCore::LoaderCore(Setup s)
       sample_bytes_(spec_.bytes()),
       batch_size_(s.options.batch_size),
       opt_(std::move(s.options)),
+      skips_(opt_),
       sampler_(s.sampler),
       workers_(s.workers),
       slots_(s.slots),
@@ -145,23 +146,28 @@ void LoaderCore::fill(const Job& job, Scratch& scratch) {
       m.indices[m.count] = index;
       ++m.count;
     } catch (const SampleError& e) {
+      const std::string where = e.location.empty() ? source_->location(index) : e.location;
       if (opt_.on_corrupt == CorruptPolicy::Skip) {
         ++m.skipped;
+        skips_.note(index, where, e.what);
         continue;
       }
       m.failed = true;
-      m.fail_where = e.location.empty() ? source_->location(index) : e.location;
+      m.fail_where = where;
       m.fail_what = "sample " + std::to_string(index) + " is corrupt: " + e.what;
+      m.fail_todo = skips_.error_todo();
       break;
     } catch (const std::exception& e) {
       m.failed = true;
       m.fail_where = source_->location(index);
       m.fail_what = "reading sample " + std::to_string(index) + " failed: " + e.what();
+      m.fail_todo = SkipLog::kNotCorrupt;
       break;
     } catch (...) {
       m.failed = true;
       m.fail_where = source_->location(index);
       m.fail_what = "reading sample " + std::to_string(index) + " failed (unknown exception)";
+      m.fail_todo = SkipLog::kNotCorrupt;
       break;
     }
   }
@@ -327,14 +333,12 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
     loop_.first_pending = false;
     first_batches_.push_back({loop_.epoch, wait});
   }
-  if (m.failed) {
-    Error err(m.fail_where, m.fail_what,
-              "fix or remove the sample, or set on_corrupt to Skip to leave it out");
+  if (std::optional<Error> failure = loop_failure_locked(m)) {
     loop_.failed = true;
     free_.push_back(slot);
     lk.unlock();
     work_cv_.notify_all();
-    throw err;
+    throw *failure;
   }
   totals_.batches += 1;
   totals_.samples += m.count;
@@ -355,6 +359,13 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
     work_cv_.notify_one();  // the window moved by one
   }
   return make_batch(slot);
+}
+
+std::optional<Error> LoaderCore::loop_failure_locked(const Slot& m) {
+  loop_.attempted += m.count + m.skipped;
+  loop_.skipped += m.skipped;
+  if (m.failed) return Error(m.fail_where, m.fail_what, m.fail_todo);
+  return skips_.check(loop_.epoch, loop_.attempted, loop_.skipped, loop_.pos == loop_.total);
 }
 
 Batch LoaderCore::make_batch(int slot) {
@@ -421,6 +432,7 @@ LoaderStats LoaderCore::stats(const std::vector<std::string>& extra_notes, uint6
   st.depth_history = controller_.history();
   st.producer_bound_waits = controller_.producer_bound_waits();
   st.epoch_first_batch = first_batches_;
+  st.skipped_files = skips_.files();
   st.notes = arena_.notes();
   st.notes.insert(st.notes.end(), extra_notes.begin(), extra_notes.end());
   return st;

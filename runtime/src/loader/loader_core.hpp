@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "loader/batch_arena.hpp"
+#include "loader/skip_log.hpp"
 #include "stoker/loader/loader.hpp"
 #include "stoker/loader/prefetch_controller.hpp"
 
@@ -78,7 +79,7 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
     StageTimes times;
     uint64_t produce_ns = 0, skipped = 0;
     bool failed = false;
-    std::string fail_where, fail_what;  // only written on failure
+    std::string fail_where, fail_what, fail_todo;  // only written on failure
   };
   struct Job {
     uint64_t seq = 0, gen = 0, epoch = 0, number = 0;
@@ -94,6 +95,7 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
     std::optional<DistributedSampler> sampler;
     uint64_t epoch = 0, pos = 0, total = 0;
     bool first_pending = false;
+    uint64_t attempted = 0, skipped = 0;  // samples of the delivered batches
   };
 
   uint64_t batches_for(const DistributedSampler& s) const;
@@ -103,6 +105,9 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   void fill(const Job& job, Scratch& scratch);
   void reset_locked(const DistributedSampler& s);  // mu_ held
   bool complete_locked(const Job& job);            // mu_ held; true: wake the consumer
+  // The error that ends the loop at this delivered batch: its failed sample, or under Skip
+  // too large a share of skipped samples in the epoch so far. mu_ held.
+  std::optional<Error> loop_failure_locked(const Slot& m);
   Batch make_batch(int slot);
 
   // Immutable after construction.
@@ -111,6 +116,7 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   SampleSpec spec_;
   size_t sample_bytes_ = 0, batch_size_ = 0;
   LoaderOptions opt_;
+  SkipLog skips_;
   DistributedSampler sampler_;
   int workers_ = 1, slots_ = 2;
   BatchArena arena_;

@@ -1,9 +1,9 @@
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <system_error>
 
 #include "sources/file_read.hpp"
+#include "sources/image_names.hpp"
 #include "stoker/error.hpp"
 #include "stoker/loader/image_source.hpp"
 
@@ -12,13 +12,6 @@ namespace stoker {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool is_jpeg_name(const fs::path& p) {
-  std::string ext = p.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".jpg" || ext == ".jpeg";
-}
 
 const char* kLayoutHint = "expected ROOT/CLASS/IMAGE.jpg (ImageNet / torchvision ImageFolder layout)";
 
@@ -41,7 +34,7 @@ ImageFolderSource::ImageFolderSource(const std::string& root) : root_(root) {
       const fs::path dir = fs::path(root) / classes_[c];
       for (const fs::directory_entry& e : fs::recursive_directory_iterator(
                dir, fs::directory_options::follow_directory_symlink)) {
-        if (e.is_regular_file() && is_jpeg_name(e.path())) {
+        if (e.is_regular_file() && has_image_extension(e.path().filename().native())) {
           files.emplace_back(e.path().string(), e.file_size());
         }
       }
@@ -67,7 +60,7 @@ ImageFolderSource::ImageFolderSource(const std::string& root) : root_(root) {
   if (sizes_.empty()) {
     throw Error(root,
                 classes_.empty() ? "holds no class subfolders"
-                                 : "holds no JPEG images (.jpg/.jpeg) in its " +
+                                 : "holds no images (.jpg/.jpeg/.png) in its " +
                                        std::to_string(classes_.size()) + " class subfolders",
                 kLayoutHint);
   }
@@ -84,7 +77,7 @@ std::string ImageFolderSource::location(uint64_t index) const {
 }
 
 std::string ImageFolderSource::describe() const {
-  return "image folder " + root_ + ": " + std::to_string(sizes_.size()) + " JPEG images in " +
+  return "image folder " + root_ + ": " + std::to_string(sizes_.size()) + " images in " +
          std::to_string(classes_.size()) + " classes, " +
          std::to_string(total_bytes_ / (1024 * 1024)) + " MiB";
 }

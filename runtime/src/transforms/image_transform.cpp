@@ -1,14 +1,15 @@
-// The image pipeline as a Transform: header -> crop choice -> region decode (with DCT
-// scaling when the crop is at least twice the output) -> one fused resample/flip/normalise
-// pass into the batch slot. Buffers come from the worker's Scratch; the libjpeg object is
-// per thread and reused, so the steady state allocates nothing of ours.
+// The image pipeline as a Transform: header -> crop choice -> region decode (JPEG with DCT
+// scaling when the crop is at least twice the output, or PNG) -> one fused
+// resample/flip/normalise pass into the batch slot. Buffers come from the worker's Scratch;
+// the decoders are per thread and reused, so the steady state of a JPEG dataset allocates
+// nothing of ours (libpng creates its state per image).
 #include <chrono>
 #include <cstdio>
 #include <string>
 
 #include "stoker/error.hpp"
 #include "stoker/loader/image_transforms.hpp"
-#include "transforms/jpeg_decoder.hpp"
+#include "transforms/image_decoder.hpp"
 #include "transforms/resample.hpp"
 
 namespace stoker {
@@ -53,18 +54,18 @@ class ImageTransform final : public Transform {
 
   void apply(const RawSample& in, const SampleKey& key, std::byte* out, Scratch& scratch,
              StageTimes& times) const override {
-    thread_local JpegDecoder decoder;
+    thread_local ImageDecoder decoder;
     const uint64_t t0 = now_ns();
     const int size = o_.size;
     AxisWeights h, v;
     DecodedRegion region;
     bool flip = false;
     try {
-      const JpegHeader hdr = decoder.begin(in.bytes);
+      const ImageHeader hdr = decoder.begin(in.bytes);
       const CropBox box = o_.train ? random_resized_crop(hdr.width, hdr.height, key, o_)
                                    : center_crop(hdr.width, hdr.height, o_);
       flip = random_flip(key, o_);
-      const int d = choose_denom(box, size, o_.dct_scaling);
+      const int d = choose_denom(box, size, o_.dct_scaling && decoder.scalable());
       const int sw = JpegDecoder::scaled(hdr.width, d), sh = JpegDecoder::scaled(hdr.height, d);
       h.taps = axis_taps(box.x / d, box.w / d, size, sw, o_.antialias);
       v.taps = axis_taps(box.y / d, box.h / d, size, sh, o_.antialias);
@@ -78,8 +79,8 @@ class ImageTransform final : public Transform {
       compute_axis(box.x / d, box.w / d, sw, size, o_.antialias, h);
       compute_axis(box.y / d, box.h / d, sh, size, o_.antialias, v);
       region = decoder.decode(d, {h.lo, v.lo, h.hi - h.lo, v.hi - v.lo}, scratch.decoded);
-    } catch (const JpegFailure& e) {
-      throw SampleError{key.index, {}, std::string("cannot decode JPEG: ") + e.what()};
+    } catch (const DecodeFailure& e) {
+      throw SampleError{key.index, {}, std::string("cannot decode image: ") + e.what()};
     }
     const uint64_t t1 = now_ns();
     float* row = scratch.f32.data() + static_cast<size_t>(size) * (h.taps + v.taps);

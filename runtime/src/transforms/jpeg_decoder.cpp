@@ -39,6 +39,26 @@ extern "C" void on_emit_message(j_common_ptr c, int level) {
 
 extern "C" void on_output_message(j_common_ptr) {}
 
+// One RGB channel from Adobe-inverted CMYK as stored (s, k): PIL's "CMYK;I" unpacking
+// (c = 255 - s) followed by its cmyk2rgb, nk - c * nk / 255 with nk = 255 - (255 - k),
+// in PIL's rounding (MULDIV255), so the result equals PIL's to the level.
+inline uint8_t cmyk_channel(unsigned s, unsigned k) {
+  const unsigned t = (255 - s) * k + 128;
+  return static_cast<uint8_t>(k - (((t >> 8) + t) >> 8));
+}
+
+// Rewrites a row of n CMYK pixels as n RGB pixels in place (3 <= 4 bytes: never overtakes).
+void cmyk_row_to_rgb(uint8_t* row, int n) {
+  for (int i = 0; i < n; ++i) {
+    const uint8_t* in = row + static_cast<size_t>(i) * 4;
+    const unsigned c = in[0], m = in[1], y = in[2], k = in[3];
+    uint8_t* out = row + static_cast<size_t>(i) * 3;
+    out[0] = cmyk_channel(c, k);
+    out[1] = cmyk_channel(m, k);
+    out[2] = cmyk_channel(y, k);
+  }
+}
+
 }  // namespace
 
 jpeg_error_mgr* JpegErrors::init() {
@@ -61,24 +81,43 @@ JpegDecoder::~JpegDecoder() { jpeg_destroy_decompress(&cinfo_); }
 void JpegDecoder::fail() {
   jpeg_abort_decompress(&cinfo_);
   active_ = false;
-  throw JpegFailure(err_.message);
+  throw DecodeFailure(err_.message);
 }
 
-JpegHeader JpegDecoder::begin(std::span<const std::byte> bytes) {
+ImageHeader JpegDecoder::begin(std::span<const std::byte> bytes) {
   if (active_) jpeg_abort_decompress(&cinfo_);
   active_ = true;
   if (bytes.size() < 4) {
     jpeg_abort_decompress(&cinfo_);
     active_ = false;
-    throw JpegFailure("not a JPEG file: " + std::to_string(bytes.size()) + " bytes");
+    throw DecodeFailure("not a JPEG file: " + std::to_string(bytes.size()) + " bytes");
   }
+  const auto last = bytes.last(2);
+  ends_with_eoi_ = last[0] == std::byte{0xff} && last[1] == std::byte{0xd9};
   if (setjmp(err_.jump)) fail();
   jpeg_mem_src(&cinfo_, reinterpret_cast<const unsigned char*>(bytes.data()),
                static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(&cinfo_, TRUE);
-  cinfo_.out_color_space = JCS_RGB;  // grey is expanded; CMYK fails at start_decompress
+  // libjpeg converts YCCK to CMYK itself; CMYK to RGB is PIL's formula (cmyk_row_to_rgb).
+  cmyk_ = cinfo_.jpeg_color_space == JCS_CMYK || cinfo_.jpeg_color_space == JCS_YCCK;
+  cinfo_.out_color_space = cmyk_ ? JCS_CMYK : JCS_RGB;  // grey is expanded to RGB
   return {static_cast<int>(cinfo_.image_width), static_cast<int>(cinfo_.image_height),
           cinfo_.num_components};
+}
+
+void JpegDecoder::read_rows(int y0, int y1, uint8_t* base, size_t stride) {
+  constexpr int kBatchRows = 4;
+  while (static_cast<int>(cinfo_.output_scanline) < y1) {
+    const int at = static_cast<int>(cinfo_.output_scanline);
+    const int n = std::min(kBatchRows, y1 - at);
+    JSAMPROW rows[kBatchRows];
+    for (int i = 0; i < n; ++i) rows[i] = base + static_cast<size_t>(at - y0 + i) * stride;
+    const int got =
+        static_cast<int>(jpeg_read_scanlines(&cinfo_, rows, static_cast<JDIMENSION>(n)));
+    if (cmyk_) {
+      for (int i = 0; i < got; ++i) cmyk_row_to_rgb(rows[i], static_cast<int>(cinfo_.output_width));
+    }
+  }
 }
 
 DecodedRegion JpegDecoder::decode(int denom, PixelRect want, std::vector<std::byte>& buf) {
@@ -99,19 +138,18 @@ DecodedRegion JpegDecoder::decode(int denom, PixelRect want, std::vector<std::by
   JDIMENSION width = static_cast<JDIMENSION>(std::min(x1 + 1, full_w)) - xoff;
   if (xoff > 0 || static_cast<int>(width) < full_w) jpeg_crop_scanline(&cinfo_, &xoff, &width);
   if (y0 > 0) jpeg_skip_scanlines(&cinfo_, static_cast<JDIMENSION>(y0));
-  const size_t stride = static_cast<size_t>(width) * 3;
-  const size_t need = stride * static_cast<size_t>(y1 - y0);
+  const size_t stride = static_cast<size_t>(width) * (cmyk_ ? 4 : 3);
+  const size_t need = stride * static_cast<size_t>(y1 - y0 + 1);  // + a row for the tail
   if (buf.size() < need) buf.resize(need);
   auto* base = reinterpret_cast<uint8_t*>(buf.data());
-  constexpr int kBatchRows = 4;
-  while (static_cast<int>(cinfo_.output_scanline) < y1) {
-    const int at = static_cast<int>(cinfo_.output_scanline);
-    const int n = std::min(kBatchRows, y1 - at);
-    JSAMPROW rows[kBatchRows];
-    for (int i = 0; i < n; ++i) rows[i] = base + static_cast<size_t>(at - y0 + i) * stride;
-    jpeg_read_scanlines(&cinfo_, rows, static_cast<JDIMENSION>(n));
+  read_rows(y0, y1, base, stride);
+  if (!ends_with_eoi_ && y1 < full_h) {
+    // Perhaps truncated: skipping still entropy-decodes, and reading the last row needs the
+    // last of the data, so a short file fails here rather than only when its crop is low.
+    jpeg_skip_scanlines(&cinfo_, static_cast<JDIMENSION>(full_h - 1 - y1));
+    read_rows(full_h - 1, full_h, base + stride * static_cast<size_t>(y1 - y0), stride);
   }
-  // Stop here: the rows below the region are never decoded.
+  // Stop here: the rows below the region are not decoded.
   jpeg_abort_decompress(&cinfo_);
   active_ = false;
   return {base, stride, static_cast<int>(xoff), y0, static_cast<int>(width), y1 - y0};
@@ -119,7 +157,7 @@ DecodedRegion JpegDecoder::decode(int denom, PixelRect want, std::vector<std::by
 
 DecodedRegion JpegDecoder::decode_full(std::span<const std::byte> bytes, int denom,
                                        std::vector<std::byte>& buf) {
-  const JpegHeader h = begin(bytes);
+  const ImageHeader h = begin(bytes);
   return decode(denom, {0, 0, scaled(h.width, denom), scaled(h.height, denom)}, buf);
 }
 

@@ -2,25 +2,24 @@
 // (optionally DCT-scaled) image: columns through jpeg_crop_scanline, rows above through
 // jpeg_skip_scanlines, and it stops after the last needed row (jpeg_abort_decompress).
 // One per thread: the libjpeg object is created once and reused for every image.
+// Every colour space PIL reads comes out as RGB the way PIL's Image.convert('RGB') makes it:
+// grey is repeated into three channels; CMYK and YCCK (decoded to CMYK by libjpeg) are read
+// with Adobe's inverted polarity, as PIL always assumes, and converted with PIL's formula.
 #pragma once
 
 #include <csetjmp>
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <stdexcept>
 #include <vector>
 
 #include <cstdio>  // jpeglib.h needs FILE and size_t first
 #include <jpeglib.h>
 #include <jerror.h>  // message codes (JWRN_*)
 
-namespace stoker {
+#include "transforms/decoded_region.hpp"
 
-// Thrown for corrupt, truncated or unsupported data; the caller turns it into a SampleError.
-struct JpegFailure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+namespace stoker {
 
 // libjpeg's error manager extended with a jump target. libjpeg's fatal errors (and the
 // warnings that mean damaged data) longjmp to the setjmp of the method that called
@@ -32,24 +31,6 @@ struct JpegErrors {
   jpeg_error_mgr* init();  // for cinfo.err
 };
 
-struct JpegHeader {
-  int width = 0, height = 0, components = 0;
-};
-
-struct PixelRect {
-  int x = 0, y = 0, w = 0, h = 0;
-};
-
-// Decoded RGB rows: row r holds pixels x .. x+w-1 of scaled-image row y+r.
-struct DecodedRegion {
-  const uint8_t* data = nullptr;
-  size_t stride = 0;  // bytes between rows
-  int x = 0, y = 0, w = 0, h = 0;
-  const uint8_t* pixel(int px, int py) const {
-    return data + static_cast<size_t>(py - y) * stride + static_cast<size_t>(px - x) * 3;
-  }
-};
-
 class JpegDecoder {
  public:
   JpegDecoder();
@@ -58,12 +39,14 @@ class JpegDecoder {
   JpegDecoder& operator=(const JpegDecoder&) = delete;
 
   // Starts decoding `bytes` (which must outlive the session): reads the header only.
-  JpegHeader begin(std::span<const std::byte> bytes);
+  ImageHeader begin(std::span<const std::byte> bytes);
   // Image size after DCT scaling by 1/denom (denom 1, 2, 4 or 8), as libjpeg computes it.
   static int scaled(int size, int denom) { return (size + denom - 1) / denom; }
   // Decodes at least `want` (in scaled-image pixels, clipped to the image) into `buf`,
   // which is grown when too small, and ends the session. The returned region may start
-  // left of want.x (libjpeg aligns columns to its iMCU width).
+  // left of want.x (libjpeg aligns columns to its iMCU width). Rows below the region are
+  // not decoded, except in a file that does not end with an EOI marker: there the entropy
+  // data is read on to the last row, so a truncated file fails whatever region is asked.
   DecodedRegion decode(int denom, PixelRect want, std::vector<std::byte>& buf);
   // Convenience: the whole image at 1/denom.
   DecodedRegion decode_full(std::span<const std::byte> bytes, int denom,
@@ -71,9 +54,12 @@ class JpegDecoder {
 
  private:
   [[noreturn]] void fail();
+  void read_rows(int y0, int y1, uint8_t* base, size_t stride);
   jpeg_decompress_struct cinfo_;
   JpegErrors err_;
   bool active_ = false;
+  bool cmyk_ = false;  // 4 components (CMYK or YCCK): decoded to CMYK, then to RGB
+  bool ends_with_eoi_ = false;
 };
 
 }  // namespace stoker

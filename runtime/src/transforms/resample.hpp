@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "stoker/loader/image_transforms.hpp"
-#include "transforms/jpeg_decoder.hpp"
+#include "transforms/decoded_region.hpp"
 
 namespace stoker {
 

@@ -47,7 +47,7 @@ TEST_P(RegionDecode, EqualsTheFullDecodeInsideTheRegion) {
   const Image full = full_decode(jpeg, c.denom);
   JpegDecoder dec;
   std::vector<std::byte> buf;
-  const JpegHeader hdr = dec.begin(jpeg);
+  const ImageHeader hdr = dec.begin(jpeg);
   EXPECT_EQ(hdr.width, c.w);
   EXPECT_EQ(hdr.height, c.h);
   const DecodedRegion r = dec.decode(c.denom, c.rect, buf);
@@ -118,16 +118,16 @@ TEST(JpegDecode, CorruptAndTruncatedDataThrowAndTheDecoderStaysUsable) {
   JpegDecoder dec;
   std::vector<std::byte> buf;
   const std::vector<std::byte> empty;
-  EXPECT_THROW(dec.decode_full(empty, 1, buf), JpegFailure);
+  EXPECT_THROW(dec.decode_full(empty, 1, buf), DecodeFailure);
   std::vector<std::byte> junk(1000, std::byte{0x42});
-  EXPECT_THROW(dec.decode_full(junk, 1, buf), JpegFailure);
+  EXPECT_THROW(dec.decode_full(junk, 1, buf), DecodeFailure);
   std::vector<std::byte> truncated(jpeg.begin(), jpeg.begin() + jpeg.size() / 3);
-  EXPECT_THROW(dec.decode_full(truncated, 1, buf), JpegFailure);
+  EXPECT_THROW(dec.decode_full(truncated, 1, buf), DecodeFailure);
   std::vector<std::byte> header_only(jpeg.begin(), jpeg.begin() + 200);
-  EXPECT_THROW(dec.decode_full(header_only, 1, buf), JpegFailure);
+  EXPECT_THROW(dec.decode_full(header_only, 1, buf), DecodeFailure);
   std::vector<std::byte> damaged = jpeg;
   for (size_t i = damaged.size() / 2; i < damaged.size() / 2 + 64; ++i) damaged[i] = std::byte{0xff};
-  EXPECT_THROW(dec.decode_full(damaged, 1, buf), JpegFailure);
+  EXPECT_THROW(dec.decode_full(damaged, 1, buf), DecodeFailure);
   // After all that, a good image still decodes.
   const DecodedRegion r = dec.decode_full(jpeg, 1, buf);
   EXPECT_EQ(r.w, 320);

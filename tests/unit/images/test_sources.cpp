@@ -21,27 +21,31 @@ std::string text(RawSample s) {
 
 TEST(ImageFolder, LabelsFollowSortedClassOrderAndFilesSortedPaths) {
   TempDir d;
-  // Created out of order; "b" has a nested folder; non-JPEG files are ignored.
+  // Created out of order; "b" has a nested folder; .jpg, .jpeg and .png in any case are
+  // images, other files are ignored.
   write_file(d / "zebra/2.jpg", std::string("z2"));
   write_file(d / "ant/b.JPEG", std::string("ab"));
   write_file(d / "ant/a.jpg", std::string("aa"));
   write_file(d / "ant/notes.txt", std::string("x"));
+  write_file(d / "ant/c.Png", std::string("ac"));
+  write_file(d / "ant/d.gif", std::string("x"));
   write_file(d / "bee/sub/c.jpeg", std::string("bc"));
+  write_file(d / "bee/sub/d.png", std::string("bd"));
   write_file(d / "loose.jpg", std::string("not in a class"));
   ImageFolderSource src(d.path());
-  ASSERT_EQ(src.size(), 4u);
+  ASSERT_EQ(src.size(), 6u);
   EXPECT_EQ(src.classes(), (std::vector<std::string>{"ant", "bee", "zebra"}));
   std::vector<std::byte> scratch;
-  const std::vector<std::pair<std::string, int64_t>> want = {
-      {"aa", 0}, {"ab", 0}, {"bc", 1}, {"z2", 2}};
-  for (uint64_t i = 0; i < 4; ++i) {
+  const std::vector<std::pair<std::string, int64_t>> want = {{"aa", 0}, {"ab", 0}, {"ac", 0},
+                                                             {"bc", 1}, {"bd", 1}, {"z2", 2}};
+  for (uint64_t i = 0; i < want.size(); ++i) {
     RawSample s = src.read(i, scratch);
     EXPECT_EQ(text(s), want[i].first) << i;
     EXPECT_EQ(s.label, want[i].second) << i;
     EXPECT_EQ(src.label(i), want[i].second);
   }
   EXPECT_EQ(src.location(0), d / "ant/a.jpg");
-  EXPECT_NE(src.describe().find("4 JPEG images in 3 classes"), std::string::npos);
+  EXPECT_NE(src.describe().find("6 images in 3 classes"), std::string::npos);
 }
 
 TEST(ImageFolder, FingerprintDependsOnNamesAndSizesNotOnTheMountPoint) {
@@ -72,7 +76,7 @@ TEST(ImageFolder, BadFoldersAreNamedErrors) {
   std::filesystem::create_directories(d / "empty");
   expect_error(d / "empty", "no class subfolders");
   write_file(d / "noimg/c/readme.txt", std::string("x"));
-  expect_error(d / "noimg", "no JPEG images");
+  expect_error(d / "noimg", "no images (.jpg/.jpeg/.png)");
 }
 
 TEST(ImageFolder, AFileThatShrankOrVanishedIsASampleError) {

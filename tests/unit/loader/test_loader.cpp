@@ -227,7 +227,7 @@ TEST(Loader, ExceptionInAWorkerReachesTheConsumerWithIndexAndFile) {
   }
   EXPECT_EQ(what, path +
                       "@7872: reading sample 123 failed: decoder exploded (fix or remove the "
-                      "sample, or set on_corrupt to Skip to leave it out)");
+                      "sample; on_corrupt covers corrupt samples, not this failure)");
   EXPECT_FALSE(loader.next().has_value());  // the failed loop is over
   // The loader stays usable: the next loop starts over.
   loader.start_epoch();
@@ -244,8 +244,8 @@ TEST(Loader, CorruptSamplesErrorPolicyNamesFileAndOffset) {
               for (Batch& b : loader) (void)b;
             }),
             path +
-                "@1344: sample 42 is corrupt: checksum mismatch (fix or remove the sample, "
-                "or set on_corrupt to Skip to leave it out)");
+                "@1344: sample 42 is corrupt: checksum mismatch (fix or remove the file, or "
+                "use on_corrupt = CorruptPolicy::Skip to leave corrupt samples out)");
 }
 
 TEST(Loader, CorruptSamplesSkipPolicyCountsAndKeepsStepCount) {
@@ -258,6 +258,7 @@ TEST(Loader, CorruptSamplesSkipPolicyCountsAndKeepsStepCount) {
   LoaderOptions o = test::test_options(8, 2);
   o.shuffle = false;
   o.on_corrupt = CorruptPolicy::Skip;
+  o.max_skip_fraction = 1.0;  // a sixth of the records are corrupt
   Loader loader(source, std::make_shared<test::ChecksumCopy>(source->spec()), o);
   std::set<uint64_t> seen;
   uint64_t batches = 0;

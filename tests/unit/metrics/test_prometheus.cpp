@@ -55,7 +55,7 @@ TEST(Prometheus, EveryMetricParsesWithItsValue) {
   EXPECT_EQ(f.value("stoker_ring_depth"), 6);
   EXPECT_EQ(f.value("stoker_ring_max_depth"), 16);
   EXPECT_EQ(f.value("stoker_workers"), 7);
-  EXPECT_EQ(f.value("stoker_skipped_samples_total"), 3);
+  EXPECT_EQ(f.value("stoker_samples_skipped_total"), 3);
   EXPECT_EQ(f.value("stoker_memory_budget_bytes"), 1 << 30);
   EXPECT_DOUBLE_EQ(f.value("stoker_stage_seconds_total", {{"stage", "read"}}), 1.5);
   EXPECT_DOUBLE_EQ(f.value("stoker_stage_seconds_total", {{"stage", "decode"}}), 3);

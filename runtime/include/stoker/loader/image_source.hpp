@@ -1,7 +1,8 @@
 // An image folder in ImageNet (torchvision ImageFolder) layout: ROOT/CLASS/.../IMAGE.jpg.
 // Classes are the sorted names of ROOT's subfolders; the label is the class's index in that
-// order. Images are the JPEG files (.jpg/.jpeg, any case) under each class folder,
-// recursively, in sorted path order, classes in order: the same order as ImageFolder's.
+// order. Images are the files named .jpg, .jpeg or .png (any letter case) under each class
+// folder, recursively, in sorted path order, classes in order: the same order as
+// ImageFolder's. The name only selects the files; the decoder reads their first bytes.
 // The folder is scanned once, at construction; read() opens and preads one file.
 #pragma once
 
@@ -16,7 +17,7 @@ namespace stoker {
 class ImageFolderSource : public Source {
  public:
   // Throws stoker::Error naming `root` when it is missing, not a folder, unreadable, or
-  // holds no JPEG image in a class subfolder.
+  // holds no image in a class subfolder.
   explicit ImageFolderSource(const std::string& root);
 
   uint64_t size() const override { return sizes_.size(); }

@@ -1,5 +1,11 @@
-// Image pipelines: JPEG decode of only the needed region, then one fused pass of
+// Image pipelines: JPEG or PNG decode of only the needed region, then one fused pass of
 // crop -> resize -> flip -> normalize written straight into the batch slot.
+//
+// Decoding: the file's first bytes choose the decoder (a PNG named .JPEG is a PNG). Every
+// JPEG kind (baseline, progressive, grey, CMYK, YCCK, restart markers, any subsampling) and
+// every PNG kind (1 to 16 bits, grey, grey+alpha, palette, RGB, RGBA, interlaced) comes out
+// as the RGB pixels of PIL's Image.open(f).convert('RGB'), the pixels torchvision's
+// ImageFolder sees: exactly for PNG and within IDCT rounding for JPEG.
 //
 // train: RandomResizedCrop(size, scale, ratio) + RandomHorizontalFlip(flip_p) + Normalize,
 //        with torchvision's crop sampling (10 tries, then a centre crop within `ratio`).
@@ -11,8 +17,11 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "stoker/loader/transform.hpp"
 
@@ -49,6 +58,15 @@ CropBox random_resized_crop(int width, int height, const SampleKey& key,
 CropBox center_crop(int width, int height, const ImageTransformOptions& opts);
 // Whether sample `key` is flipped (train only).
 bool random_flip(const SampleKey& key, const ImageTransformOptions& opts);
+
+// One image decoded whole, as the pipeline decodes it (see above).
+struct RgbImage {
+  int width = 0, height = 0;
+  std::vector<uint8_t> pixels;  // height rows of width x 3 bytes (R, G, B)
+};
+// Throws stoker::Error (where "image") saying why `bytes` cannot be decoded: empty, not a
+// JPEG or PNG, truncated or corrupt.
+RgbImage decode_rgb(std::span<const std::byte> bytes);
 
 // Throws stoker::Error naming the bad option (size <= 0, scale or ratio out of order,
 // std == 0, dtype other than U8/F16/F32).

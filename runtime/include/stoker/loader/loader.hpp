@@ -32,13 +32,26 @@
 
 namespace stoker {
 
-// What a corrupt or truncated sample (a SampleError from the source or transform) does.
-//  Error: next() throws stoker::Error naming the sample index, the file and the offset.
-//  Skip:  the sample is left out and counted in stats().skipped; its batch comes with
-//         fewer samples (Batch::size() < batch_size, possibly 0). No other sample is
-//         substituted, so every rank still makes the same number of steps and no sample
-//         is seen twice.
+// What a corrupt or truncated sample (a SampleError from the source or transform: a
+// truncated, zero-byte or garbage file, or one that is not a JPEG or PNG) does.
+//  Error: next() throws stoker::Error naming the file (and offset), the sample index, and
+//         the option that changes the policy.
+//  Skip:  the sample is left out, its file named once on stderr and counted in
+//         stats().skipped (and stats().skipped_files); its batch comes with fewer samples
+//         (Batch::size() < batch_size, possibly 0). No other sample is substituted, so every
+//         rank still makes the same number of steps and no sample is seen twice. Too many
+//         skips still stop the loop: see LoaderOptions::max_skip_fraction.
 enum class CorruptPolicy { Error, Skip };
+
+// Samples of an epoch attempted on a rank before max_skip_fraction is checked mid-epoch: one
+// bad file among the first few samples is no verdict on the dataset.
+inline constexpr uint64_t kSkipCheckAfter = 1000;
+
+// How the front end that built the options spells them, for the messages that name them.
+struct CorruptOptionNames {
+  std::string skip = "on_corrupt = CorruptPolicy::Skip";
+  std::string max_skip_fraction = "max_skip_fraction";
+};
 
 struct LoaderOptions {
   size_t batch_size = 0;   // required, > 0
@@ -49,6 +62,13 @@ struct LoaderOptions {
   uint64_t world_size = 0;  // 0: detect_world() (MPI, RANK/WORLD_SIZE, SLURM_*)
   uint64_t rank = 0;
   CorruptPolicy on_corrupt = CorruptPolicy::Error;
+  // Under Skip, the largest share of corrupt samples an epoch may have (0..1; 1: no limit).
+  // Measured on each rank as skipped / attempted samples of the epoch so far, in delivery
+  // order, once kSkipCheckAfter were attempted, and at the end of a shorter epoch; past it
+  // next() throws stoker::Error. A half-copied or wrongly mounted dataset stops within its
+  // first thousand samples; one bad file in 100 000 never does.
+  double max_skip_fraction = 0.01;
+  CorruptOptionNames corrupt_names;
   int workers = 0;                     // 0: plan.workers
   int prefetch = 0;                    // 0: plan.prefetch (the starting depth)
   bool adaptive = true;                // let the controller change the depth while running

@@ -24,6 +24,7 @@ struct LoaderStats {
   double wait_share = 0;          // consumer_wait_ns / wall_ns: the share of time starved
   uint64_t samples = 0, batches = 0, bytes = 0;  // delivered (bytes: sample data only)
   uint64_t skipped = 0;                          // corrupt samples left out (on_corrupt = Skip)
+  std::vector<std::string> skipped_files;        // their files, each once, the first 1000
   uint64_t discarded_batches = 0;  // prepared for an epoch that was not iterated after all
 
   int workers = 0;
