@@ -4,6 +4,8 @@ find_package(Threads REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc>=2.0)
 find_package(JPEG REQUIRED)
 pkg_check_modules(TURBOJPEG REQUIRED IMPORTED_TARGET libturbojpeg)
+find_package(ZLIB REQUIRED)                                   # .tar.gz shards
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)      # .tar.zst shards
 find_package(CLI11 CONFIG REQUIRED)
 find_package(nlohmann_json CONFIG REQUIRED)
 

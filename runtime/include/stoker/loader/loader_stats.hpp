@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "stoker/loader/prefetch_controller.hpp"
+#include "stoker/loader/shard_stream.hpp"
 #include "stoker/loader/transform.hpp"
 
 namespace stoker {
@@ -25,6 +26,7 @@ struct LoaderStats {
   uint64_t samples = 0, batches = 0, bytes = 0;  // delivered (bytes: sample data only)
   uint64_t skipped = 0;                          // corrupt samples left out (on_corrupt = Skip)
   uint64_t discarded_batches = 0;  // prepared for an epoch that was not iterated after all
+  ReadCounters stream_reads;       // a streamed source's reads of shard files (else zeros)
 
   int workers = 0;
   uint64_t threads_created = 0;  // stays equal to `workers`: epochs never create threads
