@@ -52,7 +52,7 @@ DType npy_dtype(const NpyHeader& h, const std::string& path) {
 
 TokenFileSource::TokenFileSource(const std::string& path, uint64_t seq_len, DType dtype)
     : seq_len_(seq_len) {
-  open({path}, dtype);
+  open(list_token_files({path}), dtype);
 }
 
 TokenFileSource::TokenFileSource(const std::vector<std::string>& paths, uint64_t seq_len,
@@ -109,7 +109,7 @@ void TokenFileSource::open(const std::vector<std::string>& paths, std::optional<
       throw Error(path,
                   "holds " + std::to_string(f.tokens) + " tokens, shorter than one window of " +
                       std::to_string(seq_len_ + 1) + " (seq_len + 1)",
-                  "use a shorter sequence length, or a larger file");
+                  "use a shorter sequence length or a larger file");
     }
     f.first = windows_;
     windows_ += (f.tokens - 1) / seq_len_;

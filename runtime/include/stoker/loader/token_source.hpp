@@ -23,9 +23,9 @@ class MappedFile;
 
 class TokenFileSource : public Source {
  public:
-  // One raw file of `dtype` tokens (DType::U16 or DType::U32). Throws stoker::Error naming
-  // the file and sizes for an empty file, one whose size is not a multiple of the token
-  // size, or one shorter than one window; and for seq_len 0 or another dtype.
+  // One file (or folder) of `dtype` tokens (DType::U16 or DType::U32). Throws stoker::Error
+  // naming the file and sizes for an empty file, one whose size is not a multiple of the
+  // token size, or one shorter than one window; and for seq_len 0 or another dtype.
   TokenFileSource(const std::string& path, uint64_t seq_len, DType dtype = DType::U16);
   // A token set. `dtype`: the type of every file; nullopt: the first .npy file's, and
   // uint16 for a set of raw files only. Throws stoker::Error, besides the above, naming
