@@ -4,7 +4,9 @@
 // `stoker bench images DIR --limit` measures the per-core limits instead: one thread running
 // the same decode+transform in a tight loop over files held in memory, and libjpeg-turbo's
 // full decode alone.
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -57,7 +59,31 @@ struct Common {
   uint64_t world_size = 0, rank = 0, seed = 0;
   uint64_t shuffle_buffer = 0;  // streamed shards; 0: the plan's
   bool json = false, fixed_depth = false;
+  bool drop_cache_flag = false;
+  std::vector<std::string> drop_cache;  // with --drop-cache: the dataset's files and folders
 };
+
+// Drops the page cache of every file under `paths` (posix_fadvise DONTNEED), so that the
+// run reads from storage even right after the source's index pass read the files.
+void drop_page_cache(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  auto drop = [](const fs::path& p) {
+    const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(fd);
+  };
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) {
+      drop(p);
+      continue;
+    }
+    for (const auto& e : fs::recursive_directory_iterator(p, ec)) {
+      if (e.is_regular_file()) drop(e.path());
+    }
+  }
+}
 
 // This process's reads as the kernel counts them (/proc/self/io): read() calls, bytes they
 // returned, and bytes fetched from storage (not from the page cache).
@@ -116,6 +142,8 @@ void add_common(CLI::App* cmd, Common& c, size_t default_batch) {
   cmd->add_option("--rank", c.rank, "This rank (with --world-size)");
   cmd->add_option("--seed", c.seed, "Shuffle and augmentation seed")->capture_default_str();
   cmd->add_flag("--json", c.json, "Print one JSON object");
+  cmd->add_flag("--drop-cache", c.drop_cache_flag,
+                "Drop the dataset's page cache before the run (cold reads from storage)");
 }
 
 std::string ms(double seconds) {
@@ -131,7 +159,11 @@ void run_bench(const char* what, std::shared_ptr<const Source> source,
   if (c.batch_size == 0) throw Error("--batch-size", "must be > 0");
   if (c.epochs == 0) throw Error("--epochs", "must be > 0");
   if (c.world_size == 0 && c.rank != 0) throw Error("--rank", "needs --world-size");
-  if (c.batches > 0) {
+  // A streamed source is read shard by shard: cutting it to its first samples would make
+  // it a by-index source; its epochs stop after --batches instead.
+  const auto* shards = dynamic_cast<const ShardStreamSource*>(source.get());
+  const bool streamed = shards != nullptr && shards->streamed();
+  if (c.batches > 0 && !streamed) {
     const uint64_t world = c.world_size ? c.world_size : 1;
     const uint64_t n = std::min(source->size(), c.batches * c.batch_size * world);
     source = std::make_shared<FirstN>(std::move(source), n);
@@ -163,6 +195,7 @@ void run_bench(const char* what, std::shared_ptr<const Source> source,
   if (c.max_depth > 0) o.max_depth = c.max_depth;
   o.shuffle_buffer = c.shuffle_buffer;
   o.plan = lp.plan;
+  drop_page_cache(c.drop_cache);
   const auto t_construct = Clock::now();
   Loader loader(source, transform, o);
   const double construct_s = seconds_since(t_construct);
@@ -183,6 +216,7 @@ void run_bench(const char* what, std::shared_ptr<const Source> source,
       }
       n += b.size();
       if (c.step_ms > 0) step(c.step_ms);
+      if (streamed && c.batches > 0 && n >= c.batches * c.batch_size) break;
     }
     epoch_rate.push_back(static_cast<double>(n) / seconds_since(te));
     samples += n;
@@ -406,8 +440,9 @@ void run_limit(const ImageArgs& a, const Source& src, const Transform& t) {
               decode, cores, decode * cores);
 }
 
-void run_images(const ImageArgs& a) {
+void run_images(ImageArgs a) {
   auto src = open_images(a);
+  if (a.c.drop_cache_flag) a.c.drop_cache = a.paths;
   ImageTransformOptions o;
   o.train = !a.eval;
   o.size = a.size;
@@ -439,7 +474,8 @@ struct TokenArgs {
   uint64_t seq_len = 2048;
 };
 
-void run_tokens(const TokenArgs& a) {
+void run_tokens(TokenArgs a) {
+  if (a.c.drop_cache_flag) a.c.drop_cache = a.paths;
   std::optional<DType> dt;
   if (a.dtype == "uint16") {
     dt = DType::U16;
