@@ -507,8 +507,9 @@ const Command bench_command(40, [](CLI::App& app) {
   img->add_flag("--stream", ia->stream,
                 "Stream the tar shards: whole shards in 4 MiB reads through a shuffle buffer "
                 "(default: the profile's Stream; always for compressed shards)");
-  img->add_option("--shuffle-buffer", ia->c.shuffle_buffer,
-                  "Streamed shards: samples held to shuffle (default: the profile's ShuffleBuffer)");
+  img->add_option(
+      "--shuffle-buffer", ia->c.shuffle_buffer,
+      "Streamed shards: samples held to shuffle (default: the profile's ShuffleBuffer)");
   img->add_flag("--no-labels", ia->no_labels,
                 "Tar shards without label members: every label is -1");
   img->add_option("--size", ia->size, "Output height and width")->capture_default_str();
@@ -522,8 +523,7 @@ const Command bench_command(40, [](CLI::App& app) {
   img->callback([ia] { run_images(*ia); });
 
   auto ta = std::make_shared<TokenArgs>();
-  CLI::App* tok =
-      bench->add_subcommand("tokens", "Token windows of seq_len+1 from token files");
+  CLI::App* tok = bench->add_subcommand("tokens", "Token windows of seq_len+1 from token files");
   tok->add_option("FILE", ta->paths,
                   "Token files (flat uint16/uint32, or 1-D .npy) or folders of them: one set")
       ->required();

@@ -28,8 +28,12 @@ class TarWriter {
     }
     append(data, n);
   }
-  void add(const std::string& name, const std::vector<std::byte>& b) { add(name, b.data(), b.size()); }
-  void add(const std::string& name, const std::string& text) { add(name, text.data(), text.size()); }
+  void add(const std::string& name, const std::vector<std::byte>& b) {
+    add(name, b.data(), b.size());
+  }
+  void add(const std::string& name, const std::string& text) {
+    add(name, text.data(), text.size());
+  }
   std::vector<char> finish() {
     out_.resize(out_.size() + 1024, 0);
     return out_;

@@ -50,12 +50,11 @@ const char* numpy_name(DType t) {
 }
 
 LoaderOptions loader_options(const py::dict& d) {
-  check_keys(
-      d,
-      {"batch_size", "drop_last", "shuffle", "seed", "world_size", "rank", "on_corrupt", "workers",
-       "prefetch", "adaptive", "max_depth", "held_batches", "pin_threads", "plan",
-       "shuffle_buffer"},
-      "Loader");
+  check_keys(d,
+             {"batch_size", "drop_last", "shuffle", "seed", "world_size", "rank", "on_corrupt",
+              "workers", "prefetch", "adaptive", "max_depth", "held_batches", "pin_threads", "plan",
+              "shuffle_buffer"},
+             "Loader");
   LoaderOptions o;
   take(d, "batch_size", o.batch_size);
   take(d, "drop_last", o.drop_last);

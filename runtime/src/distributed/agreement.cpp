@@ -126,9 +126,17 @@ uint64_t agree_on_epoch(const SamplerOptions& opts, uint64_t epoch) {
   const WorldInfo world = detect_world();
   MPI_Comm comm = distributed::coordination_comm();
   if (world.mpi && comm != MPI_COMM_NULL) {
-    const View mine{world.rank,      opts.rank,    opts.world_size, opts.seed,
-                    epoch,           opts.size,    opts.fingerprint, opts.shuffle,
-                    opts.drop_last,  opts.block,   opts.shards ? 1 + opts.shuffle_buffer : 0};
+    const View mine{world.rank,
+                    opts.rank,
+                    opts.world_size,
+                    opts.seed,
+                    epoch,
+                    opts.size,
+                    opts.fingerprint,
+                    opts.shuffle,
+                    opts.drop_last,
+                    opts.block,
+                    opts.shards ? 1 + opts.shuffle_buffer : 0};
     const auto views = gather(comm, mine, static_cast<int>(world.world_size));
     check(views);
     return views[0].seed;

@@ -5,8 +5,8 @@
 #include "distributed/stream_order.hpp"
 #include "mix.hpp"
 #include "sampler_text.hpp"
-#include "stoker/error.hpp"
 #include "stoker/distributed/sampler.hpp"
+#include "stoker/error.hpp"
 
 namespace stoker {
 
@@ -202,8 +202,8 @@ void DistributedSampler::check_stream(const SamplerState& s) const {
   const bool streams = opts_.shards != nullptr;
   if (s.stream != streams) {
     state_mismatch(std::string("was written by a loader that ") +
-                   (s.stream ? "streams its shards" : "reads samples by index") +
-                   "; this one " + (streams ? "streams them" : "reads by index"));
+                   (s.stream ? "streams its shards" : "reads samples by index") + "; this one " +
+                   (streams ? "streams them" : "reads by index"));
   }
   if (streams && s.buffer != opts_.shuffle_buffer) {
     state_mismatch("was written with a shuffle buffer of " + str(s.buffer) +

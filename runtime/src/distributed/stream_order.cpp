@@ -109,8 +109,9 @@ void StreamOrder::replay(const SamplerOptions& opts, uint64_t epoch, std::vector
     for (uint64_t r = 0; r < p.world; ++r) {
       const Slice s = slice_of(remaining_, p.world, r, opts.drop_last);
       if (p.consumed > s.length) {
-        bad_phase(j, p, "hands out more than the " + std::to_string(s.length) +
-                            " samples per rank that phase had");
+        bad_phase(j, p,
+                  "hands out more than the " + std::to_string(s.length) +
+                      " samples per rank that phase had");
       }
       walk.take(s.count, &positions);
       buffer_order(s.count, p.consumed, opts.shuffle_buffer, opts.shuffle,

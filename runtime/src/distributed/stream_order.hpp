@@ -40,11 +40,11 @@ class StreamOrder {
   static std::shared_ptr<const StreamOrder> make(const SamplerOptions& opts, uint64_t epoch,
                                                  std::vector<StreamPhase> phases);
 
-  uint64_t length() const { return emit_.size(); }              // hand-outs, padding included
+  uint64_t length() const { return emit_.size(); }                    // hand-outs, padding included
   uint64_t index(uint64_t i) const { return read_index_[emit_[i]]; }  // dataset index
-  uint64_t read_of(uint64_t i) const { return emit_[i]; }       // which read hand-out i takes
+  uint64_t read_of(uint64_t i) const { return emit_[i]; }             // which read hand-out i takes
   uint64_t position(uint64_t i) const { return read_pos_[emit_[i]]; }  // in the global stream
-  uint64_t order(uint64_t position) const;                     // global stream -> dataset index
+  uint64_t order(uint64_t position) const;  // global stream -> dataset index
   uint64_t reads() const { return read_index_.size(); }
   uint32_t uses(uint64_t read) const { return read == pad_read_ ? 1 + pads_ : 1; }
   const std::vector<Run>& runs() const { return runs_; }  // what to read, in order
@@ -62,7 +62,7 @@ class StreamOrder {
   std::vector<uint64_t> emit_, read_index_, read_pos_;
   std::vector<Run> runs_;
   std::vector<uint32_t> shard_order_;
-  std::vector<uint64_t> starts_;  // global stream position of each shard_order_ entry
+  std::vector<uint64_t> starts_;       // global stream position of each shard_order_ entry
   std::vector<uint64_t> shard_first_;  // dataset index of each shard's first sample
   std::vector<StreamPhase> phases_;
   uint64_t remaining_ = 0, world_ = 1, pad_read_ = UINT64_MAX, pads_ = 0;

@@ -7,13 +7,13 @@
 
 #include "loader/batch_arena.hpp"
 #include "loader/loader_core.hpp"
-#include "topology/process_hwloc.hpp"
 #include "loader/worker_pool.hpp"
 #include "stoker/distributed/coordination.hpp"
 #include "stoker/error.hpp"
-#include "stoker/plan/local_plan.hpp"
 #include "stoker/loader/metrics.hpp"
 #include "stoker/loader/shard_stream.hpp"
+#include "stoker/plan/local_plan.hpp"
+#include "topology/process_hwloc.hpp"
 
 namespace stoker {
 

@@ -65,7 +65,8 @@ RawSample StreamFeed::take(uint64_t gen, const DistributedSampler& sampler, uint
     if (stop_ || gen != gen_) throw Stale{};
     const Epoch* ep = find(epoch);
     if (ep != nullptr && (e = ep->entry[read]) >= 0) break;
-    if (failure_ && (epoch > failure_->epoch || (epoch == failure_->epoch && read >= failure_->read))) {
+    if (failure_ &&
+        (epoch > failure_->epoch || (epoch == failure_->epoch && read >= failure_->read))) {
       throw Error(failure_->where, failure_->what, failure_->todo);
     }
     taker_cv_.wait(lk);

@@ -72,8 +72,8 @@ class StreamFeed {
   bool read_epoch(uint64_t gen, const DistributedSampler& s, uint64_t& at_read);
   int acquire(uint64_t gen);  // a free entry; -1 when the generation ended
   // Hands a filled entry to the takers; false (and the entry back) when the generation ended.
-  bool publish(uint64_t gen, uint64_t epoch, uint64_t read, int entry, int64_t label,
-               uint8_t uses, const ReadCounters& cursor);
+  bool publish(uint64_t gen, uint64_t epoch, uint64_t read, int entry, int64_t label, uint8_t uses,
+               const ReadCounters& cursor);
   void close_cursor(std::unique_ptr<ShardCursor>& cursor);
   Epoch* find(uint64_t epoch);  // mu_ held
   uint64_t used(uint64_t length) const;
@@ -91,8 +91,8 @@ class StreamFeed {
   std::optional<DistributedSampler> pending_;  // the schedule restart() asked for
   std::deque<Epoch> epochs_;
   std::vector<int> free_;
-  int reading_ = -1;   // the entry the reader fills now
-  int copying_ = 0;    // takes copying out of an entry now
+  int reading_ = -1;  // the entry the reader fills now
+  int copying_ = 0;   // takes copying out of an entry now
   std::optional<Failure> failure_;
   ReadCounters done_counters_, cursor_counters_;
 

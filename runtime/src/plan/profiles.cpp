@@ -57,7 +57,8 @@ ProfileSet builtin_profiles() {
   netfs.max_prefetch = 8;
   netfs.mem_share = 0.2;
   netfs.max_readers = 4;
-  netfs.stream = true;  // a random open/pread per sample is the seek storm this storage cannot serve
+  netfs.stream =
+      true;  // a random open/pread per sample is the seek storm this storage cannot serve
   set.profiles[netfs.name] = netfs;
   return set;
 }

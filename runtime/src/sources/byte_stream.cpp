@@ -85,7 +85,7 @@ size_t ByteStream::read_file() {
 }
 
 [[noreturn]] void ByteStream::truncated(std::string_view what, std::string_view name,
-                                       uint64_t need) const {
+                                        uint64_t need) const {
   std::string thing(what);
   if (!name.empty()) thing += " '" + std::string(name) + "'";
   throw Error(tar::at(path_, offset_),
@@ -95,8 +95,8 @@ size_t ByteStream::read_file() {
 }
 
 [[noreturn]] void ByteStream::corrupt(const std::string& why) const {
-  throw Error(tar::at(path_, offset_), std::string("corrupt ") + codec_name(codec_) +
-                                           " data in the tar shard: " + why,
+  throw Error(tar::at(path_, offset_),
+              std::string("corrupt ") + codec_name(codec_) + " data in the tar shard: " + why,
               "re-create or re-download the shard");
 }
 

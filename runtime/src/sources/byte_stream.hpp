@@ -44,8 +44,8 @@ class ByteStream {
   const ReadCounters& counters() const { return counters_; }
 
  private:
-  size_t read_file();      // one read() into in_; 0 at the file's end
-  bool fill();             // makes decoded bytes available; false at the stream's end
+  size_t read_file();  // one read() into in_; 0 at the file's end
+  bool fill();         // makes decoded bytes available; false at the stream's end
   bool fill_gzip();
   bool fill_zstd();
   [[noreturn]] void truncated(std::string_view what, std::string_view name, uint64_t need) const;

@@ -26,7 +26,8 @@ std::string_view value_of(std::string_view dict, std::string_view key) {
 
 }  // namespace
 
-std::optional<NpyHeader> parse_npy_header(std::span<const std::byte> bytes, const std::string& path) {
+std::optional<NpyHeader> parse_npy_header(std::span<const std::byte> bytes,
+                                          const std::string& path) {
   const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
   if (bytes.size() < 6 || std::memcmp(b, "\x93NUMPY", 6) != 0) return std::nullopt;
   if (bytes.size() < 12) malformed(path, "the file ends inside it");

@@ -12,14 +12,15 @@
 namespace stoker {
 
 struct NpyHeader {
-  std::string descr;                // '<u2', '<u4', ...
-  std::optional<uint64_t> length;   // the shape's one dimension; nullopt when not 1-D
+  std::string descr;               // '<u2', '<u4', ...
+  std::optional<uint64_t> length;  // the shape's one dimension; nullopt when not 1-D
   bool fortran_order = false;
-  uint64_t data_offset = 0;         // where the array's bytes start
+  uint64_t data_offset = 0;  // where the array's bytes start
 };
 
 // nullopt when `bytes` does not start with the .npy magic. Throws stoker::Error naming
 // `path` when it does but the header is cut or malformed.
-std::optional<NpyHeader> parse_npy_header(std::span<const std::byte> bytes, const std::string& path);
+std::optional<NpyHeader> parse_npy_header(std::span<const std::byte> bytes,
+                                          const std::string& path);
 
 }  // namespace stoker

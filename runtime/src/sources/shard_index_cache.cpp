@@ -84,8 +84,9 @@ void store_shard_summary(const std::string& shard, const std::string& variant,
     std::ofstream out(tmp, std::ios::trunc);
     char hash[24];
     std::snprintf(hash, sizeof hash, "%016" PRIx64, summary.hash);
-    out << kMagic << '\n' << *id << '\n' << summary.samples << ' ' << summary.bytes << ' ' << hash
-        << '\n';
+    out << kMagic << '\n'
+        << *id << '\n'
+        << summary.samples << ' ' << summary.bytes << ' ' << hash << '\n';
     if (!out) {
       fs::remove(tmp, ec);
       return;

@@ -24,7 +24,8 @@ struct ShardSummary {
 std::string shard_cache_dir();
 
 // `variant` tells apart summaries made with different reading options (labels or not).
-std::optional<ShardSummary> load_shard_summary(const std::string& shard, const std::string& variant);
+std::optional<ShardSummary> load_shard_summary(const std::string& shard,
+                                               const std::string& variant);
 void store_shard_summary(const std::string& shard, const std::string& variant,
                          const ShardSummary& summary);
 

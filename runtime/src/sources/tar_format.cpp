@@ -24,7 +24,8 @@ bool parse_number(const char* field, size_t n, uint64_t& out) {
   size_t i = 0;
   while (i < n && (field[i] == ' ' || field[i] == '\0')) ++i;
   bool any = false;
-  for (; i < n && field[i] >= '0' && field[i] <= '7'; ++i, any = true) out = out * 8 + (field[i] - '0');
+  for (; i < n && field[i] >= '0' && field[i] <= '7'; ++i, any = true)
+    out = out * 8 + (field[i] - '0');
   for (; i < n; ++i) {
     if (field[i] != ' ' && field[i] != '\0') return false;
   }
@@ -107,8 +108,9 @@ int64_t parse_label(std::string_view text, const std::string& shard, uint64_t of
   const auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
   while (!text.empty() && blank(text.back())) text.remove_suffix(1);
   while (!text.empty() && blank(text.front())) text.remove_prefix(1);
-  const char* todo = "labels are class indices from 0 to 2147483647; pass labels=false "
-                     "(--no-labels) for shards without class labels";
+  const char* todo =
+      "labels are class indices from 0 to 2147483647; pass labels=false "
+      "(--no-labels) for shards without class labels";
   int64_t value = 0;
   const auto [stop, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   const bool number = !text.empty() && stop == text.data() + text.size() &&
@@ -116,8 +118,8 @@ int64_t parse_label(std::string_view text, const std::string& shard, uint64_t of
   if (number && ec == std::errc() && value >= 0 && value <= INT32_MAX) return value;
   const std::string shown(text.substr(0, 40));
   if (!number) {
-    throw Error(at(shard, offset), "label member '" + member + "' is not an integer: '" + shown + "'",
-                todo);
+    throw Error(at(shard, offset),
+                "label member '" + member + "' is not an integer: '" + shown + "'", todo);
   }
   throw Error(at(shard, offset),
               "label member '" + member + "' holds " + shown + ", outside 0..2147483647", todo);

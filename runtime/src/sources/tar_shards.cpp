@@ -90,7 +90,8 @@ std::vector<std::string> list_tar_shards(const std::vector<std::string>& inputs)
     std::sort(found.begin(), found.end());
     shards.insert(shards.end(), found.begin(), found.end());
   }
-  if (shards.empty()) throw Error("tar shards", "no tar shards given", "pass .tar files or a folder of them");
+  if (shards.empty())
+    throw Error("tar shards", "no tar shards given", "pass .tar files or a folder of them");
   return shards;
 }
 

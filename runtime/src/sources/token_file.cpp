@@ -85,11 +85,12 @@ void TokenFileSource::open(const std::vector<std::string>& paths, std::optional<
     if (npy) {
       const DType t = npy_dtype(*npy, path);
       if (t != *dtype) {
-        throw Error(path,
-                    std::string("holds ") + to_string(t) + " tokens, but " +
-                        (typed_by.empty() ? std::string("the set was asked for ") + to_string(*dtype)
-                                          : typed_by + " holds " + to_string(*dtype)),
-                    "use one token type for every file of the set");
+        throw Error(
+            path,
+            std::string("holds ") + to_string(t) + " tokens, but " +
+                (typed_by.empty() ? std::string("the set was asked for ") + to_string(*dtype)
+                                  : typed_by + " holds " + to_string(*dtype)),
+            "use one token type for every file of the set");
       }
     }
     dtype_ = *dtype;
@@ -131,8 +132,9 @@ RawSample TokenFileSource::read(uint64_t index, std::vector<std::byte>&) const {
   }
   const File& f = files_[file_of(index)];
   const size_t window_bytes = (seq_len_ + 1) * token_bytes_;
-  return {f.map->bytes().subspan(f.data + (index - f.first) * seq_len_ * token_bytes_, window_bytes),
-          0};
+  return {
+      f.map->bytes().subspan(f.data + (index - f.first) * seq_len_ * token_bytes_, window_bytes),
+      0};
 }
 
 std::string TokenFileSource::location(uint64_t index) const {
@@ -150,8 +152,8 @@ uint64_t TokenFileSource::fingerprint() const {
 std::string TokenFileSource::describe() const {
   const std::string what = files_.size() == 1
                                ? "token file " + files_.front().map->path()
-                               : "token set of " + std::to_string(files_.size()) + " files (first " +
-                                     files_.front().map->path() + ")";
+                               : "token set of " + std::to_string(files_.size()) +
+                                     " files (first " + files_.front().map->path() + ")";
   return what + ": " + std::to_string(tokens_) + " " + to_string(dtype_) + " tokens, " +
          std::to_string(windows_) + " windows of " + std::to_string(seq_len_ + 1) + " (stride " +
          std::to_string(seq_len_) + ")";

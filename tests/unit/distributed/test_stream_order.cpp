@@ -181,7 +181,8 @@ TEST(StreamOrder, StateTextRoundTripsAndOldStatesStillParse) {
   EXPECT_TRUE(fresh.stream);
   EXPECT_TRUE(fresh.phases.empty());
   const SamplerState by_index = SamplerState::parse(
-      "stoker-sampler v1 seed=1 epoch=0 consumed=0 size=5 fingerprint=0x1 shuffle=1 block=0 group=0");
+      "stoker-sampler v1 seed=1 epoch=0 consumed=0 size=5 fingerprint=0x1 shuffle=1 block=0 "
+      "group=0");
   EXPECT_FALSE(by_index.stream);
 }
 
@@ -207,10 +208,12 @@ TEST(FaultsStreamResume, StatesThatDoNotFitTheStreamAreClearErrors) {
   by_index.shards.reset();
   DistributedSampler indexed(by_index);
   EXPECT_NE(error_of([&] { indexed.restore(st); }).find("streams its shards"), std::string::npos);
-  EXPECT_NE(error_of([] { SamplerState::parse("stoker-sampler v1 seed=1 epoch=0 consumed=0 size=5 "
-                                              "fingerprint=0x1 shuffle=1 block=0 group=0 "
-                                              "buffer=3 phases=2"); })
-                .find("WORLD:CONSUMED"),
+  EXPECT_NE(error_of([] {
+              SamplerState::parse(
+                  "stoker-sampler v1 seed=1 epoch=0 consumed=0 size=5 "
+                  "fingerprint=0x1 shuffle=1 block=0 group=0 "
+                  "buffer=3 phases=2");
+            }).find("WORLD:CONSUMED"),
             std::string::npos);
 }
 

@@ -114,7 +114,7 @@ TEST(TarShards, GroupsMembersByKeyAcrossShardsAndReadsLabels) {
   a.add("n01/000002.JPEG", std::string("img2"));
   a.add("n01/000003.json", std::string("{}"));  // no image: not a sample
   const std::string long_key(120, 'k');
-  a.add("dir/" + long_key + ".jpg", std::string("img3"));  // GNU long name
+  a.add("dir/" + long_key + ".jpg", std::string("img3"));   // GNU long name
   a.add("dir/" + long_key + ".cls2", std::string("4"));     // the label of a second kind
   b.add("x.y.jpg", std::string("img4"));                    // key "x", ext "y.jpg": not jpg
   b.add("z.jpg", std::string("img5"));

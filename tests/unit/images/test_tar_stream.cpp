@@ -1,8 +1,8 @@
 // Tar shards read as streams: .tar, .tar.gz and .tar.zst give the samples random access
 // gives, in reads of 4 MiB; labels are required unless labels = false; the shard index
 // cache is used and refreshed; corrupt and truncated shards are errors naming the shard.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <cstdlib>
@@ -154,9 +154,11 @@ TEST(FaultsTarLabels, AMissingOrOutOfRangeLabelNamesTheShardAndMember) {
     }
     // labels = false: label-free shards are read, every label -1 (label members ignored).
     std::vector<std::byte> scratch;
-    EXPECT_EQ(TarShardSource({none}, {.labels = false, .stream = stream}).read(0, scratch).label, -1);
+    EXPECT_EQ(TarShardSource({none}, {.labels = false, .stream = stream}).read(0, scratch).label,
+              -1);
     const std::string odd = label_shard(d, "odd.tar", "-7");
-    EXPECT_EQ(TarShardSource({odd}, {.labels = false, .stream = stream}).read(0, scratch).label, -1);
+    EXPECT_EQ(TarShardSource({odd}, {.labels = false, .stream = stream}).read(0, scratch).label,
+              -1);
   }
 }
 
@@ -164,7 +166,8 @@ TEST(FaultsTarStream, TruncatedOrCorruptCompressedShardsNameTheShard) {
   TempDir d;
   CacheDir cache("none");
   const std::vector<char> tar = shard_bytes(20, 5000);
-  auto expect = [&](const std::string& name, const std::vector<char>& bytes, const std::string& words) {
+  auto expect = [&](const std::string& name, const std::vector<char>& bytes,
+                    const std::string& words) {
     write_file(d / name, bytes.data(), bytes.size());
     const std::string e =
         error_of([&] { TarShardSource({d / name}, {.labels = true, .stream = true}); });

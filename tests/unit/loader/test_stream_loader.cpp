@@ -71,9 +71,9 @@ void take(Loader& loader, std::vector<uint64_t>& seen, uint64_t batches = 0) {
     ++n;
     for (size_t k = 0; k < b->size(); ++k) {
       const uint64_t i = b->indices()[k];
-      ASSERT_EQ(std::string(reinterpret_cast<const char*>(b->data()) + k * kSampleBytes,
-                            kSampleBytes),
-                payload(i));
+      ASSERT_EQ(
+          std::string(reinterpret_cast<const char*>(b->data()) + k * kSampleBytes, kSampleBytes),
+          payload(i));
       ASSERT_EQ(b->labels()[k], static_cast<int64_t>(i % 7));
       seen.push_back(i);
     }

@@ -18,9 +18,9 @@ namespace stoker {
 
 // What a stream asked of the file system.
 struct ReadCounters {
-  uint64_t reads = 0;        // read() calls on shard files
-  uint64_t bytes = 0;        // bytes they returned (compressed bytes for .gz/.zst)
-  uint64_t largest = 0;      // the largest single read
+  uint64_t reads = 0;    // read() calls on shard files
+  uint64_t bytes = 0;    // bytes they returned (compressed bytes for .gz/.zst)
+  uint64_t largest = 0;  // the largest single read
   ReadCounters& operator+=(const ReadCounters& o) {
     reads += o.reads;
     bytes += o.bytes;

@@ -81,7 +81,7 @@ class TarShardSource : public ShardStreamSource {
   TarShardOptions options_;
   std::vector<std::string> shards_;
   std::vector<uint64_t> shard_samples_, shard_first_;  // count and first index per shard
-  std::vector<Entry> entries_;                          // random access only
+  std::vector<Entry> entries_;                         // random access only
   uint64_t samples_ = 0, fingerprint_ = 0, total_bytes_ = 0;
   // read() while streaming: one cursor, continued when the next sample follows.
   mutable std::mutex cursor_mu_;
