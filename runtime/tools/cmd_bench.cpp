@@ -146,6 +146,32 @@ void add_common(CLI::App* cmd, Common& c, size_t default_batch) {
                 "Drop the dataset's page cache before the run (cold reads from storage)");
 }
 
+// The run's reads: read() calls and bytes (/proc/self/io), and a streamed source's shard reads.
+json read_report(const IoCounters& a, const IoCounters& b, double wall, const ReadCounters& stream) {
+  return {{"io",
+           {{"read_calls", b.syscr - a.syscr},
+            {"read_calls_per_s", static_cast<double>(b.syscr - a.syscr) / wall},
+            {"read_call_bytes", b.rchar - a.rchar},
+            {"storage_read_bytes", b.read_bytes - a.read_bytes}}},
+          {"stream_reads",
+           {{"reads", stream.reads}, {"bytes", stream.bytes}, {"largest", stream.largest}}}};
+}
+
+void print_reads(const IoCounters& a, const IoCounters& b, double wall,
+                 const ReadCounters& stream) {
+  std::printf("  reads      %llu read() calls (%.0f/s) returning %.1f MiB, %.1f MiB from storage\n",
+              static_cast<unsigned long long>(b.syscr - a.syscr),
+              static_cast<double>(b.syscr - a.syscr) / wall,
+              static_cast<double>(b.rchar - a.rchar) / (1 << 20),
+              static_cast<double>(b.read_bytes - a.read_bytes) / (1 << 20));
+  if (stream.reads > 0) {
+    std::printf("  stream     %llu shard reads of %.2f MiB on average (largest %.2f MiB)\n",
+                static_cast<unsigned long long>(stream.reads),
+                static_cast<double>(stream.bytes) / static_cast<double>(stream.reads) / (1 << 20),
+                static_cast<double>(stream.largest) / (1 << 20));
+  }
+}
+
 std::string ms(double seconds) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f ms", seconds * 1e3);
@@ -272,16 +298,8 @@ void run_bench(const char* what, std::shared_ptr<const Source> source,
       {"shard_first_indices", first_indices},
       {"step_ms", c.step_ms},
       {"notes", st.notes},
-      {"io",
-       {{"read_calls", io1.syscr - io0.syscr},
-        {"read_calls_per_s", static_cast<double>(io1.syscr - io0.syscr) / wall},
-        {"read_call_bytes", io1.rchar - io0.rchar},
-        {"storage_read_bytes", io1.read_bytes - io0.read_bytes}}},
-      {"stream_reads",
-       {{"reads", st.stream_reads.reads},
-        {"bytes", st.stream_reads.bytes},
-        {"largest", st.stream_reads.largest}}},
   };
+  j.update(read_report(io0, io1, wall, st.stream_reads));
   if (!spread.empty()) j["notes"].push_back(spread);
   j.update(extra);
   if (c.json) {
@@ -321,17 +339,7 @@ void run_bench(const char* what, std::shared_ptr<const Source> source,
        i < st.depth_history.size(); ++i) {
     std::printf("             %s\n", st.depth_history[i].describe().c_str());
   }
-  std::printf("  reads      %llu read() calls (%.0f/s) returning %.1f MiB, %.1f MiB from storage\n",
-              static_cast<unsigned long long>(io1.syscr - io0.syscr),
-              static_cast<double>(io1.syscr - io0.syscr) / wall,
-              static_cast<double>(io1.rchar - io0.rchar) / (1 << 20),
-              static_cast<double>(io1.read_bytes - io0.read_bytes) / (1 << 20));
-  if (st.stream_reads.reads > 0) {
-    std::printf("  stream     %llu shard reads of %.2f MiB on average (largest %.2f MiB)\n",
-                static_cast<unsigned long long>(st.stream_reads.reads),
-                static_cast<double>(st.stream_reads.bytes) / st.stream_reads.reads / (1 << 20),
-                static_cast<double>(st.stream_reads.largest) / (1 << 20));
-  }
+  print_reads(io0, io1, wall, st.stream_reads);
   std::printf("  memory     peak RSS %.1f MiB, arena %.1f MiB%s\n",
               static_cast<double>(peak_rss_bytes()) / (1 << 20),
               static_cast<double>(st.arena_bytes) / (1 << 20), st.pinned ? " (pinned)" : "");

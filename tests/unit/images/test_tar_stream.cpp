@@ -11,6 +11,7 @@
 
 #include "image_fixtures.hpp"
 #include "run_command.hpp"
+#include "error_text.hpp"
 #include "stoker/error.hpp"
 #include "stoker/loader/tar_source.hpp"
 
@@ -31,14 +32,6 @@ std::string text(const RawSample& s) {
   return {reinterpret_cast<const char*>(s.bytes.data()), s.bytes.size()};
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // `n` samples k0000i.jpg of `bytes` bytes ("image i" and filler) with label i % 10.
 std::vector<char> shard_bytes(int n, size_t bytes) {
@@ -140,13 +133,13 @@ TEST(FaultsTarLabels, AMissingOrOutOfRangeLabelNamesTheShardAndMember) {
   CacheDir cache("none");
   for (bool stream : {false, true}) {
     const std::string none = label_shard(d, "none.tar", "");
-    std::string e = error_of([&] { TarShardSource({none}, {.labels = true, .stream = stream}); });
+    std::string e = test::error_text([&] { TarShardSource({none}, {.labels = true, .stream = stream}); });
     EXPECT_NE(e.find(none + "@"), std::string::npos) << e;
     EXPECT_NE(e.find("'n01/k1.jpg') has no label member"), std::string::npos) << e;
     EXPECT_NE(e.find("labels=false"), std::string::npos) << e;
     for (const std::string bad : {"-1", "5000000000", "2147483648"}) {
       const std::string path = label_shard(d, "bad.tar", bad);
-      e = error_of([&] { TarShardSource({path}, {.labels = true, .stream = stream}); });
+      e = test::error_text([&] { TarShardSource({path}, {.labels = true, .stream = stream}); });
       EXPECT_NE(e.find(path + "@"), std::string::npos) << e;
       EXPECT_NE(e.find("label member 'n01/k1.cls' holds " + bad + ", outside 0..2147483647"),
                 std::string::npos)
@@ -170,7 +163,7 @@ TEST(FaultsTarStream, TruncatedOrCorruptCompressedShardsNameTheShard) {
                     const std::string& words) {
     write_file(d / name, bytes.data(), bytes.size());
     const std::string e =
-        error_of([&] { TarShardSource({d / name}, {.labels = true, .stream = true}); });
+        test::error_text([&] { TarShardSource({d / name}, {.labels = true, .stream = true}); });
     EXPECT_NE(e.find(d / name + (bytes.empty() ? ":" : "@")), std::string::npos) << e;
     EXPECT_NE(e.find(words), std::string::npos) << e;
   };
@@ -189,7 +182,7 @@ TEST(FaultsTarStream, TruncatedOrCorruptCompressedShardsNameTheShard) {
   // Compressed shards opened for random access: named, with the way to read them.
   const auto whole = test::gzip_bytes(tar);
   write_file(d / "a.tar.gz", whole.data(), whole.size());
-  const std::string e = error_of([&] { TarShardSource({d / "a.tar.gz"}); });
+  const std::string e = test::error_text([&] { TarShardSource({d / "a.tar.gz"}); });
   EXPECT_NE(e.find(d / "a.tar.gz: is a gzip-compressed tar shard: it cannot be read by random "
                        "access (stream it"),
             std::string::npos)
@@ -247,7 +240,7 @@ TEST(TarStream, TheIndexCacheSkipsTheCountingPassUntilTheShardChanges) {
   EXPECT_EQ(TarShardSource({d / "s.tar"}, o).size(), 12u);
   {
     CacheDir off("none");
-    EXPECT_NE(error_of([&] { TarShardSource({d / "s.tar"}, o); }).find("checksum"),
+    EXPECT_NE(test::error_text([&] { TarShardSource({d / "s.tar"}, o); }).find("checksum"),
               std::string::npos);
   }
   // A shard rewritten with other contents is counted again.
@@ -270,9 +263,9 @@ TEST(TarStream, FoldersListEveryShardKindAndNamedErrorsSayWhatTheInputIs) {
             (std::vector<std::string>{d / "s/a.tar.gz", d / "s/b.tar", d / "s/c.TAR.ZST"}));
   EXPECT_EQ(TarShardSource({d / "s"}, {.labels = true, .stream = true}).size(), 9u);
   std::filesystem::create_directories(d / "empty");
-  EXPECT_NE(error_of([&] { list_tar_shards({d / "empty"}); }).find("folder without tar shards"),
+  EXPECT_NE(test::error_text([&] { list_tar_shards({d / "empty"}); }).find("folder without tar shards"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { list_tar_shards({d / "nope.tar.gz"}); }).find("no such tar shard"),
+  EXPECT_NE(test::error_text([&] { list_tar_shards({d / "nope.tar.gz"}); }).find("no such tar shard"),
             std::string::npos);
 }
 
