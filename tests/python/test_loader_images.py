@@ -149,6 +149,8 @@ class ImageLoader(unittest.TestCase):
         return shard
 
     def test_compressed_shards_stream_every_sample_once(self):
+        # The shards' sample counts are cached under STOKER_CACHE_DIR: here, not in $HOME.
+        os.environ["STOKER_CACHE_DIR"] = os.path.join(self.tmp.path, "cache")
         gz = self.write_shard("shard-000.tar.gz", "w:gz")
         plain = self.write_shard("shard-001.tar", "w")
         for stream in (None, True):  # None: compressed shards stream by themselves
@@ -162,6 +164,8 @@ class ImageLoader(unittest.TestCase):
                     seen.append(i)
             self.assertEqual(sorted(seen), list(range(2 * len(self.items))))
             self.assertGreater(loader.stats()["stream_reads"]["reads"], 0)
+        self.assertEqual(len(os.listdir(os.path.join(self.tmp.path, "cache", "shards"))), 2)
+        del os.environ["STOKER_CACHE_DIR"]
 
     def test_label_free_shards_need_labels_false(self):
         shard = self.write_shard("nolabels.tar", "w", with_labels=False)
