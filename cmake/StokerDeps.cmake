@@ -5,6 +5,8 @@ pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc>=2.0)
 find_package(JPEG REQUIRED)
 find_package(PNG REQUIRED)  # libpng: PNG images (a PNG named .JPEG included)
 pkg_check_modules(TURBOJPEG REQUIRED IMPORTED_TARGET libturbojpeg)
+find_package(ZLIB REQUIRED)                                   # .tar.gz shards
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)      # .tar.zst shards
 find_package(CLI11 CONFIG REQUIRED)
 find_package(nlohmann_json CONFIG REQUIRED)
 

@@ -4,13 +4,17 @@
 // `stoker bench images DIR --limit` measures the per-core limits instead: one thread running
 // the same decode+transform in a tight loop over files held in memory, and the full decode
 // alone (libjpeg-turbo or libpng).
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,10 +56,56 @@ struct Common {
   int workers = 0, prefetch = 0, max_depth = 0;
   double step_ms = 0;  // simulated training step per batch
   uint64_t world_size = 0, rank = 0, seed = 0;
+  uint64_t shuffle_buffer = 0;  // streamed shards; 0: the plan's
   bool json = false, fixed_depth = false;
   std::string on_corrupt = "error";
   double max_skip_fraction = 0.01;
+  bool drop_cache_flag = false;
+  std::vector<std::string> drop_cache;  // with --drop-cache: the dataset's files and folders
 };
+
+// Drops the page cache of every file under `paths` (posix_fadvise DONTNEED), so that the
+// run reads from storage even right after the source's index pass read the files.
+void drop_page_cache(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  auto drop = [](const fs::path& p) {
+    const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(fd);
+  };
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) {
+      drop(p);
+      continue;
+    }
+    for (const auto& e : fs::recursive_directory_iterator(p, ec)) {
+      if (e.is_regular_file()) drop(e.path());
+    }
+  }
+}
+
+// This process's reads as the kernel counts them (/proc/self/io): read() calls, bytes they
+// returned, and bytes fetched from storage (not from the page cache).
+struct IoCounters {
+  uint64_t syscr = 0, rchar = 0, read_bytes = 0;
+};
+
+IoCounters io_counters() {
+  IoCounters c;
+  std::FILE* f = std::fopen("/proc/self/io", "r");
+  if (f == nullptr) return c;
+  char key[32];
+  unsigned long long v = 0;
+  while (std::fscanf(f, "%31[^:]: %llu ", key, &v) == 2) {
+    if (std::strcmp(key, "syscr") == 0) c.syscr = v;
+    if (std::strcmp(key, "rchar") == 0) c.rchar = v;
+    if (std::strcmp(key, "read_bytes") == 0) c.read_bytes = v;
+  }
+  std::fclose(f);
+  return c;
+}
 
 // The first `n` samples of a source: --batches N runs whole (short) epochs, so the next
 // epoch's first batches are still prepared while the current one drains.
@@ -101,6 +151,34 @@ void add_common(CLI::App* cmd, Common& c, size_t default_batch) {
                   "With --on-corrupt=skip: stop when more of an epoch's samples are corrupt")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  cmd->add_flag("--drop-cache", c.drop_cache_flag,
+                "Drop the dataset's page cache before the run (cold reads from storage)");
+}
+
+// The run's reads: read() calls and bytes (/proc/self/io), and a streamed source's shard reads.
+json read_report(const IoCounters& a, const IoCounters& b, double wall, const ReadCounters& stream) {
+  return {{"io",
+           {{"read_calls", b.syscr - a.syscr},
+            {"read_calls_per_s", static_cast<double>(b.syscr - a.syscr) / wall},
+            {"read_call_bytes", b.rchar - a.rchar},
+            {"storage_read_bytes", b.read_bytes - a.read_bytes}}},
+          {"stream_reads",
+           {{"reads", stream.reads}, {"bytes", stream.bytes}, {"largest", stream.largest}}}};
+}
+
+void print_reads(const IoCounters& a, const IoCounters& b, double wall,
+                 const ReadCounters& stream) {
+  std::printf("  reads      %llu read() calls (%.0f/s) returning %.1f MiB, %.1f MiB from storage\n",
+              static_cast<unsigned long long>(b.syscr - a.syscr),
+              static_cast<double>(b.syscr - a.syscr) / wall,
+              static_cast<double>(b.rchar - a.rchar) / (1 << 20),
+              static_cast<double>(b.read_bytes - a.read_bytes) / (1 << 20));
+  if (stream.reads > 0) {
+    std::printf("  stream     %llu shard reads of %.2f MiB on average (largest %.2f MiB)\n",
+                static_cast<unsigned long long>(stream.reads),
+                static_cast<double>(stream.bytes) / static_cast<double>(stream.reads) / (1 << 20),
+                static_cast<double>(stream.largest) / (1 << 20));
+  }
 }
 
 std::string ms(double seconds) {
@@ -116,7 +194,11 @@ void run_bench(const char* what, std::shared_ptr<const Source> source,
   if (c.batch_size == 0) throw Error("--batch-size", "must be > 0");
   if (c.epochs == 0) throw Error("--epochs", "must be > 0");
   if (c.world_size == 0 && c.rank != 0) throw Error("--rank", "needs --world-size");
-  if (c.batches > 0) {
+  // A streamed source is read shard by shard: cutting it to its first samples would make
+  // it a by-index source; its epochs stop after --batches instead.
+  const auto* shards = dynamic_cast<const ShardStreamSource*>(source.get());
+  const bool streamed = shards != nullptr && shards->streamed();
+  if (c.batches > 0 && !streamed) {
     const uint64_t world = c.world_size ? c.world_size : 1;
     const uint64_t n = std::min(source->size(), c.batches * c.batch_size * world);
     source = std::make_shared<FirstN>(std::move(source), n);
@@ -149,13 +231,16 @@ void run_bench(const char* what, std::shared_ptr<const Source> source,
   o.on_corrupt = c.on_corrupt == "skip" ? CorruptPolicy::Skip : CorruptPolicy::Error;
   o.max_skip_fraction = c.max_skip_fraction;
   o.corrupt_names = {"--on-corrupt=skip", "--max-skip-fraction"};
+  o.shuffle_buffer = c.shuffle_buffer;
   o.plan = lp.plan;
+  drop_page_cache(c.drop_cache);
   const auto t_construct = Clock::now();
   Loader loader(source, transform, o);
   const double construct_s = seconds_since(t_construct);
 
   std::vector<double> first_ms, epoch_rate;
   uint64_t samples = 0;
+  const IoCounters io0 = io_counters();
   const auto t0 = Clock::now();
   for (uint64_t e = 0; e < c.epochs; ++e) {
     loader.set_epoch(e);
@@ -169,11 +254,13 @@ void run_bench(const char* what, std::shared_ptr<const Source> source,
       }
       n += b.size();
       if (c.step_ms > 0) step(c.step_ms);
+      if (streamed && c.batches > 0 && n >= c.batches * c.batch_size) break;
     }
     epoch_rate.push_back(static_cast<double>(n) / seconds_since(te));
     samples += n;
   }
   const double wall = seconds_since(t0);
+  const IoCounters io1 = io_counters();
   const LoaderStats st = loader.stats();
   const double rate = static_cast<double>(samples) / wall;
   const double out_bytes_s = static_cast<double>(st.bytes) / wall;
@@ -225,6 +312,7 @@ void run_bench(const char* what, std::shared_ptr<const Source> source,
       {"step_ms", c.step_ms},
       {"notes", st.notes},
   };
+  j.update(read_report(io0, io1, wall, st.stream_reads));
   if (!spread.empty()) j["notes"].push_back(spread);
   j.update(extra);
   if (c.json) {
@@ -268,6 +356,7 @@ void run_bench(const char* what, std::shared_ptr<const Source> source,
        i < st.depth_history.size(); ++i) {
     std::printf("             %s\n", st.depth_history[i].describe().c_str());
   }
+  print_reads(io0, io1, wall, st.stream_reads);
   std::printf("  memory     peak RSS %.1f MiB, arena %.1f MiB%s\n",
               static_cast<double>(peak_rss_bytes()) / (1 << 20),
               static_cast<double>(st.arena_bytes) / (1 << 20), st.pinned ? " (pinned)" : "");
@@ -282,20 +371,29 @@ struct ImageArgs {
   std::vector<std::string> paths;
   int size = 224;
   std::string dtype = "float32", layout = "CHW";
-  bool eval = false, limit = false;
+  bool eval = false, limit = false, stream = false, no_labels = false;
   double seconds = 3;
 };
 
-std::shared_ptr<const Source> open_images(const std::vector<std::string>& paths) {
-  bool tar = paths.size() > 1;
-  for (const auto& p : paths) tar = tar || p.ends_with(".tar");
-  if (!tar && std::filesystem::is_directory(paths.front())) {
-    for (const auto& e : std::filesystem::directory_iterator(paths.front())) {
-      if (e.path().extension() == ".tar") tar = true;
+// Tar shards when a path is a file or a folder holding shards; else an image folder.
+// Shards are streamed with --stream, under a profile that says Stream=yes, or when one is
+// compressed (.tar.gz, .tar.zst: they cannot be read by random access).
+std::shared_ptr<const Source> open_images(const ImageArgs& a) {
+  bool tar = a.paths.size() > 1;
+  for (const auto& p : a.paths) {
+    std::error_code ec;
+    tar = tar || !std::filesystem::is_directory(p, ec);
+    for (const auto& e : std::filesystem::directory_iterator(p, ec)) {
+      tar = tar || (e.is_regular_file() && is_tar_shard_name(e.path().string()));
     }
   }
-  if (tar) return std::make_shared<TarShardSource>(paths);
-  return std::make_shared<ImageFolderSource>(paths.front());
+  if (!tar) return std::make_shared<ImageFolderSource>(a.paths.front());
+  TarShardOptions o;
+  o.labels = !a.no_labels;
+  o.stream = a.stream || plan_this_process().plan.stream;
+  const std::vector<std::string> shards = list_tar_shards(a.paths);
+  for (const auto& s : shards) o.stream = o.stream || is_compressed_shard_name(s);
+  return std::make_shared<TarShardSource>(shards, o);
 }
 
 double avg_input_bytes(const Source& s) {
@@ -364,8 +462,9 @@ void run_limit(const ImageArgs& a, const Source& src, const Transform& t) {
               decode, cores, decode * cores);
 }
 
-void run_images(const ImageArgs& a) {
-  auto src = open_images(a.paths);
+void run_images(ImageArgs a) {
+  auto src = open_images(a);
+  if (a.c.drop_cache_flag) a.c.drop_cache = a.paths;
   ImageTransformOptions o;
   o.train = !a.eval;
   o.size = a.size;
@@ -392,20 +491,22 @@ void run_images(const ImageArgs& a) {
 
 struct TokenArgs {
   Common c;
-  std::string path, dtype = "uint16";
+  std::vector<std::string> paths;
+  std::string dtype;  // "": from the .npy headers, else uint16
   uint64_t seq_len = 2048;
 };
 
-void run_tokens(const TokenArgs& a) {
-  DType dt;
+void run_tokens(TokenArgs a) {
+  if (a.c.drop_cache_flag) a.c.drop_cache = a.paths;
+  std::optional<DType> dt;
   if (a.dtype == "uint16") {
     dt = DType::U16;
   } else if (a.dtype == "uint32") {
     dt = DType::U32;
-  } else {
+  } else if (!a.dtype.empty()) {
     throw Error("--dtype", "unknown token dtype '" + a.dtype + "'", "use uint16 or uint32");
   }
-  auto src = std::make_shared<TokenFileSource>(a.path, a.seq_len, dt);
+  auto src = std::make_shared<TokenFileSource>(a.paths, a.seq_len, dt);
   auto t = std::make_shared<CopyTransform>(src->spec());
   run_bench("tokens", src, t, a.c, static_cast<double>(src->spec().bytes()),
             {{"seq_len", a.seq_len}, {"tokens", src->tokens()}});
@@ -421,9 +522,18 @@ const Command bench_command(40, [](CLI::App& app) {
   CLI::App* img = bench->add_subcommand(
       "images", "JPEG/PNG pipeline: RandomResizedCrop + flip + normalize (or --eval), batched");
   img->add_option("DIR", ia->paths,
-                  "Image folder (ImageNet layout), or tar shards / a folder of them")
+                  "Image folder (ImageNet layout), or tar shards (.tar, .tar.gz, .tar.zst) / "
+                  "folders of them")
       ->required();
   add_common(img, ia->c, 64);
+  img->add_flag("--stream", ia->stream,
+                "Stream the tar shards: whole shards in 4 MiB reads through a shuffle buffer "
+                "(default: the profile's Stream; always for compressed shards)");
+  img->add_option(
+      "--shuffle-buffer", ia->c.shuffle_buffer,
+      "Streamed shards: samples held to shuffle (default: the profile's ShuffleBuffer)");
+  img->add_flag("--no-labels", ia->no_labels,
+                "Tar shards without label members: every label is -1");
   img->add_option("--size", ia->size, "Output height and width")->capture_default_str();
   img->add_option("--dtype", ia->dtype, "float32, float16 or uint8")->capture_default_str();
   img->add_option("--layout", ia->layout, "CHW or HWC")->capture_default_str();
@@ -435,12 +545,15 @@ const Command bench_command(40, [](CLI::App& app) {
   img->callback([ia] { run_images(*ia); });
 
   auto ta = std::make_shared<TokenArgs>();
-  CLI::App* tok = bench->add_subcommand("tokens", "Token windows of seq_len+1 from a token file");
-  tok->add_option("FILE", ta->path, "Token file (flat uint16 or uint32)")->required();
+  CLI::App* tok = bench->add_subcommand("tokens", "Token windows of seq_len+1 from token files");
+  tok->add_option("FILE", ta->paths,
+                  "Token files (flat uint16/uint32, or 1-D .npy) or folders of them: one set")
+      ->required();
   add_common(tok, ta->c, 16);
   tok->add_option("--seq-len", ta->seq_len, "Tokens per window (+1 for the targets)")
       ->capture_default_str();
-  tok->add_option("--dtype", ta->dtype, "uint16 or uint32")->capture_default_str();
+  tok->add_option("--dtype", ta->dtype,
+                  "uint16 or uint32 (default: the .npy headers', else uint16)");
   tok->callback([ta] { run_tokens(*ta); });
 });
 

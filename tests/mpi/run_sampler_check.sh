@@ -2,7 +2,8 @@
 # Runs one MPI sampler check through a launcher, so the same check runs under mpirun
 # (label mpi) and under Slurm (label cluster):
 #   run_sampler_check.sh CHECK BIN_DIR LAUNCHER...
-# CHECK: coverage | drop_last | block | resume:W1,W2 | mismatch | absent
+# CHECK: coverage | drop_last | block | stream | resume:W1,W2 | stream_resume:W1,W2 | mismatch
+#        | absent   (stream: uneven shards read as streams, mpi_sampler_ranks --stream)
 # BIN_DIR: the folder holding mpi_sampler_ranks and mpi_sampler_verify.
 # LAUNCHER: the command that starts the ranks; the word {n} in it is replaced by the
 # number of ranks, e.g.
@@ -27,18 +28,22 @@ launch() {
 }
 
 case $check in
-  coverage | drop_last | block)
-    extra=()
+  coverage | drop_last | block | stream)
+    extra=() ranks=4
     [ "$check" = drop_last ] && extra=(--drop-last)
     [ "$check" = block ] && extra=(--block 10)
-    launch 4 --out "$work" --size "$size" --epoch 3 "${extra[@]}"
+    [ "$check" = stream ] && extra=(--stream) ranks=3
+    launch "$ranks" --out "$work" --size "$size" --epoch 3 "${extra[@]}"
     "$bin/mpi_sampler_verify" "$size" "$work"
     ;;
-  resume:*)
-    IFS=, read -r w1 w2 <<<"${check#resume:}"
+  resume:* | stream_resume:*)
+    IFS=, read -r w1 w2 <<<"${check#*resume:}"
+    extra=()
+    [ "${check%%:*}" = stream_resume ] && extra=(--stream)
     mkdir -p "$work/1" "$work/2"
-    launch "$w1" --out "$work/1" --size "$size" --epoch 2 --consume 100
-    launch "$w2" --out "$work/2" --size "$size" --epoch 2 --state-in "$work/1/state-0.txt"
+    launch "$w1" --out "$work/1" --size "$size" --epoch 2 --consume 100 "${extra[@]}"
+    launch "$w2" --out "$work/2" --size "$size" --epoch 2 --state-in "$work/1/state-0.txt" \
+      "${extra[@]}"
     "$bin/mpi_sampler_verify" "$size" "$work/1" "$work/2"
     ;;
   mismatch)

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -23,8 +24,20 @@ struct Args {
   std::string out, state_in;
   uint64_t size = 1000, epoch = 0, block = 0, consume = UINT64_MAX;
   int64_t bad_rank = -1, absent_rank = -1;
-  bool drop_last = false;
+  bool drop_last = false, stream = false;
 };
+
+// --stream: shards of uneven sizes (37, 1, 90, 12, 55, ... cut to the dataset size), read
+// as streams through a shuffle buffer of 16.
+std::shared_ptr<const std::vector<uint64_t>> stream_shards(uint64_t size) {
+  auto shards = std::make_shared<std::vector<uint64_t>>();
+  const uint64_t pattern[] = {37, 1, 90, 12, 55};
+  for (uint64_t left = size, k = 0; left > 0; ++k) {
+    shards->push_back(std::min(left, pattern[k % 5]));
+    left -= shards->back();
+  }
+  return shards;
+}
 
 // The shard straight from permute_index and the shard rule, without the sampler class:
 // under MPI the sampler must yield exactly the order the pure function defines.
@@ -52,6 +65,10 @@ int run(const Args& a, uint64_t& rank) {
   o.rank = world.rank;
   o.drop_last = a.drop_last;
   o.block = a.block;
+  if (a.stream) {
+    o.shards = stream_shards(o.size);
+    o.shuffle_buffer = 16;
+  }
   if (static_cast<int64_t>(world.rank) == a.absent_rank) {
     std::this_thread::sleep_for(std::chrono::seconds(90));  // never joins the agreement
     return 1;
@@ -65,7 +82,7 @@ int run(const Args& a, uint64_t& rank) {
     text << in.rdbuf();
     s.restore(stoker::SamplerState::parse(text.str()));
   }
-  if (o.block == 0) check_against_pure_function(s);
+  if (o.block == 0 && !a.stream) check_against_pure_function(s);
   const uint64_t taken = std::min(a.consume, s.length());
   const std::string me = std::to_string(world.rank);
   std::ofstream out(a.out + "/rank-" + me + ".txt");
@@ -89,6 +106,7 @@ int main(int argc, char** argv) {
   app.add_option("--bad-rank", a.bad_rank, "this rank sees a dataset one sample short");
   app.add_option("--absent-rank", a.absent_rank, "this rank never joins the agreement");
   app.add_flag("--drop-last", a.drop_last);
+  app.add_flag("--stream", a.stream, "stream uneven shards (the sampler's streaming mode)");
   CLI11_PARSE(app, argc, argv);
   uint64_t rank = 0;
   try {

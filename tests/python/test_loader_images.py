@@ -131,6 +131,55 @@ class ImageLoader(unittest.TestCase):
         labels = [label for _, batch in loader for label in batch.tolist()]
         self.assertEqual(labels, [label for _, label in self.items[:6]])
 
+    def write_shard(self, name, mode, with_labels=True):
+        import io
+        import tarfile
+
+        shard = os.path.join(self.tmp.path, name)
+        with tarfile.open(shard, mode) as tar:
+            for n, (path, label) in enumerate(self.items):
+                with open(path, "rb") as f:
+                    members = [(f"s{n:03d}.jpg", f.read())]
+                if with_labels:
+                    members.append((f"s{n:03d}.cls", str(label).encode()))
+                for member, payload in members:
+                    info = tarfile.TarInfo(member)
+                    info.size = len(payload)
+                    tar.addfile(info, io.BytesIO(payload))
+        return shard
+
+    def test_compressed_shards_stream_every_sample_once(self):
+        # The shards' sample counts are cached under STOKER_CACHE_DIR: here, not in $HOME.
+        os.environ["STOKER_CACHE_DIR"] = os.path.join(self.tmp.path, "cache")
+        gz = self.write_shard("shard-000.tar.gz", "w:gz")
+        plain = self.write_shard("shard-001.tar", "w")
+        for stream in (None, True):  # None: compressed shards stream by themselves
+            loader = stoker.Loader.images(shards=[gz, plain], stream=stream, batch_size=5,
+                                          size=SIZE, world_size=1, rank=0, shuffle_buffer=7,
+                                          return_indices=True)
+            seen = []
+            for _, labels, indices in loader:
+                for label, i in zip(labels.tolist(), indices.tolist()):
+                    self.assertEqual(label, self.items[i % len(self.items)][1])
+                    seen.append(i)
+            self.assertEqual(sorted(seen), list(range(2 * len(self.items))))
+            self.assertGreater(loader.stats()["stream_reads"]["reads"], 0)
+        self.assertEqual(len(os.listdir(os.path.join(self.tmp.path, "cache", "shards"))), 2)
+        del os.environ["STOKER_CACHE_DIR"]
+
+    def test_label_free_shards_need_labels_false(self):
+        shard = self.write_shard("nolabels.tar", "w", with_labels=False)
+        with self.assertRaises(stoker.Error) as ctx:
+            stoker.Loader.images(shards=shard, batch_size=4, size=SIZE, world_size=1, rank=0)
+        self.assertIn("nolabels.tar@", str(ctx.exception))
+        self.assertIn("'s000.jpg') has no label member", str(ctx.exception))
+        loader = stoker.Loader.images(shards=shard, labels=False, batch_size=4, size=SIZE,
+                                      world_size=1, rank=0)
+        labels = [label for _, batch in loader for label in batch.tolist()]
+        self.assertEqual(labels, [-1] * len(self.items))
+        with self.assertRaises(ValueError):
+            stoker.Loader.images(self.root, labels=False)
+
 
 if __name__ == "__main__":
     unittest.main()

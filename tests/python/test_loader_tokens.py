@@ -98,6 +98,34 @@ class TokenLoader(unittest.TestCase):
         self.assertEqual(len(after), 72)
         self.assertEqual(sorted(before + after), list(range(104)))
 
+    def test_token_set_from_a_folder_or_a_list(self):
+        # Three files of 3, 2 and 4 windows: 9 windows, none straddling two files.
+        folder = os.path.join(self.tmp.path, "corpus")
+        os.makedirs(folder, exist_ok=True)
+        files = [os.path.join(folder, f"train_{k:03d}.bin") for k in range(3)]
+        parts = [make_tokens(f, n * SEQ + 1, seed=k) for k, (f, n) in enumerate(zip(files, (3, 2, 4)))]
+        windows = [p[i * SEQ:(i + 1) * SEQ + 1] for p, n in zip(parts, (3, 2, 4)) for i in range(n)]
+        for path in (folder, files, [files[0], folder + "/train_001.bin", files[2]]):
+            loader = stoker.Loader.tokens(path, seq_len=SEQ, batch_size=2, world_size=1, rank=0,
+                                          return_indices=True)
+            seen = []
+            for data, _, indices in loader:
+                for row, i in zip(data.numpy(), indices.tolist()):
+                    np.testing.assert_array_equal(row, windows[i].astype(np.int64))
+                seen += indices.tolist()
+            self.assertEqual(sorted(seen), list(range(9)))
+
+    def test_npy_token_sets_keep_one_type(self):
+        folder = os.path.join(self.tmp.path, "npy")
+        os.makedirs(folder, exist_ok=True)
+        np.save(os.path.join(folder, "a.npy"), np.arange(3 * SEQ + 1, dtype=np.uint32))
+        loader = stoker.Loader.tokens(folder, seq_len=SEQ, batch_size=1, world_size=1, rank=0)
+        self.assertEqual(len(loader), 3)
+        np.save(os.path.join(folder, "b.npy"), np.arange(3 * SEQ + 1, dtype=np.uint16))
+        with self.assertRaises(stoker.Error) as ctx:
+            stoker.Loader.tokens(folder, seq_len=SEQ, world_size=1, rank=0)
+        self.assertIn("b.npy: holds uint16 tokens", str(ctx.exception))
+
     def test_state_dict_errors(self):
         loader = self.loader()
         with self.assertRaises(TypeError):

@@ -2,6 +2,7 @@
 
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <set>
 
 #include "options.hpp"
@@ -19,18 +20,34 @@ namespace stoker::python {
 
 namespace {
 
-// Splits the `images` dictionary: `root` (an image folder) or `shards` (tar files) is the
-// source's, the rest the transform's.
-LoaderParts image_parts(const py::dict& source) {
+// Tar shards, streamed when `stream` says so; when it is None, when the plan's profile
+// streams (Stream=yes) or a shard is compressed (those cannot be read by random access).
+std::shared_ptr<const Source> shard_source(const py::dict& source, const py::dict& loader) {
+  const auto shards = list_tar_shards(py::cast<std::vector<std::string>>(source["shards"]));
+  TarShardOptions o;
+  o.labels = py::cast<bool>(source["labels"]);
+  if (!source["stream"].is_none()) {
+    o.stream = py::cast<bool>(source["stream"]);
+  } else {
+    o.stream = loader.contains("plan") && py::cast<Plan>(loader["plan"]).stream;
+    for (const std::string& s : shards) o.stream = o.stream || is_compressed_shard_name(s);
+  }
+  return std::make_shared<TarShardSource>(shards, o);
+}
+
+// Splits the `images` dictionary: `root` (an image folder) or `shards` (tar files, with
+// `stream` and `labels`) is the source's, the rest the transform's.
+LoaderParts image_parts(const py::dict& source, const py::dict& loader) {
   py::dict transform;
   for (auto item : source) {
     auto key = py::cast<std::string>(item.first);
-    if (key != "root" && key != "shards") transform[item.first] = item.second;
+    if (key != "root" && key != "shards" && key != "stream" && key != "labels") {
+      transform[item.first] = item.second;
+    }
   }
   LoaderParts parts;
   if (source.contains("shards")) {
-    parts.source =
-        std::make_shared<TarShardSource>(py::cast<std::vector<std::string>>(source["shards"]));
+    parts.source = shard_source(source, loader);
   } else {
     parts.source = std::make_shared<ImageFolderSource>(py::cast<std::string>(source["root"]));
   }
@@ -39,17 +56,21 @@ LoaderParts image_parts(const py::dict& source) {
 }
 
 LoaderParts token_parts(const py::dict& source) {
-  auto path = py::cast<std::string>(source["path"]);
+  auto paths = py::cast<std::vector<std::string>>(source["paths"]);
   auto seq_len = py::cast<uint64_t>(source["seq_len"]);
-  DType dtype = dtype_from_name(py::cast<std::string>(source["dtype"]), "dtype");
-  if (dtype != DType::U16 && dtype != DType::U32)
-    throw py::value_error("dtype=" + std::string(numpy_name(dtype)) +
-                          ": a token file holds uint16 or uint32 tokens");
-  auto src = std::make_shared<TokenFileSource>(path, seq_len, dtype);
+  std::optional<DType> dtype;  // None: the .npy headers', else uint16
+  if (!source["dtype"].is_none()) {
+    dtype = dtype_from_name(py::cast<std::string>(source["dtype"]), "dtype");
+    if (*dtype != DType::U16 && *dtype != DType::U32)
+      throw py::value_error("dtype=" + std::string(numpy_name(*dtype)) +
+                            ": a token file holds uint16 or uint32 tokens");
+  }
+  auto src = std::make_shared<TokenFileSource>(paths, seq_len, dtype);
+  const DType type = src->dtype();
   LoaderParts parts;
   parts.source = src;
   if (py::cast<bool>(source["widen"])) {
-    parts.transform = std::make_shared<TokenWidenTransform>(dtype, src->spec().shape[0]);
+    parts.transform = std::make_shared<TokenWidenTransform>(type, src->spec().shape[0]);
   } else {
     parts.transform = std::make_shared<CopyTransform>(src->spec());
   }
@@ -76,7 +97,7 @@ LoaderParts make_loader_parts(const std::string& kind, const py::dict& source,
                               const py::dict& loader) {
   LoaderParts parts;
   if (kind == "images") {
-    parts = image_parts(source);
+    parts = image_parts(source, loader);
   } else if (kind == "tokens") {
     parts = token_parts(source);
   } else if (kind == "records") {

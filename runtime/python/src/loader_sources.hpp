@@ -17,8 +17,10 @@ struct LoaderParts {
   LoaderOptions options;
 };
 
-// kind "images": source {root}, plus the image transform's keys (options.hpp).
-// kind "tokens": source {path, seq_len, dtype ("uint16"|"uint32"), widen (bool)}.
+// kind "images": source {root} or {shards, stream (None|bool), labels (bool)}, plus the
+// image transform's keys (options.hpp).
+// kind "tokens": source {paths (files and folders: one set), seq_len, dtype (None|"uint16"|
+// "uint32"), widen (bool)}.
 // kind "records": source {path, record_bytes, labels_path, dtype, shape}.
 // A source that cannot be opened raises stoker.Error naming the file.
 LoaderParts make_loader_parts(const std::string& kind, const pybind11::dict& source,

@@ -68,6 +68,8 @@ void bind_plan(py::module_& m) {
       .def_readonly("mem_budget", &Plan::mem_budget)
       .def_readonly("batch_bytes", &Plan::batch_bytes)
       .def_readonly("pin_memory", &Plan::pin_memory)
+      .def_readonly("stream", &Plan::stream)
+      .def_readonly("shuffle_buffer", &Plan::shuffle_buffer)
       .def_readonly("gpu", &Plan::gpu)
       .def_readonly("nics", &Plan::nics)
       .def_property_readonly("bind", [](const Plan& p) { return std::string(to_string(p.bind)); })

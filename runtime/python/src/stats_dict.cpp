@@ -45,6 +45,11 @@ py::dict stats_dict(const LoaderStats& s) {
   d["skipped"] = s.skipped;
   d["skipped_files"] = s.skipped_files;
   d["discarded_batches"] = s.discarded_batches;
+  py::dict reads;  // a streamed source's reads of shard files
+  reads["reads"] = s.stream_reads.reads;
+  reads["bytes"] = s.stream_reads.bytes;
+  reads["largest"] = s.stream_reads.largest;
+  d["stream_reads"] = reads;
   d["workers"] = s.workers;
   d["threads_created"] = s.threads_created;
   d["depth"] = s.depth;

@@ -1,5 +1,6 @@
 """stoker.Loader: the C++ loader (pinned worker threads, recycled batch slots, adaptive
 prefetch, distributed sampler) as a PyTorch iterable."""
+import os
 import warnings
 
 from . import _stoker
@@ -10,6 +11,18 @@ from ._plan import Plan, plan as _current_plan
 __all__ = ["Loader"]
 
 _IMAGE_DTYPES = ("float32", "float16", "uint8")
+
+
+def _paths(name, value, what):
+    """A path or a non-empty list of paths, each existing (file or folder)."""
+    if isinstance(value, (str, os.PathLike)):
+        return [check_path(name, value, "any")]
+    if isinstance(value, bytes) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be a path or a list of paths, got {value!r}")
+    value = list(value)
+    if not value:
+        raise ValueError(f"{name}=[]: give at least one {what}")
+    return [check_path(f"{name}[{i}]", p, "any") for i, p in enumerate(value)]
 
 
 class Loader:
@@ -36,6 +49,8 @@ class Loader:
                         corrupt (default 0.01; 1.0: no limit). Checked on each rank as
                         skipped / tried so far, from the 1000th sample (or at the end of a
                         shorter epoch); past it, stoker.Error
+      shuffle_buffer    streamed shards: samples each rank holds to shuffle (None: the
+                        plan's, the profile's ShuffleBuffer)
       plan              a stoker.Plan; None: stoker.plan()
       to_device         None, or a torch device ('cuda', 'cuda:1'): batches arrive there.
                         ValueError when PyTorch has no such device.
@@ -46,7 +61,8 @@ class Loader:
     def __init__(self, kind, source, *, batch_size, shuffle=True, seed=0, drop_last=False,
                  world_size=None, rank=None, workers=None, prefetch=None, adaptive=True,
                  max_depth=0, held_batches=2, pin_threads=True, on_corrupt="error",
-                 max_skip_fraction=0.01, plan=None, to_device=None, as_numpy=False, return_indices=False):
+                 max_skip_fraction=0.01, shuffle_buffer=None, plan=None, to_device=None,
+                 as_numpy=False, return_indices=False):
         if plan is not None and not isinstance(plan, Plan):
             raise TypeError(f"plan must be a stoker.Plan or None, got {type(plan).__name__}")
         if (world_size is None) != (rank is None):
@@ -70,6 +86,8 @@ class Loader:
             "pin_threads": check_bool("pin_threads", pin_threads),
             "on_corrupt": check_choice("on_corrupt", on_corrupt, ("error", "skip")),
             "max_skip_fraction": check_float("max_skip_fraction", max_skip_fraction, 0.0, 1.0),
+            "shuffle_buffer": check_int("shuffle_buffer", shuffle_buffer, 1, 1 << 24,
+                                        allow_none=True) or 0,
             "plan": self._plan._core,
         }
         self._as_numpy = check_bool("as_numpy", as_numpy)
@@ -81,17 +99,22 @@ class Loader:
 
     # ---- constructors -------------------------------------------------------------------
     @classmethod
-    def images(cls, root=None, *, shards=None, batch_size=64, size=224, train=True, dtype="float32",
-               layout="CHW", resize_shorter=256, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3),
-               flip_p=0.5, mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225),
-               antialias=True, dct_scaling=True, **options):
+    def images(cls, root=None, *, shards=None, stream=None, labels=True, batch_size=64, size=224,
+               train=True, dtype="float32", layout="CHW", resize_shorter=256, scale=(0.08, 1.0),
+               ratio=(3 / 4, 4 / 3), flip_p=0.5, mean=(0.485, 0.456, 0.406),
+               std=(0.229, 0.224, 0.225), antialias=True, dct_scaling=True, **options):
         """An image folder (root/<class>/<image>.jpg, classes sorted by name as torchvision's
-        ImageFolder), or WebDataset-style tar `shards` (a list of .tar files or folders of
-        them; <key>.jpg + <key>.cls members), through RandomResizedCrop + flip + Normalize (train=True) or
+        ImageFolder), or WebDataset-style tar `shards` (a path or a list of .tar, .tar.gz,
+        .tar.zst files or folders of them; <key>.jpg|png + <key>.cls|cls2|txt members),
+        through RandomResizedCrop + flip + Normalize (train=True) or
         Resize(resize_shorter) + CenterCrop(size) + Normalize (train=False).
         Images are files named .jpg, .jpeg or .png (any case); their first bytes choose the
         decoder, and every JPEG and PNG kind gives PIL's Image.open(f).convert('RGB') pixels
         (grey, CMYK, YCCK, 16-bit, palette, alpha dropped).
+        stream: read the shards as streams (whole shards, 4 MiB reads, a shuffle buffer);
+        None: when the plan's profile says Stream=yes, or a shard is compressed.
+        labels=False reads shards without label members (every label -1); with labels=True a
+        sample without one, or with one outside 0..2^31-1, is a stoker.Error.
         dtype float32/float16 (normalized) or uint8 (0..255, not normalized); layout CHW/HWC.
         Resampling is bilinear, antialiased when downscaling (as PIL). dct_scaling lets the
         JPEG decoder shrink by 2, 4 or 8 first when the crop is that much larger than `size`
@@ -100,15 +123,14 @@ class Loader:
         if (root is None) == (shards is None):
             raise ValueError(f"root={root!r}, shards={shards!r}: give exactly one of them")
         if root is not None:
+            if stream is not None or labels is not True:
+                raise ValueError(f"stream={stream!r}, labels={labels!r}: these apply to tar "
+                                 "shards, not to an image folder")
             source = {"root": check_path("root", root, "dir")}
         else:
-            if isinstance(shards, (str, bytes)) or not hasattr(shards, "__iter__"):
-                raise TypeError(f"shards must be a list of paths, got {shards!r}")
-            shards = list(shards)
-            if not shards:
-                raise ValueError("shards=[]: give at least one .tar file or folder")
-            source = {"shards": [check_path(f"shards[{i}]", p, "any")
-                                 for i, p in enumerate(shards)]}
+            source = {"shards": _paths("shards", shards, ".tar file or folder"),
+                      "stream": None if stream is None else check_bool("stream", stream),
+                      "labels": check_bool("labels", labels)}
         source.update({
             "train": check_bool("train", train),
             "size": check_int("size", size, 1, 1 << 15),
@@ -128,16 +150,18 @@ class Loader:
         return cls("images", source, batch_size=batch_size, **options)
 
     @classmethod
-    def tokens(cls, path, *, seq_len=2048, batch_size=16, dtype="uint16", widen=True,
-               **options):
-        """A flat file of uint16/uint32 token ids. Sample i is the window of seq_len + 1
-        tokens from token i * seq_len (inputs = w[:-1], targets = w[1:]). widen=True
+    def tokens(cls, path, *, seq_len=2048, batch_size=16, dtype=None, widen=True, **options):
+        """Token files: flat uint16/uint32 token ids, or one-dimensional .npy arrays. `path`
+        is a file, a folder (its files in name order: one set) or a list of them. Sample i
+        is a window of seq_len + 1 tokens (stride seq_len; inputs = w[:-1], targets =
+        w[1:]); windows never straddle two files. dtype: None takes the .npy headers'
+        (uint16 for raw files); every file of a set must hold the same type. widen=True
         (default) yields int64 windows, the dtype embeddings take; widen=False yields the
         raw tokens (only with as_numpy=True: PyTorch has no uint16/uint32 tensors)."""
         source = {
-            "path": check_path("path", path, "file"),
+            "paths": _paths("path", path, "token file or folder"),
             "seq_len": check_int("seq_len", seq_len, 1, 1 << 31),
-            "dtype": check_choice("dtype", dtype, ("uint16", "uint32")),
+            "dtype": None if dtype is None else check_choice("dtype", dtype, ("uint16", "uint32")),
             "widen": check_bool("widen", widen),
         }
         return cls("tokens", source, batch_size=batch_size, **options)

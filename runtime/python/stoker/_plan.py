@@ -11,8 +11,8 @@ __all__ = ["Plan", "plan"]
 # The plan's fields, as the C++ side exposes them.
 _FIELDS = ("profile", "local_rank", "local_size", "cpus", "main_cpus", "worker_cpus",
            "cpu_list", "main_cpu_list", "worker_cpu_list", "numa", "workers", "prefetch",
-           "mem_budget", "batch_bytes", "pin_memory", "gpu", "nics", "bind", "mem_bind",
-           "reasons")
+           "mem_budget", "batch_bytes", "pin_memory", "stream", "shuffle_buffer", "gpu", "nics",
+           "bind", "mem_bind", "reasons")
 
 
 def _size(n):

@@ -22,6 +22,7 @@ namespace {
 // What one rank believes; exchanged as kFields uint64 values.
 struct View {
   uint64_t mpi_rank, rank, world_size, seed, epoch, size, fingerprint, shuffle, drop_last, block;
+  uint64_t stream;  // 0: by index; else 1 + the shuffle buffer
 };
 constexpr int kFields = sizeof(View) / sizeof(uint64_t);
 
@@ -109,7 +110,8 @@ void check(const std::vector<View>& views) {
   }
   d = disagreement(views, [](const View& v) {
     return std::string("shuffle ") + (v.shuffle ? "on" : "off") + ", drop_last " +
-           (v.drop_last ? "on" : "off") + ", block " + str(v.block);
+           (v.drop_last ? "on" : "off") + ", block " + str(v.block) +
+           (v.stream ? ", streaming with a shuffle buffer of " + str(v.stream - 1) : "");
   });
   if (!d.empty()) {
     throw Error("agree_on_epoch", "ranks disagree on the sampler options: " + d,
@@ -124,8 +126,17 @@ uint64_t agree_on_epoch(const SamplerOptions& opts, uint64_t epoch) {
   const WorldInfo world = detect_world();
   MPI_Comm comm = distributed::coordination_comm();
   if (world.mpi && comm != MPI_COMM_NULL) {
-    const View mine{world.rank, opts.rank,        opts.world_size, opts.seed,      epoch,
-                    opts.size,  opts.fingerprint, opts.shuffle,    opts.drop_last, opts.block};
+    const View mine{world.rank,
+                    opts.rank,
+                    opts.world_size,
+                    opts.seed,
+                    epoch,
+                    opts.size,
+                    opts.fingerprint,
+                    opts.shuffle,
+                    opts.drop_last,
+                    opts.block,
+                    opts.shards ? 1 + opts.shuffle_buffer : 0};
     const auto views = gather(comm, mine, static_cast<int>(world.world_size));
     check(views);
     return views[0].seed;

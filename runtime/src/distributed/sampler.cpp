@@ -2,10 +2,11 @@
 // node-aware (block) order and resume.
 #include <string>
 
+#include "distributed/stream_order.hpp"
 #include "mix.hpp"
 #include "sampler_text.hpp"
-#include "stoker/error.hpp"
 #include "stoker/distributed/sampler.hpp"
+#include "stoker/error.hpp"
 
 namespace stoker {
 
@@ -40,13 +41,30 @@ DistributedSampler::DistributedSampler(const SamplerOptions& opts) : opts_(opts)
     throw Error("sampler dataset size", "the dataset has 0 samples",
                 "check the dataset path and that it holds samples");
   }
+  if (opts.shards) {
+    uint64_t sum = 0;
+    for (uint64_t n : *opts.shards) sum += n;
+    if (sum != opts.size || opts.block != 0) {
+      throw Error("sampler options",
+                  "streaming over shards of " + str(sum) + " samples in all, dataset size " +
+                      str(opts.size) + ", block " + str(opts.block),
+                  "the shard sizes must sum to the dataset size; block mode cannot stream");
+    }
+  }
   set_epoch(0);
+}
+
+void DistributedSampler::restream(std::vector<StreamPhase> phases) {
+  stream_ = StreamOrder::make(opts_, epoch_, std::move(phases));
+  start_ = opts_.size - stream_->remaining();
+  length_ = stream_->length();
 }
 
 void DistributedSampler::set_epoch(uint64_t epoch) {
   epoch_ = epoch;
   start_ = 0;
   group_ = opts_.block ? opts_.world_size : 0;
+  if (opts_.shards) return restream({});
   recompute();
 }
 
@@ -70,6 +88,7 @@ void DistributedSampler::recompute() {
 // Dealt round robin over group_ ranks, rank r thus reads run slot r of every round, whole.
 // Full runs that do not fill a round, then the short tail run, follow run after run.
 uint64_t DistributedSampler::order(uint64_t position) const {
+  if (stream_) return stream_->order(position);
   if (opts_.block == 0) return perm_(position);
   const uint64_t k = opts_.block, full = opts_.size / k;
   const uint64_t rounds = full / group_, grouped = rounds * group_ * k;
@@ -96,6 +115,7 @@ uint64_t DistributedSampler::position(uint64_t i) const {
     throw Error("sampler", "index " + str(i) + " is beyond rank " + str(opts_.rank) + "'s length " +
                                str(length_) + " in epoch " + str(epoch_));
   }
+  if (stream_) return stream_->position(i);
   const uint64_t remaining = opts_.size - start_;
   uint64_t k = i * opts_.world_size + opts_.rank;
   if (k >= remaining) k %= remaining;  // padding: wrap to the start of the remaining order
@@ -103,6 +123,7 @@ uint64_t DistributedSampler::position(uint64_t i) const {
 }
 
 uint64_t DistributedSampler::at(uint64_t i) const {
+  if (stream_ && i < length_) return stream_->index(i);
   return order(position(i));
 }
 
@@ -124,6 +145,13 @@ SamplerState DistributedSampler::state(uint64_t local_consumed) const {
   s.shuffle = opts_.shuffle;
   s.block = opts_.block;
   s.group = group_;
+  if (stream_) {
+    s.stream = true;
+    s.buffer = opts_.shuffle_buffer;
+    s.phases = stream_->phases();
+    if (local_consumed > 0) s.phases.push_back({opts_.world_size, local_consumed});
+    s.consumed = stream_->consumed_after(local_consumed);
+  }
   return s;
 }
 
@@ -162,10 +190,25 @@ void DistributedSampler::restore(const SamplerState& s) {
                     " (both are 0, or both are positive)",
                 "the state is corrupt or was edited; restart the epoch");
   }
+  check_stream(s);
   epoch_ = s.epoch;
   start_ = s.consumed;
   group_ = s.group;
+  if (opts_.shards) return restream(s.phases);
   recompute();
+}
+
+void DistributedSampler::check_stream(const SamplerState& s) const {
+  const bool streams = opts_.shards != nullptr;
+  if (s.stream != streams) {
+    state_mismatch(std::string("was written by a loader that ") +
+                   (s.stream ? "streams its shards" : "reads samples by index") + "; this one " +
+                   (streams ? "streams them" : "reads by index"));
+  }
+  if (streams && s.buffer != opts_.shuffle_buffer) {
+    state_mismatch("was written with a shuffle buffer of " + str(s.buffer) +
+                   " samples; this loader's holds " + str(opts_.shuffle_buffer));
+  }
 }
 
 }  // namespace stoker

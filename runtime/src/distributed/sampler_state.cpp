@@ -1,5 +1,7 @@
 // SamplerState's text form: one stable line, every key required once, nothing else.
 //   stoker-sampler v1 seed=S epoch=E consumed=C size=N fingerprint=0xF shuffle=1 block=B group=G
+// and, for a streaming loader only, both of " buffer=S phases=W:C,W:C" ("phases=-": none).
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <string>
@@ -20,7 +22,7 @@ constexpr size_t kKeyCount = sizeof kKeys / sizeof kKeys[0];
 [[noreturn]] void malformed(std::string_view text, const std::string& what) {
   throw Error("sampler state '" + std::string(text) + "'", what,
               "expected: stoker-sampler v1 seed=S epoch=E consumed=C size=N fingerprint=0xF "
-              "shuffle=0|1 block=B group=G");
+              "shuffle=0|1 block=B group=G [buffer=S phases=W:C,...]");
 }
 
 uint64_t parse_number(std::string_view text, std::string_view key, std::string_view value) {
@@ -35,6 +37,24 @@ uint64_t parse_number(std::string_view text, std::string_view key, std::string_v
     malformed(text, std::string(key) + "=" + std::string(value) + " is not a whole number");
   }
   return out;
+}
+
+// "-" or "W:C,W:C,...": the phases of a streamed epoch.
+std::vector<StreamPhase> parse_phases(std::string_view text, std::string_view value) {
+  std::vector<StreamPhase> phases;
+  if (value == "-") return phases;
+  while (!value.empty()) {
+    const size_t comma = std::min(value.find(','), value.size());
+    const std::string_view item = value.substr(0, comma);
+    const size_t colon = item.find(':');
+    if (colon == std::string_view::npos) {
+      malformed(text, "phases item '" + std::string(item) + "' is not WORLD:CONSUMED");
+    }
+    phases.push_back({parse_number(text, "phases", item.substr(0, colon)),
+                      parse_number(text, "phases", item.substr(colon + 1))});
+    value.remove_prefix(std::min(comma + 1, value.size()));
+  }
+  return phases;
 }
 
 std::vector<std::string_view> split_words(std::string_view text) {
@@ -75,7 +95,16 @@ std::string SamplerState::to_string() const {
                 static_cast<unsigned long long>(size), static_cast<unsigned long long>(fingerprint),
                 shuffle ? 1 : 0, static_cast<unsigned long long>(block),
                 static_cast<unsigned long long>(group));
-  return buf;
+  std::string out = buf;
+  if (stream) {
+    out += " buffer=" + std::to_string(buffer) + " phases=";
+    for (size_t i = 0; i < phases.size(); ++i) {
+      out += (i ? "," : "") + std::to_string(phases[i].world) + ":" +
+             std::to_string(phases[i].consumed);
+    }
+    if (phases.empty()) out += "-";
+  }
+  return out;
 }
 
 SamplerState SamplerState::parse(std::string_view text) {
@@ -94,11 +123,20 @@ SamplerState SamplerState::parse(std::string_view text) {
   }
   uint64_t values[kKeyCount] = {};
   bool seen[kKeyCount] = {};
+  int seen_buffer = 0, seen_phases = 0;
   for (size_t w = 2; w < words.size(); ++w) {
     const auto eq = words[w].find('=');
     if (eq == std::string_view::npos)
       malformed(text, "'" + std::string(words[w]) + "' is not key=value");
     const auto key = words[w].substr(0, eq);
+    if (key == "buffer" || key == "phases") {
+      if ((key == "buffer" ? seen_buffer : seen_phases)++) {
+        malformed(text, "key '" + std::string(key) + "' appears twice");
+      }
+      if (key == "buffer") s.buffer = parse_number(text, key, words[w].substr(eq + 1));
+      if (key == "phases") s.phases = parse_phases(text, words[w].substr(eq + 1));
+      continue;
+    }
     size_t k = 0;
     while (k < kKeyCount && key != kKeys[k]) ++k;
     if (k == kKeyCount) malformed(text, "unknown key '" + std::string(key) + "'");
@@ -110,6 +148,8 @@ SamplerState SamplerState::parse(std::string_view text) {
     if (!seen[k]) malformed(text, "key '" + std::string(kKeys[k]) + "' is missing");
   }
   if (values[5] > 1) malformed(text, "shuffle must be 0 or 1");
+  if (seen_buffer != seen_phases) malformed(text, "a streamed state has both buffer= and phases=");
+  s.stream = seen_buffer == 1;
   s.version = kFormatVersion;
   s.seed = values[0];
   s.epoch = values[1];

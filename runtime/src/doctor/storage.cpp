@@ -58,7 +58,7 @@ Finding storage_finding(const std::string& dataset, uint64_t f_type,
                 "per node contend on the client";
     f.fix =
         "stage the dataset to local NVMe or /dev/shm first, or use the netfs profile "
-        "(--stoker-profile=netfs: fewer readers, deeper prefetch)";
+        "(--stoker-profile=netfs: fewer readers, tar shards streamed)";
     return f;
   }
   if (!device) {
@@ -76,7 +76,8 @@ Finding storage_finding(const std::string& dataset, uint64_t f_type,
                 "does not say otherwise): random reads by many workers seek";
     f.fix =
         "copy the dataset to SSD/NVMe or /dev/shm, or pack it into large sequential shards "
-        "(tar shards, token files) and use the netfs profile (fewer readers)";
+        "(tar shards, token files) and use the netfs profile (fewer readers, shards streamed "
+        "in 4 MiB reads)";
     return f;
   }
   f.message = dataset + " is on " + device->name + ", local and not rotational (SSD/NVMe)";

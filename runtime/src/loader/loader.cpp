@@ -7,12 +7,13 @@
 
 #include "loader/batch_arena.hpp"
 #include "loader/loader_core.hpp"
-#include "topology/process_hwloc.hpp"
 #include "loader/worker_pool.hpp"
 #include "stoker/distributed/coordination.hpp"
 #include "stoker/error.hpp"
-#include "stoker/plan/local_plan.hpp"
 #include "stoker/loader/metrics.hpp"
+#include "stoker/loader/shard_stream.hpp"
+#include "stoker/plan/local_plan.hpp"
+#include "topology/process_hwloc.hpp"
 
 namespace stoker {
 
@@ -111,6 +112,11 @@ DistributedSampler make_sampler(const Source& source, const LoaderOptions& o) {
   so.shuffle = o.shuffle;
   so.drop_last = o.drop_last;
   so.fingerprint = source.fingerprint();
+  if (const auto* shards = dynamic_cast<const ShardStreamSource*>(&source);
+      shards != nullptr && shards->streamed()) {
+    so.shards = std::make_shared<const std::vector<uint64_t>>(shards->shard_samples());
+    so.shuffle_buffer = o.shuffle_buffer > 0 ? o.shuffle_buffer : o.plan->shuffle_buffer;
+  }
   if (so.size == 0) throw Error(source.describe(), "the dataset has no samples");
   so.seed = agree_on_epoch(so, 0);  // rank 0's seed under MPI
   return DistributedSampler(so);
@@ -167,6 +173,11 @@ Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Trans
       options.pin_threads ? split_cpus(plan.worker_cpus, workers) : std::vector<CpuSet>(workers);
   if (options.pin_threads && plan.worker_cpus.empty()) {
     notes_.push_back("workers not pinned: the plan names no worker CPUs");
+  }
+  if (sampler.options().shards) {
+    notes_.push_back("streaming " + std::to_string(sampler.options().shards->size()) +
+                     " shards: whole shards in large sequential reads, shuffle buffer of " +
+                     std::to_string(sampler.options().shuffle_buffer) + " samples");
   }
   LoaderCore::Setup setup =
       size_ring({source, transform, spec, std::move(options), sampler, workers, 2, {}});
@@ -225,7 +236,9 @@ void Loader::restore(const SamplerState& state) {
   core_->restore(state);
 }
 LoaderStats Loader::stats() const {
-  return core_->stats(notes_, pool_->threads_created());
+  LoaderStats st = core_->stats(notes_, pool_->threads_created());
+  st.stream_reads = core_->stream_reads();
+  return st;
 }
 const Plan& Loader::plan() const {
   return core_->plan();

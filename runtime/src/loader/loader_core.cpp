@@ -37,6 +37,11 @@ LoaderCore::LoaderCore(Setup s)
   depth_ = controller_.depth();
   first_batches_.reserve(256);
   totals_.adaptive = opt_.adaptive;
+  if (sampler_.stream_order() != nullptr) {  // room for the shuffle buffer and every slot
+    const uint64_t room = sampler_.options().shuffle_buffer + (slots_ + 1) * batch_size_ + 2;
+    feed_ = std::make_unique<StreamFeed>(dynamic_cast<const ShardStreamSource&>(*source_), room,
+                                         batch_size_, opt_.drop_last);
+  }
 }
 
 uint64_t LoaderCore::now_ns() const {
@@ -138,13 +143,16 @@ void LoaderCore::fill(const Job& job, Scratch& scratch) {
     try {
       index = sampler.at(first + k);
       const auto t = Clock::now();
-      RawSample raw = source_->read(index, scratch.read);
+      RawSample raw = feed_ ? feed_->take(job.gen, sampler, first + k, scratch.read)
+                            : source_->read(index, scratch.read);
       m.times.read_ns += elapsed_ns(t, Clock::now());
       transform_->apply(raw, SampleKey{seed, job.epoch, index}, out + m.count * sample_bytes_,
                         scratch, m.times);
       labels[m.count] = raw.label;
       m.indices[m.count] = index;
       ++m.count;
+    } catch (const StreamFeed::Stale&) {
+      break;  // a dropped schedule's job: its slot is discarded
     } catch (const SampleError& e) {
       const std::string where = e.location.empty() ? source_->location(index) : e.location;
       if (opt_.on_corrupt == CorruptPolicy::Skip) {
@@ -220,6 +228,7 @@ void LoaderCore::stop() {
   }
   work_cv_.notify_all();
   ready_cv_.notify_all();
+  if (feed_) feed_->stop();
 }
 
 void LoaderCore::release(int slot) {
@@ -246,6 +255,7 @@ void LoaderCore::reset_locked(const DistributedSampler& s) {
   stream_.sampler = s;
   stream_.number = 0;
   stream_.batches = batches_for(s);
+  if (feed_) feed_->restart(gen_, s);
 }
 
 void LoaderCore::set_epoch(uint64_t epoch) {

@@ -19,6 +19,7 @@
 
 #include "loader/batch_arena.hpp"
 #include "loader/skip_log.hpp"
+#include "loader/stream_feed.hpp"
 #include "stoker/loader/loader.hpp"
 #include "stoker/loader/prefetch_controller.hpp"
 
@@ -69,6 +70,7 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   const Plan& plan() const { return *opt_.plan; }
   const SampleSpec& spec() const { return spec_; }
   const DistributedSampler& sampler() const { return sampler_; }
+  ReadCounters stream_reads() const { return feed_ ? feed_->counters() : ReadCounters{}; }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -123,6 +125,7 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   std::vector<Slot> meta_;
   std::vector<Scratch> scratch_;
   Clock::time_point t0_;
+  std::unique_ptr<StreamFeed> feed_;  // a streamed source's reader stage, else null
 
   mutable std::mutex mu_;
   std::condition_variable work_cv_, ready_cv_;

@@ -87,6 +87,8 @@ EnvVars plan_to_env(const Plan& p) {
       {"STOKER_NUMA", numa_text(p.numa)},
       {"STOKER_GPU", p.gpu},
       {"STOKER_PIN_MEMORY", p.pin_memory ? "1" : "0"},
+      {"STOKER_STREAM", p.stream ? "1" : "0"},
+      {"STOKER_SHUFFLE_BUFFER", std::to_string(p.shuffle_buffer)},
       {"STOKER_MEM_BUDGET", std::to_string(p.mem_budget)},
       {"STOKER_BATCH_BYTES", std::to_string(p.batch_bytes)},
       {"STOKER_NICS", join(p.nics)},
@@ -132,6 +134,14 @@ std::optional<Plan> plan_from_env(
   std::string pin = env.required("STOKER_PIN_MEMORY");
   if (pin != "0" && pin != "1") Reader::garbled("STOKER_PIN_MEMORY", pin, "0 or 1");
   p.pin_memory = pin == "1";
+  if (auto stream = env.optional("STOKER_STREAM")) {
+    if (*stream != "0" && *stream != "1") Reader::garbled("STOKER_STREAM", *stream, "0 or 1");
+    p.stream = *stream == "1";
+  }
+  if (env.optional("STOKER_SHUFFLE_BUFFER")) {
+    p.shuffle_buffer =
+        static_cast<uint64_t>(env.whole("STOKER_SHUFFLE_BUFFER", 1, int64_t{1} << 24, false));
+  }
   p.mem_budget = env.bytes("STOKER_MEM_BUDGET", true);
   p.batch_bytes = env.bytes("STOKER_BATCH_BYTES", false);
   if (auto nics = env.optional("STOKER_NICS"); nics && !nics->empty()) {

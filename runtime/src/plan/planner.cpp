@@ -37,6 +37,7 @@ class Planner {
     workers();
     memory();
     devices();
+    storage();
     return std::move(plan_);
   }
 
@@ -270,6 +271,17 @@ class Planner {
 
   // The NICs nearest `anchor` (NUMA nodes): sharing a node, else the smallest hwloc
   // distance; InfiniBand before Ethernet, then by name.
+  // How tar shards are read: streams suit network and spinning storage (the profile says).
+  void storage() {
+    plan_.stream = profile_.stream;
+    plan_.shuffle_buffer = profile_.shuffle_buffer;
+    why("stream", profile_.stream
+                      ? "profile says Stream=yes: tar shards are read as streams (whole shards, "
+                        "large sequential reads), shuffled through a buffer of " +
+                            std::to_string(profile_.shuffle_buffer) + " samples"
+                      : "tar shards are read by random access (profile Stream=no)");
+  }
+
   void nics(const std::vector<int>& anchor, const std::string& what) {
     struct Candidate {
       const Nic* nic;

@@ -92,6 +92,9 @@ const std::vector<KeySpec<Profile>>& profile_keys() {
       spec("SmtAsCores", "yes or no", &Profile::smt_as_cores, yes_no()),
       spec("BatchBytes", "a size in bytes such as 64M or 1GiB (K, M, G, T = KiB, MiB, GiB, TiB)",
            &Profile::batch_bytes, [](std::string_view v) { return values::parse_size(v); }),
+      spec("Stream", "yes or no", &Profile::stream, yes_no()),
+      spec("ShuffleBuffer", "a whole number of samples from 1 to 16777216",
+           &Profile::shuffle_buffer, whole(1, limits::kMaxShuffleBuffer)),
   };
   return keys;
 }

@@ -49,12 +49,16 @@ ProfileSet builtin_profiles() {
   set.profiles[nlp.name] = nlp;
 
   // netfs: network or spinning storage: few concurrent readers, shallow prefetch.
-  Profile netfs = make("netfs", "network/spinning storage: at most 4 readers, shallow prefetch");
+  Profile netfs = make("netfs",
+                       "network/spinning storage: at most 4 readers, shallow prefetch, shards "
+                       "streamed");
   netfs.worker_fraction = 0.5;
   netfs.prefetch_per_worker = 1;
   netfs.max_prefetch = 8;
   netfs.mem_share = 0.2;
   netfs.max_readers = 4;
+  netfs.stream =
+      true;  // a random open/pread per sample is the seek storm this storage cannot serve
   set.profiles[netfs.name] = netfs;
   return set;
 }
@@ -102,7 +106,11 @@ std::string check_profile(const Profile& p) {
         whole("MinPrefetch", p.min_prefetch, 1, limits::kMaxPrefetch),
         whole("MaxPrefetch", p.max_prefetch, 1, limits::kMaxPrefetch),
         p.max_readers == 0 ? std::string()
-                           : whole("MaxReaders", p.max_readers, 1, limits::kMaxWorkers)})
+                           : whole("MaxReaders", p.max_readers, 1, limits::kMaxWorkers),
+        p.shuffle_buffer >= 1 && p.shuffle_buffer <= uint64_t{limits::kMaxShuffleBuffer}
+            ? std::string()
+            : "ShuffleBuffer=" + std::to_string(p.shuffle_buffer) + " is not in 1.." +
+                  std::to_string(limits::kMaxShuffleBuffer)})
     if (!e.empty()) return e;
   if (p.min_prefetch > p.max_prefetch)
     return "MinPrefetch=" + std::to_string(p.min_prefetch) +

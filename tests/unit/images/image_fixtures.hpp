@@ -1,5 +1,5 @@
-// Test data for the image tests: a temporary folder, JPEG files written by project code,
-// PNG files written by libpng, and a minimal ustar writer for WebDataset shards.
+// Test data for the image tests: a temporary folder, JPEG files written by project code and
+// PNG files written by libpng (WebDataset shards: tests/support/tar_writer.hpp).
 #pragma once
 
 #include <png.h>
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tar_writer.hpp"
 #include "transforms/jpeg_encoder.hpp"
 
 namespace stoker::test {
@@ -94,52 +95,5 @@ inline void write_file(const std::string& path, const std::vector<std::byte>& by
 inline void write_file(const std::string& path, const std::string& text) {
   write_file(path, text.data(), text.size());
 }
-
-// Writes tar members: ustar headers with names up to 100 bytes, or a GNU 'L' long-name
-// record before longer ones.
-class TarWriter {
- public:
-  void add(const std::string& name, const void* data, size_t n) {
-    if (name.size() > 100) {
-      header("././@LongLink", name.size() + 1, 'L');
-      append(name.c_str(), name.size() + 1);
-      header(name.substr(0, 100), n, '0');
-    } else {
-      header(name, n, '0');
-    }
-    append(data, n);
-  }
-  void add(const std::string& name, const std::vector<std::byte>& b) { add(name, b.data(), b.size()); }
-  void add(const std::string& name, const std::string& text) { add(name, text.data(), text.size()); }
-  std::vector<char> finish() {
-    out_.resize(out_.size() + 1024, 0);
-    return out_;
-  }
-
- private:
-  void header(const std::string& name, size_t size, char type) {
-    char h[512] = {};
-    std::memcpy(h, name.data(), std::min<size_t>(name.size(), 100));
-    std::snprintf(h + 100, 8, "%07o", 0644);
-    std::snprintf(h + 108, 8, "%07o", 0);
-    std::snprintf(h + 116, 8, "%07o", 0);
-    std::snprintf(h + 124, 12, "%011zo", size);
-    std::snprintf(h + 136, 12, "%011o", 0);
-    h[156] = type;
-    std::memcpy(h + 257, "ustar", 6);
-    std::memcpy(h + 263, "00", 2);
-    std::memset(h + 148, ' ', 8);
-    unsigned sum = 0;
-    for (unsigned char c : h) sum += c;
-    std::snprintf(h + 148, 8, "%06o", sum);
-    append(h, 512);
-  }
-  void append(const void* data, size_t n) {
-    const char* p = static_cast<const char*>(data);
-    out_.insert(out_.end(), p, p + n);
-    out_.resize((out_.size() + 511) / 512 * 512, 0);
-  }
-  std::vector<char> out_;
-};
 
 }  // namespace stoker::test

@@ -118,10 +118,11 @@ TEST(TarShards, GroupsMembersByKeyAcrossShardsAndReadsLabels) {
   a.add("n01/000002.JPEG", std::string("img2"));
   a.add("n01/000003.json", std::string("{}"));  // no image: not a sample
   const std::string long_key(120, 'k');
-  a.add("dir/" + long_key + ".jpg", std::string("img3"));  // GNU long name, no label
+  a.add("dir/" + long_key + ".jpg", std::string("img3"));   // GNU long name
+  a.add("dir/" + long_key + ".cls2", std::string("4"));     // the label of a second kind
   b.add("x.y.jpg", std::string("img4"));                    // key "x", ext "y.jpg": not jpg
   b.add("z.jpg", std::string("img5"));
-  b.add("z.cls", std::string("-2"));
+  b.add("z.cls", std::string("2"));
   write_tar(d / "shards/a.tar", a);
   write_tar(d / "shards/b.tar", b);
   write_file(d / "shards/readme.txt", std::string("ignored"));
@@ -130,7 +131,7 @@ TEST(TarShards, GroupsMembersByKeyAcrossShardsAndReadsLabels) {
   ASSERT_EQ(src.shards().size(), 2u);
   std::vector<std::byte> scratch;
   const std::vector<std::pair<std::string, int64_t>> want = {
-      {"img1", 7}, {"img2", 3}, {"img3", -1}, {"img5", -2}};
+      {"img1", 7}, {"img2", 3}, {"img3", 4}, {"img5", 2}};
   for (uint64_t i = 0; i < want.size(); ++i) {
     RawSample s = src.read(i, scratch);
     EXPECT_EQ(text(s), want[i].first) << i;

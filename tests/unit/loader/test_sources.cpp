@@ -66,7 +66,9 @@ TEST(TokenFileSource, BadFilesGiveErrorsNamingFileAndSizes) {
               TokenFileSource(odd, 1);
             }).find("size 5 bytes is not a multiple of the 2-byte uint16 token"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { TokenFileSource(dir.file("missing.bin"), 8); }).find("cannot open"),
+  EXPECT_NE(error_of([&] {
+              TokenFileSource(dir.file("missing.bin"), 8);
+            }).find("no such token file or folder"),
             std::string::npos);
   EXPECT_NE(error_of([&] { TokenFileSource(short_file, 0); }).find("sequence length 0"),
             std::string::npos);

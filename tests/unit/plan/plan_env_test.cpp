@@ -24,6 +24,8 @@ Plan sample_plan() {
   p.mem_budget = 34359738368ull;
   p.batch_bytes = 134217728;
   p.pin_memory = true;
+  p.stream = true;
+  p.shuffle_buffer = 512;
   p.gpu = "0000:47:00.0";
   p.nics = {"mlx5_1", "eth0"};
   p.bind = BindMode::Even;
@@ -54,6 +56,8 @@ TEST(PlanEnv, WritesTheDocumentedVariables) {
                                                       {"STOKER_NUMA", "1,3"},
                                                       {"STOKER_GPU", "0000:47:00.0"},
                                                       {"STOKER_PIN_MEMORY", "1"},
+                                                      {"STOKER_STREAM", "1"},
+                                                      {"STOKER_SHUFFLE_BUFFER", "512"},
                                                       {"STOKER_MEM_BUDGET", "34359738368"},
                                                       {"STOKER_BATCH_BYTES", "134217728"},
                                                       {"STOKER_NICS", "mlx5_1,eth0"},
@@ -83,7 +87,8 @@ TEST(PlanEnv, AbsentVersionMeansNoPlan) {
 TEST(PlanEnv, OptionalVariablesMayBeAbsent) {
   auto vars = as_map(plan_to_env(sample_plan()));
   for (const char* v : {"STOKER_GPU", "STOKER_NICS", "STOKER_NUMA", "STOKER_BATCH_BYTES",
-                        "STOKER_BIND", "STOKER_MEM_BIND", "STOKER_LOCAL_RANK", "STOKER_LOCAL_SIZE"})
+                        "STOKER_BIND", "STOKER_MEM_BIND", "STOKER_LOCAL_RANK", "STOKER_LOCAL_SIZE",
+                        "STOKER_STREAM", "STOKER_SHUFFLE_BUFFER"})
     vars.erase(v);
   std::optional<Plan> p = read(vars);
   ASSERT_TRUE(p);
@@ -91,6 +96,8 @@ TEST(PlanEnv, OptionalVariablesMayBeAbsent) {
   EXPECT_TRUE(p->nics.empty());
   EXPECT_EQ(p->local_size, 1);
   EXPECT_EQ(p->bind, BindMode::GpuNuma);
+  EXPECT_FALSE(p->stream);  // a plugin of before streaming: shards read by index
+  EXPECT_EQ(p->shuffle_buffer, 1000u);
 }
 
 struct Garbled {
@@ -127,6 +134,10 @@ INSTANTIATE_TEST_SUITE_P(
         Garbled{"STOKER_WORKERS", nullptr,
                 "STOKER_WORKERS: is missing while STOKER_PLAN_VERSION is set (export the whole "
                 "STOKER_* set (the plugin does), or unset STOKER_PLAN_VERSION)"},
+        Garbled{"STOKER_STREAM", "yes", "STOKER_STREAM: garbled value 'yes' (expected 0 or 1)"},
+        Garbled{"STOKER_SHUFFLE_BUFFER", "0",
+                "STOKER_SHUFFLE_BUFFER: garbled value '0' (expected a whole number from 1 to "
+                "16777216)"},
         Garbled{"STOKER_PREFETCH", "0",
                 "STOKER_PREFETCH: garbled value '0' (expected a whole number from 1 to 1048576)"},
         Garbled{"STOKER_CPUS", "0-",

@@ -12,7 +12,7 @@ namespace {
 
 const std::string kProfileKeys =
     "Description, WorkerFraction, MainCores, PrefetchPerWorker, MinPrefetch, MaxPrefetch, "
-    "MemShare, PinMemory, MaxReaders, SmtAsCores, BatchBytes";
+    "MemShare, PinMemory, MaxReaders, SmtAsCores, BatchBytes, Stream, ShuffleBuffer";
 const std::string kCapsKeys =
     "DefaultProfile, MaxWorkerFraction, MaxPrefetch, MaxMemShare, AllowOverride";
 
@@ -36,6 +36,9 @@ TEST(Profiles, BuiltinsHaveTheFourDocumentedProfiles) {
   EXPECT_LE(set.get("nlp").prefetch_per_worker, 6);
   EXPECT_GT(set.get("netfs").max_readers, 0);
   EXPECT_LT(set.get("netfs").max_prefetch, set.get("balanced").max_prefetch);
+  EXPECT_TRUE(set.get("netfs").stream);  // network storage: shards streamed, no seek storm
+  EXPECT_FALSE(set.get("balanced").stream);
+  EXPECT_FALSE(set.get("cv").stream);
 }
 
 TEST(Profiles, GetUnknownListsKnownProfiles) {
@@ -56,7 +59,7 @@ TEST(Profiles, ParsesEveryKeyAndKeepsBaseValues) {
       "\n"
       "\tProfile=big Description=\"large # not a comment\" WorkerFraction=.5 MainCores=2 "
       "PrefetchPerWorker=3 MinPrefetch=1 MaxPrefetch=9 MemShare=1 PinMemory=no MaxReaders=7 "
-      "SmtAsCores=yes BatchBytes=1.5GiB\r\n"
+      "SmtAsCores=yes BatchBytes=1.5GiB Stream=yes ShuffleBuffer=64\r\n"
       "Profile=cv MemShare=0.2\n"
       "Profile=x MaxReaders=none",
       "site.conf");
@@ -74,6 +77,8 @@ TEST(Profiles, ParsesEveryKeyAndKeepsBaseValues) {
   EXPECT_EQ(big.max_readers, 7);
   EXPECT_TRUE(big.smt_as_cores);
   EXPECT_EQ(big.batch_bytes, uint64_t{3} << 29);
+  EXPECT_TRUE(big.stream);
+  EXPECT_EQ(big.shuffle_buffer, 64u);
   // cv keeps the built-in cv's other values; a new name starts from built-in balanced.
   Profile cv = builtin_profiles().get("cv");
   cv.mem_share = 0.2;
@@ -168,6 +173,11 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"Profile=cv BatchBytes=12X",
                   "site.conf:1:12: bad value in 'BatchBytes=12X' (BatchBytes expects a size in "
                   "bytes such as 64M or 1GiB (K, M, G, T = KiB, MiB, GiB, TiB))"},
+        ErrorCase{"Profile=netfs ShuffleBuffer=0",
+                  "site.conf:1:15: bad value in 'ShuffleBuffer=0' (ShuffleBuffer expects a whole "
+                  "number of samples from 1 to 16777216)"},
+        ErrorCase{"Profile=netfs Stream=on",
+                  "site.conf:1:15: bad value in 'Stream=on' (Stream expects yes or no)"},
         ErrorCase{"Defaults AllowOverride=maybe",
                   "site.conf:1:10: bad value in 'AllowOverride=maybe' (AllowOverride expects "
                   "yes or no)"},

@@ -12,10 +12,20 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace stoker {
+
+class StreamOrder;
+
+// Streaming: one run that stopped mid-epoch, as (world size, hand-outs per rank).
+struct StreamPhase {
+  uint64_t world = 1, consumed = 0;
+  bool operator==(const StreamPhase&) const = default;
+};
 
 struct SamplerOptions {
   uint64_t size = 0;  // samples in the dataset
@@ -29,6 +39,11 @@ struct SamplerOptions {
   // samples (a file, a shard); runs are shuffled among themselves and samples within each
   // run, and each rank reads whole runs, so a run is read by one rank (one node) per epoch.
   uint64_t block = 0;
+  // Streaming mode when set: the samples per shard (they sum to `size`), read as streams.
+  // Each rank reads a contiguous slice of the epoch's shuffled shard order through a
+  // shuffle buffer of `shuffle_buffer` samples (distributed/stream_order.hpp).
+  std::shared_ptr<const std::vector<uint64_t>> shards;
+  uint64_t shuffle_buffer = 0;
 };
 
 // Resume state: small and serialisable. `consumed` counts distinct positions of the
@@ -41,7 +56,12 @@ struct SamplerState {
   bool shuffle = true;
   uint64_t block = 0;  // SamplerOptions::block
   uint64_t group = 0;  // block mode: runs per round the epoch's order was laid out for
+  // Streaming mode: the shuffle buffer and the phases of the epoch so far, oldest first.
+  bool stream = false;
+  uint64_t buffer = 0;
+  std::vector<StreamPhase> phases;
   // "stoker-sampler v1 seed=S epoch=E consumed=C size=N fingerprint=0xF shuffle=1 block=B group=G"
+  // and for streams " buffer=S phases=W:C,W:C" ("phases=-" for none).
   std::string to_string() const;
   static SamplerState parse(std::string_view text);  // throws stoker::Error
 };
@@ -88,6 +108,8 @@ class DistributedSampler {
   uint64_t at(uint64_t i) const;
   // The position in the epoch's global order that at(i) reads (same bounds as at()).
   uint64_t position(uint64_t i) const;
+  // Streaming mode: this rank's reads and hand-outs in the current epoch; else null.
+  const StreamOrder* stream_order() const { return stream_.get(); }
   // The epoch's global order: position (< size) -> dataset index. Identical on every rank.
   uint64_t order(uint64_t position) const;
 
@@ -102,6 +124,8 @@ class DistributedSampler {
 
  private:
   void recompute();
+  void restream(std::vector<StreamPhase> phases);
+  void check_stream(const SamplerState& state) const;
   SamplerOptions opts_;
   uint64_t epoch_ = 0;
   uint64_t start_ = 0;  // global position the current epoch resumes from
@@ -109,6 +133,7 @@ class DistributedSampler {
   uint64_t group_ = 0;  // block mode: runs per round (the world size the epoch began with)
   Permutation perm_;    // of samples, or (block mode) of the full runs
   Permutation tail_;    // block mode: within the last, short run
+  std::shared_ptr<const StreamOrder> stream_;  // streaming mode (shared by copies)
 };
 
 // The global permutation itself: position -> dataset index, bijective on [0, size).

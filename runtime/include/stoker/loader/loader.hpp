@@ -79,6 +79,8 @@ struct LoaderOptions {
                                        // tensors alive after their loop iteration); more is
                                        // allowed but then the producers wait for releases
   bool pin_threads = true;             // bind each worker to its share of plan.worker_cpus
+  uint64_t shuffle_buffer = 0;         // a streamed source (shard_stream.hpp): samples each
+                                       // rank holds to shuffle; 0: plan.shuffle_buffer
   std::optional<Plan> plan;            // required (the process's plan, e.g. from the environment)
   std::shared_ptr<HostPinner> pinner;  // page-locks the arena when plan.pin_memory
 };
@@ -141,6 +143,9 @@ class Loader {
   // gives a rank no batch; a transform whose output does not match the slot.
   // For sources whose samples already have the output layout (token windows, records),
   // pass a CopyTransform (stoker/copy_transform.hpp) with the source's spec().
+  // A ShardStreamSource whose streamed() is true is read by a reader thread, shard by
+  // shard in large sequential reads, through a shuffle buffer (docs/user-guide.md,
+  // "Streaming shards"); the batches are as deterministic as by index.
   Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Transform> transform,
          LoaderOptions options);
   ~Loader();  // stops and joins the workers; batches still held stay valid

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "stoker/loader/prefetch_controller.hpp"
+#include "stoker/loader/shard_stream.hpp"
 #include "stoker/loader/transform.hpp"
 
 namespace stoker {
@@ -26,6 +27,7 @@ struct LoaderStats {
   uint64_t skipped = 0;                          // corrupt samples left out (on_corrupt = Skip)
   std::vector<std::string> skipped_files;        // their files, each once, the first 1000
   uint64_t discarded_batches = 0;  // prepared for an epoch that was not iterated after all
+  ReadCounters stream_reads;       // a streamed source's reads of shard files (else zeros)
 
   int workers = 0;
   uint64_t threads_created = 0;  // stays equal to `workers`: epochs never create threads

@@ -59,6 +59,8 @@ struct Plan {
   uint64_t mem_budget = 0;   // bytes for prefetched batches (pinned when pin_memory)
   uint64_t batch_bytes = 0;  // the batch size the budget assumed
   bool pin_memory = false;
+  bool stream = false;             // read tar shards as streams (the profile's Stream)
+  uint64_t shuffle_buffer = 1000;  // samples a streaming rank holds to shuffle
   std::string gpu;  // PCI bus id, "" for none
   std::vector<std::string> nics;
   BindMode bind = BindMode::GpuNuma;

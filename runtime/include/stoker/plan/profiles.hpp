@@ -34,6 +34,8 @@ struct Profile {
   int max_readers = 0;        // cap on concurrent readers (workers); 0 = none
   bool smt_as_cores = false;  // count SMT siblings as separate cores
   uint64_t batch_bytes = 0;   // assumed batch size when no hint is given; 0 = 64 MiB
+  bool stream = false;        // read tar shards as streams (large sequential reads)
+  uint64_t shuffle_buffer = 1000;  // samples a streaming rank holds to shuffle
 
   bool operator==(const Profile&) const = default;
 };

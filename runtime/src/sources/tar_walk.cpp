@@ -1,0 +1,118 @@
+#include "sources/tar_walk.hpp"
+
+#include <algorithm>
+
+#include "sources/image_names.hpp"
+#include "sources/tar_format.hpp"
+#include "stoker/error.hpp"
+
+namespace stoker {
+
+namespace {
+constexpr uint64_t kMaxRecord = uint64_t{1} << 20;  // a long-name record larger is corrupt
+constexpr uint64_t kMaxLabelText = 64;              // longer label text is not an integer
+}  // namespace
+
+bool TarSampleWalker::next_member() {
+  unsigned char h[tar::kBlock];
+  long_name_.clear();
+  for (;;) {
+    const uint64_t header_at = in_.offset();
+    if (!in_.read(h, sizeof h, "a member header")) {
+      if (!started_) {
+        throw Error(in_.path(), "is empty: not a tar shard", "re-create or re-download the shard");
+      }
+      return false;  // no end-of-archive blocks: accepted, as tar does
+    }
+    started_ = true;
+    if (tar::is_end_block(h)) return false;
+    const tar::Header hd = tar::parse_header(h, tar::at(in_.path(), header_at));
+    if (hd.long_name()) {  // names the next member
+      if (hd.size > kMaxRecord) {
+        throw Error(tar::at(in_.path(), header_at),
+                    "a long-name record of " + std::to_string(hd.size) + " bytes (corrupt)",
+                    "re-create or re-download the shard");
+      }
+      record_.resize(hd.size + 1);
+      in_.read(record_.data(), hd.size, "a long-name record");
+      record_[hd.size] = 0;
+      in_.skip(hd.padded_size() - hd.size, "a long-name record");
+      long_name_ = tar::long_name_of(
+          hd.type, std::string(reinterpret_cast<const char*>(record_.data()), hd.size));
+      continue;
+    }
+    if (!hd.regular()) {  // folders, links: nothing to read
+      in_.skip(hd.padded_size(), "member", hd.name);
+      long_name_.clear();
+      continue;
+    }
+    member_.name = long_name_.empty() ? hd.name : long_name_;
+    member_.size = hd.size;
+    member_.padded = hd.padded_size();
+    member_.data = in_.offset();
+    return true;
+  }
+}
+
+void TarSampleWalker::take_label_text(int rank) {
+  label_rank_ = rank;
+  label_member_ = member_.name;
+  label_offset_ = member_.data;
+  const uint64_t keep = std::min(member_.size, kMaxLabelText + 1);
+  label_text_.resize(keep);
+  in_.read(label_text_.data(), keep, "label member", member_.name);
+  in_.skip(member_.padded - keep, "label member", member_.name);
+}
+
+void TarSampleWalker::finish_label(TarSample& out) const {
+  if (!labels_) {
+    out.label = -1;
+    return;
+  }
+  if (label_rank_ == 0) {
+    throw Error(tar::at(in_.path(), out.offset),
+                "sample '" + key_ + "' (member '" + out.image +
+                    "') has no label member (.cls, .cls2 or .txt)",
+                "add the labels, or pass labels=false (--no-labels) to read label-free shards "
+                "(every label is then -1)");
+  }
+  out.label = tar::parse_label(label_text_, in_.path(), label_offset_, label_member_);
+}
+
+bool TarSampleWalker::next(TarSample& out, std::vector<std::byte>* bytes) {
+  for (;;) {
+    if (!pending_ && !next_member()) return false;
+    key_ = tar::split_key(member_.name).first;
+    bool has_image = false;
+    label_rank_ = 0;
+    do {
+      const std::string_view ext = tar::split_key(member_.name).second;
+      const int rank = labels_ ? tar::label_rank(ext) : 0;
+      if (!has_image && is_image_extension(ext)) {
+        has_image = true;
+        out.image = member_.name;
+        out.offset = member_.data;
+        out.size = member_.size;
+        if (bytes != nullptr) {
+          bytes->resize(member_.size);
+          in_.read(bytes->data(), member_.size, "image member", member_.name);
+          in_.skip(member_.padded - member_.size, "image member", member_.name);
+        } else {
+          in_.skip(member_.padded, "image member", member_.name);
+        }
+      } else if (rank != 0 && (label_rank_ == 0 || rank < label_rank_)) {
+        take_label_text(rank);
+      } else {
+        in_.skip(member_.padded, "member", member_.name);
+      }
+      pending_ = next_member();
+    } while (pending_ && tar::split_key(member_.name).first == key_);
+    if (has_image) {
+      finish_label(out);
+      return true;
+    }
+    if (!pending_) return false;
+  }
+}
+
+}  // namespace stoker
