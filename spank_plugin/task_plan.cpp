@@ -80,6 +80,7 @@ std::string describe(const TaskView& task, const TaskTuning& t, const std::strin
     << "): profile=" << p.profile << " cpus=" << p.cpus.to_string()
     << " main=" << p.main_cpus.to_string() << " workers=" << p.workers
     << " worker_cpus=" << p.worker_cpus.to_string() << " prefetch=" << p.prefetch
+    << " prefetch_max=" << p.prefetch_max
     << " mem_budget=" << p.mem_budget << " pin_memory=" << (p.pin_memory ? "yes" : "no")
     << " gpu=" << (p.gpu.empty() ? "-" : p.gpu) << " bind=" << to_string(p.bind)
     << " mem_bind=" << to_string(p.mem_bind) << "; from cpus=" << t.input.allowed.to_string()

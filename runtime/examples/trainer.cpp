@@ -114,9 +114,9 @@ std::string plan_line(const Plan& p) {
   char budget[32];
   std::snprintf(budget, sizeof budget, "%.0f MiB", static_cast<double>(p.mem_budget) / (1 << 20));
   return "cpus " + p.cpus.to_string() + " workers " + std::to_string(p.workers) + " (cpus " +
-         p.worker_cpus.to_string() + ") prefetch " + std::to_string(p.prefetch) + " budget " +
-         budget + " gpu " + (p.gpu.empty() ? "none" : p.gpu) + " pin " +
-         (p.pin_memory ? "yes" : "no");
+         p.worker_cpus.to_string() + ") prefetch " + std::to_string(p.prefetch) + " (up to " +
+         std::to_string(p.prefetch_max) + ") budget " + budget + " gpu " +
+         (p.gpu.empty() ? "none" : p.gpu) + " pin " + (p.pin_memory ? "yes" : "no");
 }
 
 // GPU resources of the run: the current device and the stream every step's work runs on.
@@ -216,22 +216,24 @@ void run(const TrainOptions& o, WorldInfo& world) {
   if (device.gpu) {
     lo.pinner = make_host_pinner(plan);
 #if STOKER_HAVE_CUDA
-    lo.held_batches = DeviceFeeder::depth_for(plan) + 1;
+    lo.held_batches = DeviceFeeder::kDefaultDepth + 1;
 #endif
   }
-  Loader loader(data.source, data.transform, lo);
+  // The factory takes the plan and world decided above; it fits the plan's depths to the
+  // batch, makes the ranks agree and starts STOKER_METRICS.
+  std::unique_ptr<Loader> loader = Loader::for_this_process(data.source, data.transform, lo);
 
   std::unique_ptr<MathOps> ops;
   std::unique_ptr<StepInput> input;
 #if STOKER_HAVE_CUDA
   if (device.gpu) {
     ops = make_cuda_ops(device.device, plan.gpu, gpu.stream);
-    input = device_input(loader, gpu.stream);
+    input = device_input(*loader, gpu.stream);
   }
 #endif
   if (!ops) {
     ops = make_cpu_ops();
-    input = host_input(loader);
+    input = host_input(*loader);
   }
   const MlpShape shape{data.inputs, o.hidden, data.classes};
   Mlp model(*ops, shape, static_cast<int>(o.batch_size), o.seed);
@@ -244,7 +246,7 @@ void run(const TrainOptions& o, WorldInfo& world) {
 
   // The token task's inputs are sparse and small: it wants a larger step than pixels.
   const float lr = o.lr > 0 ? o.lr : (data.tokens ? 0.5f : 0.05f);
-  const uint64_t steps_per_epoch = loader.batches_per_epoch();
+  const uint64_t steps_per_epoch = loader->batches_per_epoch();
   if (leader) {
     say("data " + data.describe + "; model " + shape.describe() + " (" +
         std::to_string(shape.params()) + " parameters); global batch " +
@@ -259,8 +261,8 @@ void run(const TrainOptions& o, WorldInfo& world) {
   const size_t kRecent = 10;
   const auto start = Clock::now();
   for (int epoch = 0; epoch < o.epochs && (!o.max_steps || steps < o.max_steps); ++epoch) {
-    loader.set_epoch(static_cast<uint64_t>(epoch));
-    loader.start_epoch();  // collective under MPI: every rank starts the epoch together
+    loader->set_epoch(static_cast<uint64_t>(epoch));
+    loader->start_epoch();  // collective under MPI: every rank starts the epoch together
     double epoch_loss = 0;
     uint64_t epoch_steps = 0;
     const auto epoch_start = Clock::now();

@@ -4,11 +4,11 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
-#include "stoker/plan/values.hpp"
 #include "stoker/error.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/plan/user_options.hpp"
+#include "stoker/plan/values.hpp"
 
 namespace stoker::cli {
 
@@ -83,6 +83,7 @@ nlohmann::json to_json(const LocalPlan& lp) {
           {"numa", p.numa},
           {"workers", p.workers},
           {"prefetch", p.prefetch},
+          {"prefetch_max", p.prefetch_max},
           {"mem_budget", p.mem_budget},
           {"batch_bytes", p.batch_bytes},
           {"pin_memory", p.pin_memory},
@@ -115,8 +116,10 @@ void print_human(const LocalPlan& lp) {
       {"worker cpus", or_dash(p.worker_cpus.to_string())},
       {"numa", list(p.numa)},
       {"workers", std::to_string(p.workers)},
-      {"prefetch",
-       std::to_string(p.prefetch) + " batches of " + values::format_bytes(p.batch_bytes)},
+      {"prefetch", std::to_string(p.prefetch) + " batches of " +
+                       values::format_bytes(p.batch_bytes) + ", up to " +
+                       std::to_string(p.prefetch_max) +
+                       (p.prefetch_max == p.prefetch ? " (fixed)" : " (the controller's room)")},
       {"mem budget", values::format_bytes(p.mem_budget)},
       {"pin memory", p.pin_memory ? "yes" : "no"},
       {"gpu", or_dash(p.gpu)},

@@ -8,7 +8,7 @@
 #include <map>
 #include <vector>
 
-#include "plan/limits.hpp"
+#include "stoker/plan/limits.hpp"
 #include "stoker/plan/values.hpp"
 #include "stoker/error.hpp"
 #include "stoker/plan/profiles.hpp"

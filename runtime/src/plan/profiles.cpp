@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "plan/limits.hpp"
+#include "stoker/plan/limits.hpp"
 #include "stoker/plan/values.hpp"
 #include "stoker/error.hpp"
 

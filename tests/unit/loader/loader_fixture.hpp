@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -65,7 +66,8 @@ inline std::string write_tokens(const TempDir& dir, uint64_t tokens,
   return path;
 }
 
-// A plan for this process: every allowed CPU for the workers, NUMA node of CPU 0.
+// A plan for this process: every allowed CPU for the workers, NUMA node of CPU 0. The ring
+// may grow to 8 batches (or `prefetch`, when deeper), as an automatic plan's would.
 inline Plan test_plan(int workers, int prefetch = 2, uint64_t mem_budget = 64ull << 20) {
   Plan p;
   p.profile = "test";
@@ -74,6 +76,7 @@ inline Plan test_plan(int workers, int prefetch = 2, uint64_t mem_budget = 64ull
   p.main_cpus = p.cpus;
   p.workers = workers;
   p.prefetch = prefetch;
+  p.prefetch_max = std::max(prefetch, 8);
   p.mem_budget = mem_budget;
   p.numa = {0};
   return p;
