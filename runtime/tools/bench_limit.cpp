@@ -11,12 +11,7 @@ namespace stoker::cli {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using nlohmann::json;
-
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 // Up to 512 MiB of the source's files, in memory.
 std::vector<std::vector<std::byte>> files_in_memory(const Source& src) {

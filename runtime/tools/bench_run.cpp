@@ -21,12 +21,7 @@ namespace stoker::cli {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using nlohmann::json;
-
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 uint64_t peak_rss_bytes() {
   rusage ru{};

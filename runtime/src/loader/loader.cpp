@@ -206,7 +206,7 @@ Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Trans
     }
   }
   LoaderCore::Setup setup =
-      size_ring({source, transform, spec, std::move(options), sampler, workers, 2, {}});
+      size_ring({source, transform, spec, std::move(options), sampler, workers, 0, {}});
   core_ = std::make_shared<LoaderCore>(std::move(setup));
   LoaderCore* core = core_.get();
   pool_ = std::make_unique<WorkerPool>(std::move(shares), [core](int w) { core->work(w); });

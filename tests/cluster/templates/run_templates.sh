@@ -61,7 +61,6 @@ failures=0
 # What every job inherits (sbatch exports the submitting environment).
 export STOKER_TRAIN=$bin/stoker_train PYTHON=${PYTHON:-/usr/bin/python3}
 export DDP_SCRIPT=$src/sbatch_templates/pytorch_ddp_train.py
-export PYTHONPATH=${STOKER_PYTHONPATH:+$STOKER_PYTHONPATH${PYTHONPATH:+:}}${PYTHONPATH:-}
 export OMPI_MCA_btl=tcp,self OMPI_MCA_pml=ob1 OMPI_MCA_btl_tcp_if_include=127.0.0.0/8 EPOCHS=4
 
 # submit NAME TEMPLATE [VAR=VALUE ...]: runs the job to its end in the background.
@@ -108,6 +107,8 @@ submit single single_node_multi_gpu.sbatch DATA="$work/images"
 submit multi multi_node.sbatch DATA="$work/images"
 submit cpu cpu_only.sbatch DATA="$work/tokens.bin"
 templates="single multi cpu ddp"
+# The DDP template imports stoker (its DataLoader settings come from stoker.plan()).
+export PYTHONPATH=${STOKER_PYTHONPATH:+$STOKER_PYTHONPATH${PYTHONPATH:+:}}${PYTHONPATH:-}
 if "$PYTHON" -c 'import stoker, torch' 2>/dev/null; then
   submit ddp pytorch_ddp.sbatch
 else

@@ -93,6 +93,18 @@ inline LoaderOptions test_options(size_t batch, int workers, int prefetch = 2,
   return o;
 }
 
+// A token file of `windows` windows of `seq_len` + 1 tokens, and the copy transform for it.
+struct TokenSetup {
+  TempDir dir;
+  std::shared_ptr<TokenFileSource> source;
+  std::shared_ptr<CopyTransform> copy;
+  explicit TokenSetup(uint64_t windows = 1000, uint64_t seq_len = 64) {
+    source = std::make_shared<TokenFileSource>(write_tokens(dir, windows * seq_len + 1),
+                                               seq_len, DType::U16);
+    copy = std::make_shared<CopyTransform>(source->spec());
+  }
+};
+
 // Checks that a token-window batch holds exactly the windows its indices name.
 inline void expect_windows(const Batch& b, uint64_t seq_len) {
   auto tokens = b.as<uint16_t>();

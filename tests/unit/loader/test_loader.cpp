@@ -14,21 +14,12 @@ using namespace stoker;
 using namespace std::chrono_literals;
 using stoker::test::error_of;
 using stoker::test::TempDir;
+using stoker::test::TokenSetup;
 
 namespace {
 
 constexpr uint64_t kSeqLen = 64;
 
-struct TokenSetup {
-  TempDir dir;
-  std::shared_ptr<TokenFileSource> source;
-  std::shared_ptr<CopyTransform> copy;
-  explicit TokenSetup(uint64_t windows = 1000) {
-    source = std::make_shared<TokenFileSource>(test::write_tokens(dir, windows * kSeqLen + 1),
-                                               kSeqLen, DType::U16);
-    copy = std::make_shared<CopyTransform>(source->spec());
-  }
-};
 
 // The indices the loader must deliver for an epoch, in order.
 std::vector<uint64_t> expected_order(const Loader& loader, uint64_t epoch) {

@@ -13,23 +13,11 @@
 using namespace stoker;
 using namespace std::chrono_literals;
 using stoker::test::error_of;
-using stoker::test::TempDir;
+using stoker::test::TokenSetup;
 
 namespace {
 
-constexpr uint64_t kSeqLen = 64;
 constexpr uint64_t kSlot = 2240;  // 16 x 130 data bytes -> 2112 (64-aligned), + 128 of labels
-
-struct TokenSetup {
-  TempDir dir;
-  std::shared_ptr<TokenFileSource> source;
-  std::shared_ptr<CopyTransform> copy;
-  explicit TokenSetup(uint64_t windows = 1000) {
-    source = std::make_shared<TokenFileSource>(test::write_tokens(dir, windows * kSeqLen + 1),
-                                               kSeqLen, DType::U16);
-    copy = std::make_shared<CopyTransform>(source->spec());
-  }
-};
 
 }  // namespace
 
