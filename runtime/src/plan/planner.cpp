@@ -206,7 +206,6 @@ class Planner {
   }
 
   void memory() {
-    depths();
     const Caps& caps = in_.caps;
     double share = std::min(profile_.mem_share, caps.max_mem_share);
     plan_.mem_budget = static_cast<uint64_t>(std::floor(share * static_cast<double>(mem_limit_)));
@@ -227,7 +226,7 @@ class Planner {
       batch_why = "assumed (no hint, no BatchBytes in the profile)";
     }
     why("batch_bytes", format_bytes(batch) + " per batch: " + batch_why);
-
+    depths();
     if (!fit_prefetch(plan_, batch)) {
       // Not even one batch fits the share: the loader needs one batch to run at all, so
       // the budget grows to exactly one batch (prefetch_max x batch <= budget still holds).
