@@ -3,7 +3,8 @@
 that a change can be shown to keep (or move) throughput and the plan's figures:
 
   images      stoker bench images: the plan's workers, then --workers 2
-  tokens      stoker bench tokens: the plan's workers, then --workers 2
+  tokens      stoker bench tokens (400 batches of 16 windows, --token-epochs): the plan's
+              workers, then --workers 2
   python      stoker.Loader.images from Python with workers=2 (the build's python/ folder)
 
 Every run is its own process; the builds alternate A B B A A B ... --repeats times per
@@ -35,7 +36,7 @@ def workloads(a):
     images = make_subset(a.data, a.batches * BATCH)
     tokens = os.path.join(a.data, "tokens.u16")
     img = ["--batch-size", str(BATCH), "--epochs", str(a.epochs)]
-    tok = ["--batches", "400", "--epochs", str(a.epochs)]
+    tok = ["--batches", "400", "--epochs", str(a.token_epochs)]
     return [
         ("images, the plan's workers", lambda b: bench(b, "images", images, img)),
         ("images, --workers 2", lambda b: bench(b, "images", images, img + ["--workers", "2"])),
@@ -63,6 +64,8 @@ def main():
     ap.add_argument("--data", default=os.path.join(os.getcwd(), "bench-data"))
     ap.add_argument("--batches", type=int, default=32, help="image batches of 64 per epoch")
     ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--token-epochs", type=int, default=20,
+                    help="epochs of 400 token batches (one takes ~15 ms: more for a steady rate)")
     ap.add_argument("--repeats", type=int, default=5)
     a = ap.parse_args()
     with open("/proc/loadavg") as f:

@@ -49,6 +49,17 @@ def timed_epochs(loader, epochs, set_epoch):
             "epoch_first_batch_ms": first_ms}
 
 
+def cpu_list_text(cpus):
+    """{0, 1, 2, 5} -> "0-2,5", as the C++ side writes CPU lists."""
+    runs = []
+    for c in sorted(cpus):
+        if runs and runs[-1][1] == c - 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    return ",".join(f"{a}-{b}" if b > a else f"{a}" for a, b in runs)
+
+
 def one_stoker(cfg):
     import torch  # noqa: F401  imported before the loader starts, as a training script does
 
@@ -60,8 +71,8 @@ def one_stoker(cfg):
     st = loader.stats()
     plan = loader.plan
     if hasattr(plan, "worker_shares"):  # where the workers ran (the loader's rule)
-        used = sorted({c for share in plan.worker_shares(st["workers"]) for c in share})
-        cpus = ",".join(map(str, used))
+        used = {c for share in plan.worker_shares(st["workers"]) for c in share}
+        cpus = cpu_list_text(used)
     else:  # an older module: its plan's worker CPUs
         cpus = plan.worker_cpus
     out.update(workers=st["workers"], depth=st["depth"], wait_share=st["wait_share"],
