@@ -64,18 +64,21 @@ def cpp_rate(stoker_bin, root):
     return json.loads(out.strip().splitlines()[-1])["samples_per_s"]
 
 
-def thread_cpus():
-    """{thread id: its allowed CPUs} of this process's threads."""
-    out = {}
+def worker_thread_cpus():
+    """The allowed CPUs of this process's loader workers (threads named "stoker-w<i>")."""
+    out = []
     for tid in os.listdir("/proc/self/task"):
         try:
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                if not f.read().startswith("stoker-w"):
+                    continue
             with open(f"/proc/self/task/{tid}/status") as f:
                 for line in f:
                     if line.startswith("Cpus_allowed_list:"):
-                        out[tid] = line.split(":", 1)[1].strip()
+                        out.append(line.split(":", 1)[1].strip())
         except FileNotFoundError:  # a thread that just ended
             pass
-    return out
+    return sorted(out)
 
 
 class WorkerShares(unittest.TestCase):
@@ -106,15 +109,14 @@ class PythonKeepsPaceWithCpp(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_two_workers_run_on_two_cpus(self):
-        before = set(thread_cpus())
         loader = stoker.Loader.images(self.root, batch_size=BATCH, size=SIZE, workers=2,
                                       world_size=1, rank=0, as_numpy=True)
         try:
-            workers = {tid: cpus for tid, cpus in thread_cpus().items() if tid not in before}
-            self.assertEqual(len(workers), 2, workers)  # the two workers, nothing else
-            self.assertEqual(len(set(workers.values())), 2, f"stacked: {workers}")
+            cpus = worker_thread_cpus()  # read back from the kernel
+            self.assertEqual(len(cpus), 2, cpus)
+            self.assertEqual(len(set(cpus)), 2, f"stacked: {cpus}")
             expected = sorted(",".join(map(str, share)) for share in loader.plan.worker_shares(2))
-            self.assertEqual(sorted(workers.values()), expected)
+            self.assertEqual(cpus, expected)
         finally:
             loader.close()
 

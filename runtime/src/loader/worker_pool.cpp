@@ -1,5 +1,7 @@
 #include "loader/worker_pool.hpp"
 
+#include <pthread.h>
+
 #include "stoker/plan/topology.hpp"
 
 namespace stoker {
@@ -9,6 +11,8 @@ WorkerPool::WorkerPool(std::vector<CpuSet> shares, std::function<void(int)> body
   threads_.reserve(shares_.size());
   for (size_t i = 0; i < shares_.size(); ++i) {
     threads_.emplace_back([this, i, body] {
+      // "stoker-w<i>" in top -H, /proc/<pid>/task/*/comm and debuggers (15 bytes at most).
+      pthread_setname_np(pthread_self(), ("stoker-w" + std::to_string(i % 10000000)).c_str());
       if (!shares_[i].empty()) {
         std::string why;
         if (!bind_this_thread(shares_[i], &why)) {

@@ -16,8 +16,8 @@ namespace stoker {
 
 class WorkerPool {
  public:
-  // Starts `shares.size()` threads. Thread i binds itself to shares[i] (when not empty;
-  // a failure is recorded, not thrown) and then runs body(i).
+  // Starts `shares.size()` threads. Thread i names itself "stoker-w<i>", binds itself to
+  // shares[i] (when not empty; a failure is recorded, not thrown) and then runs body(i).
   WorkerPool(std::vector<CpuSet> shares, std::function<void(int)> body);
   ~WorkerPool();  // joins: the owner must first make every body return
   WorkerPool(const WorkerPool&) = delete;

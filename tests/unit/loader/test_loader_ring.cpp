@@ -7,7 +7,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <set>
 #include <string>
 
@@ -25,15 +24,18 @@ namespace {
 
 constexpr uint64_t kSlot = 2240;  // 16 x 130 data bytes -> 2112 (64-aligned), + 128 of labels
 
-// {thread id: its allowed CPUs} of this process's threads, as the kernel reports them.
-std::map<std::string, std::string> thread_cpus() {
-  std::map<std::string, std::string> out;
+// The allowed CPUs of this process's loader workers (threads named "stoker-w<i>"), as the
+// kernel reports them.
+std::multiset<std::string> worker_thread_cpus() {
+  std::multiset<std::string> out;
   for (const auto& e : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(e.path() / "comm");
+    std::string name;
+    if (!std::getline(comm, name) || name.rfind("stoker-w", 0) != 0) continue;
     std::ifstream status(e.path() / "status");
     for (std::string line; std::getline(status, line);) {
-      if (line.rfind("Cpus_allowed_list:", 0) == 0) {
-        out[e.path().filename().string()] = line.substr(line.find_first_not_of(" \t", 18));
-      }
+      if (line.rfind("Cpus_allowed_list:", 0) == 0)
+        out.insert(line.substr(line.find_first_not_of(" \t", 18)));
     }
   }
   return out;
@@ -242,13 +244,10 @@ TEST(Loader, WorkersBeyondThePlansWorkerCpusSpreadAndSaySo) {
   o.plan->worker_cpus = CpuSet::from_list({cpus.back()});
   o.plan->main_cpus = CpuSet::from_list({cpus.front()});
   o.workers = 2;
-  const std::map<std::string, std::string> before = thread_cpus();
   Loader loader(t.source, t.copy, o);
-  std::multiset<std::string> bound;  // read back from the kernel: where the workers run
-  for (const auto& [tid, list] : thread_cpus())
-    if (!before.count(tid)) bound.insert(list);
-  EXPECT_EQ(bound, (std::multiset<std::string>{std::to_string(cpus.front()),
-                                               std::to_string(cpus.back())}));
+  // Read back from the kernel: where the workers run.
+  EXPECT_EQ(worker_thread_cpus(), (std::multiset<std::string>{std::to_string(cpus.front()),
+                                                              std::to_string(cpus.back())}));
   const std::vector<CpuSet> shares = worker_shares(loader.plan(), 2);
   EXPECT_EQ(shares[0], CpuSet::from_list({cpus.back()}));
   EXPECT_EQ(shares[1], CpuSet::from_list({cpus.front()}));
