@@ -11,19 +11,19 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "stoker/loader/copy_transform.hpp"
 #include "stoker/error.hpp"
+#include "stoker/loader/copy_transform.hpp"
 #include "stoker/loader/loader.hpp"
-#include "stoker/plan/plan.hpp"
 #include "stoker/loader/record_source.hpp"
 #include "stoker/loader/token_source.hpp"
+#include "stoker/plan/plan.hpp"
 #include "stoker/plan/topology.hpp"
 
 namespace stoker::test {
@@ -99,8 +99,8 @@ struct TokenSetup {
   std::shared_ptr<TokenFileSource> source;
   std::shared_ptr<CopyTransform> copy;
   explicit TokenSetup(uint64_t windows = 1000, uint64_t seq_len = 64) {
-    source = std::make_shared<TokenFileSource>(write_tokens(dir, windows * seq_len + 1),
-                                               seq_len, DType::U16);
+    source = std::make_shared<TokenFileSource>(write_tokens(dir, windows * seq_len + 1), seq_len,
+                                               DType::U16);
     copy = std::make_shared<CopyTransform>(source->spec());
   }
 };

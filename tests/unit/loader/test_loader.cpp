@@ -20,7 +20,6 @@ namespace {
 
 constexpr uint64_t kSeqLen = 64;
 
-
 // The indices the loader must deliver for an epoch, in order.
 std::vector<uint64_t> expected_order(const Loader& loader, uint64_t epoch) {
   DistributedSampler s = loader.sampler();

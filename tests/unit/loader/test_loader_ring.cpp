@@ -51,8 +51,9 @@ TEST(Loader, DepthGrowsWhenTheConsumerWaitsAndStaysInTheBudget) {
   LoaderOptions o = test::test_options(16, 2, 2, 8 * kSlot);
   auto loader = Loader::for_this_process(t.source, bursty, o);
   EXPECT_EQ(loader->plan().prefetch_max, 6);
-  EXPECT_EQ(loader->plan().reason("prefetch_max"),
-            "lowered to 6: the budget holds 8 batch(es) of 2.2 KiB, 2 of them held by the consumer");
+  EXPECT_EQ(
+      loader->plan().reason("prefetch_max"),
+      "lowered to 6: the budget holds 8 batch(es) of 2.2 KiB, 2 of them held by the consumer");
   // On a machine busy with other work the workers may not get ahead within one epoch
   // (then more depth would not help, and the controller rightly waits): allow three.
   for (uint64_t e = 0; e < 3 && loader->stats().depth_history.size() < 2; ++e) {
@@ -140,13 +141,15 @@ TEST(FaultsLoader, ARingOverTheBudgetIsAnErrorNotSilentlyShallower) {
   // error: asked for, it is not quietly lowered.
   EXPECT_EQ(Loader::for_this_process(t.source, t.copy, o)->stats().max_depth, 4);
   o.max_depth = 5;
-  EXPECT_NE(error_of([&] { Loader::for_this_process(t.source, t.copy, o); })
-                .find("the loader needs 7 slots (a ring of up to 5 batches + 2 held)"),
+  EXPECT_NE(error_of([&] {
+              Loader::for_this_process(t.source, t.copy, o);
+            }).find("the loader needs 7 slots (a ring of up to 5 batches + 2 held)"),
             std::string::npos);
   // Not even one batch beside the held ones: the same error, from the factory too.
   o = test::test_options(16, 1, 2, 2 * kSlot);
-  EXPECT_NE(error_of([&] { Loader::for_this_process(t.source, t.copy, o); })
-                .find("fits 2 time(s) in the plan's memory budget of 4480 bytes"),
+  EXPECT_NE(error_of([&] {
+              Loader::for_this_process(t.source, t.copy, o);
+            }).find("fits 2 time(s) in the plan's memory budget of 4480 bytes"),
             std::string::npos);
 }
 
@@ -163,8 +166,9 @@ TEST(Loader, ConstructionErrorsNameTheInput) {
             "Loader::for_this_process)");
   o = test::test_options(16, 1);
   o.world_size = 0;
-  EXPECT_EQ(error_of([&] { Loader(t.source, t.copy, o); }).rfind("LoaderOptions::world_size: is 0", 0),
-            0u);
+  EXPECT_EQ(
+      error_of([&] { Loader(t.source, t.copy, o); }).rfind("LoaderOptions::world_size: is 0", 0),
+      0u);
 
   o = test::test_options(16, 1);
   o.prefetch = 5000;
@@ -173,13 +177,15 @@ TEST(Loader, ConstructionErrorsNameTheInput) {
             "that range)");
   o = test::test_options(16, 1, 4);
   o.max_depth = 3;
-  EXPECT_EQ(error_of([&] { Loader(t.source, t.copy, o); }).rfind(
-                "LoaderOptions::max_depth: is 3, outside 4..4096", 0),
+  EXPECT_EQ(error_of([&] {
+              Loader(t.source, t.copy, o);
+            }).rfind("LoaderOptions::max_depth: is 3, outside 4..4096", 0),
             0u);
   o = test::test_options(16, 1);
   o.held_batches = 0;
-  EXPECT_EQ(error_of([&] { Loader(t.source, t.copy, o); }).rfind(
-                "LoaderOptions::held_batches: is 0, outside 1..4096", 0),
+  EXPECT_EQ(error_of([&] {
+              Loader(t.source, t.copy, o);
+            }).rfind("LoaderOptions::held_batches: is 0, outside 1..4096", 0),
             0u);
   o = test::test_options(16, 1);
   o.workers = 2000;
