@@ -155,46 +155,40 @@ TEST(FaultsLoader, ARingOverTheBudgetIsAnErrorNotSilentlyShallower) {
 
 TEST(Loader, ConstructionErrorsNameTheInput) {
   TokenSetup t(100);
+  // The constructor's error for `o`.
+  const auto built = [&t](const LoaderOptions& o) {
+    return error_of([&] { Loader(t.source, t.copy, o); });
+  };
   LoaderOptions o = test::test_options(0, 1);
-  EXPECT_EQ(error_of([&] { Loader(t.source, t.copy, o); }),
-            "batch size: batch size 0 (use a batch size >= 1)");
+  EXPECT_EQ(built(o), "batch size: batch size 0 (use a batch size >= 1)");
 
   o = test::test_options(16, 1);
   o.plan.reset();
-  EXPECT_EQ(error_of([&] { Loader(t.source, t.copy, o); }),
+  EXPECT_EQ(built(o),
             "LoaderOptions::plan: is not set (give the rank's plan, or build the loader with "
             "Loader::for_this_process)");
   o = test::test_options(16, 1);
   o.world_size = 0;
-  EXPECT_EQ(
-      error_of([&] { Loader(t.source, t.copy, o); }).rfind("LoaderOptions::world_size: is 0", 0),
-      0u);
+  EXPECT_EQ(built(o).rfind("LoaderOptions::world_size: is 0", 0), 0u);
 
   o = test::test_options(16, 1);
   o.prefetch = 5000;
-  EXPECT_EQ(error_of([&] { Loader(t.source, t.copy, o); }),
+  EXPECT_EQ(built(o),
             "LoaderOptions::prefetch: is 5000, outside 1..4096 (give a depth in batches within "
             "that range)");
   o = test::test_options(16, 1, 4);
   o.max_depth = 3;
-  EXPECT_EQ(error_of([&] {
-              Loader(t.source, t.copy, o);
-            }).rfind("LoaderOptions::max_depth: is 3, outside 4..4096", 0),
-            0u);
+  EXPECT_EQ(built(o).rfind("LoaderOptions::max_depth: is 3, outside 4..4096", 0), 0u);
   o = test::test_options(16, 1);
   o.held_batches = 0;
-  EXPECT_EQ(error_of([&] {
-              Loader(t.source, t.copy, o);
-            }).rfind("LoaderOptions::held_batches: is 0, outside 1..4096", 0),
-            0u);
+  EXPECT_EQ(built(o).rfind("LoaderOptions::held_batches: is 0, outside 1..4096", 0), 0u);
   o = test::test_options(16, 1);
   o.workers = 2000;
-  EXPECT_EQ(error_of([&] { Loader(t.source, t.copy, o); }),
-            "LoaderOptions::workers: is 2000, outside 1..1024");
+  EXPECT_EQ(built(o), "LoaderOptions::workers: is 2000, outside 1..1024");
 
   o = test::test_options(16, 1);
   o.plan->worker_cpus = CpuSet::from_list({4000, 4001});
-  std::string cpus = error_of([&] { Loader(t.source, t.copy, o); });
+  std::string cpus = built(o);
   EXPECT_EQ(cpus.rfind("plan worker CPUs: CPUs 4000-4001 of the workers' CPUs 4000-4001 are not "
                        "available to this process",
                        0),
@@ -203,9 +197,7 @@ TEST(Loader, ConstructionErrorsNameTheInput) {
 
   o = test::test_options(128, 1);
   o.drop_last = true;
-  EXPECT_NE(error_of([&] {
-              Loader(t.source, t.copy, o);
-            }).find("gives this rank 100 of 100 samples, fewer than one batch of 128"),
+  EXPECT_NE(built(o).find("gives this rank 100 of 100 samples, fewer than one batch of 128"),
             std::string::npos);
 
   auto wrong = std::make_shared<CopyTransform>(SampleSpec{DType::U8, {0}});
