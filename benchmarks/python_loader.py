@@ -49,17 +49,34 @@ def timed_epochs(loader, epochs, set_epoch):
             "epoch_first_batch_ms": first_ms}
 
 
+def cpu_list_text(cpus):
+    """{0, 1, 2, 5} -> "0-2,5", as the C++ side writes CPU lists."""
+    runs = []
+    for c in sorted(cpus):
+        if runs and runs[-1][1] == c - 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    return ",".join(f"{a}-{b}" if b > a else f"{a}" for a, b in runs)
+
+
 def one_stoker(cfg):
     import torch  # noqa: F401  imported before the loader starts, as a training script does
 
     import stoker
 
     loader = stoker.Loader.images(cfg["images"], batch_size=BATCH, size=224, seed=0,
-                                  world_size=1, rank=0)
+                                  world_size=1, rank=0, workers=cfg.get("workers"))
     out = timed_epochs(loader, cfg["epochs"], loader.set_epoch)
     st = loader.stats()
+    plan = loader.plan
+    if hasattr(plan, "worker_shares"):  # where the workers ran (the loader's rule)
+        used = {c for share in plan.worker_shares(st["workers"]) for c in share}
+        cpus = cpu_list_text(used)
+    else:  # an older module: its plan's worker CPUs
+        cpus = plan.worker_cpus
     out.update(workers=st["workers"], depth=st["depth"], wait_share=st["wait_share"],
-               worker_cpus=loader.plan.worker_cpus)
+               worker_cpus=cpus)
     return out
 
 
@@ -90,6 +107,8 @@ def one_torch(cfg):
 def one_cpp(cfg):
     cmd = [cfg["stoker"], "bench", "images", cfg["images"], "--batch-size", str(BATCH),
            "--epochs", str(cfg["epochs"]), "--json"]
+    if cfg.get("workers"):
+        cmd += ["--workers", str(cfg["workers"])]
     res = json.loads(subprocess.run(cmd, check=True, stdout=subprocess.PIPE,
                                     text=True).stdout.strip().splitlines()[-1])
     return {k: res[k] for k in ("samples", "wall_s", "samples_per_s", "epoch_first_batch_ms",
@@ -173,6 +192,8 @@ def main():
     ap.add_argument("--batches", type=int, default=16, help="batches of 64 per epoch")
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3, help="alternated stoker C++/Python runs")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="stoker's worker threads, C++ and Python (default: the plan's)")
     ap.add_argument("--quick", action="store_true", help="no grid beyond the named settings")
     a = ap.parse_args()
     if not os.access(a.stoker, os.X_OK):
@@ -182,7 +203,7 @@ def main():
     images = make_subset(a.data, a.batches * BATCH)
     with open("/proc/loadavg") as f:
         load = f.read().split()[:3]
-    cfg = {"images": images, "epochs": a.epochs, "stoker": a.stoker}
+    cfg = {"images": images, "epochs": a.epochs, "stoker": a.stoker, "workers": a.workers}
     res = {"cores": len(os.sched_getaffinity(0)), "load_at_start": load, "epochs": a.epochs,
            "images": a.batches * BATCH, "repeats": a.repeats, "stoker_cpp": [],
            "stoker_python": [], "torch": []}

@@ -3,7 +3,10 @@
 
 Reads the variables stoker's plugin exports for every task:
   RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT  -> init_process_group("env://")
-  STOKER_WORKERS, STOKER_PREFETCH, STOKER_PIN_MEMORY       -> the DataLoader's settings
+  the STOKER_* plan -> stoker.plan().torch_dataloader_kwargs(): num_workers,
+  prefetch_factor (the plan's whole-rank depth per worker), persistent workers pinned to the
+  plan's CPUs, pin_memory
+Needs stoker's Python module (`cmake --install build`, or PYTHONPATH=build/python).
 Trains a small MLP on a learnable synthetic dataset (Gaussian blobs, the same on every
 rank) with a DistributedSampler, and prints samples/s and the first and last loss.
 """
@@ -12,6 +15,7 @@ import os
 import sys
 import time
 
+import stoker
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
@@ -63,21 +67,21 @@ def main():
         sys.exit(f"ddp: rank {rank}: init_process_group({backend}) via "
                  f"{os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']} failed: {e}")
 
-    # The loader's settings from stoker's plan (per rank, for the cores it was given).
-    workers = env_int("STOKER_WORKERS", "1")
-    prefetch = env_int("STOKER_PREFETCH", "2")  # batches in flight for the whole rank
-    pin = os.environ.get("STOKER_PIN_MEMORY", "0") == "1" and use_cuda
-    per_worker = max(2, -(-prefetch // max(1, workers)))  # PyTorch counts per worker
+    # The loader's settings from stoker's plan (per rank, for the cores it was given): the
+    # plugin's STOKER_* plan, else one computed for this process.
+    plan = stoker.plan()
+    kwargs = plan.torch_dataloader_kwargs()
+    kwargs["pin_memory"] = pin = kwargs["pin_memory"] and use_cuda
     print(f"ddp: rank {rank}/{world} local {local_rank} backend {backend} device {device} "
-          f"DataLoader(num_workers={workers}, prefetch_factor={per_worker}, "
-          f"pin_memory={pin}) from STOKER_WORKERS={workers} STOKER_PREFETCH={prefetch}",
+          f"DataLoader(num_workers={kwargs['num_workers']}, "
+          f"prefetch_factor={kwargs.get('prefetch_factor')}, pin_memory={kwargs['pin_memory']}) "
+          f"from the plan ({plan.source}): workers={plan.workers} prefetch={plan.prefetch}",
           flush=True)
 
     data = blobs(args.samples, 32, 4, seed=0)
     sampler = DistributedSampler(data, num_replicas=world, rank=rank, shuffle=True, seed=0,
                                  drop_last=True)
-    loader = DataLoader(data, batch_size=args.batch_size, sampler=sampler, num_workers=workers,
-                        prefetch_factor=per_worker, persistent_workers=True, pin_memory=pin)
+    loader = DataLoader(data, batch_size=args.batch_size, sampler=sampler, **kwargs)
     torch.manual_seed(0)  # the same initial weights on every rank
     model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(),
                                 torch.nn.Linear(64, 4)).to(device)

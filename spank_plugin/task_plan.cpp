@@ -80,14 +80,28 @@ std::string describe(const TaskView& task, const TaskTuning& t, const std::strin
     << "): profile=" << p.profile << " cpus=" << p.cpus.to_string()
     << " main=" << p.main_cpus.to_string() << " workers=" << p.workers
     << " worker_cpus=" << p.worker_cpus.to_string() << " prefetch=" << p.prefetch
-    << " mem_budget=" << p.mem_budget << " pin_memory=" << (p.pin_memory ? "yes" : "no")
-    << " gpu=" << (p.gpu.empty() ? "-" : p.gpu) << " bind=" << to_string(p.bind)
-    << " mem_bind=" << to_string(p.mem_bind) << "; from cpus=" << t.input.allowed.to_string()
-    << " (" << (task.step.source.empty() ? "this task's mask" : task.step.source)
+    << " prefetch_max=" << p.prefetch_max << " mem_budget=" << p.mem_budget
+    << " pin_memory=" << (p.pin_memory ? "yes" : "no") << " gpu=" << (p.gpu.empty() ? "-" : p.gpu)
+    << " bind=" << to_string(p.bind) << " mem_bind=" << to_string(p.mem_bind)
+    << "; from cpus=" << t.input.allowed.to_string() << " ("
+    << (task.step.source.empty() ? "this task's mask" : task.step.source)
     << ") gpus=" << (task.gpu_ids.empty() ? "-" : task.gpu_ids) << " mem=" << task.mem_bytes
     << " topology=" << task.topology->source << "; binding: " << binding << "; reasons:";
-  for (const auto& r : p.reasons) s << " " << r.field << ": " << r.text << ";";
-  return s.str();
+  // Slurm relays a task's output in messages of 1024 bytes and keeps a line whole only when
+  // it fits one: a longer line is cut by the other tasks' lines. So the reasons continue on
+  // lines of their own, each under kMaxVerboseLine bytes.
+  std::string out = s.str();
+  size_t line_start = 0;
+  const std::string more = "\nstoker: rank " + std::to_string(task.rank) + " reasons:";
+  for (const auto& r : p.reasons) {
+    const std::string item = " " + r.field + ": " + r.text + ";";
+    if (out.size() - line_start + item.size() > kMaxVerboseLine) {
+      out += more;
+      line_start = out.size() - more.size() + 1;
+    }
+    out += item;
+  }
+  return out;
 }
 
 }  // namespace stoker::spank

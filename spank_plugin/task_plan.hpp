@@ -4,6 +4,7 @@
 // translates, so `stoker plan` with the same inputs gives the same plan.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -46,8 +47,10 @@ std::string chosen_profile(const PluginConfig& cfg, const UserOptions& opts,
 TaskTuning plan_task(const TaskView& task, const PluginConfig& cfg, const UserOptions& opts,
                      const ProfileSet& profiles);
 
-// The one line --stoker-verbose prints per rank: the plan, what it was planned
-// from, the binding outcome and the planner's reasons.
+// What --stoker-verbose prints per rank: one line with the plan, what it was planned
+// from, the binding outcome and the planner's reasons; reasons that would make the line
+// longer than kMaxVerboseLine bytes continue on lines "stoker: rank N reasons: ...".
+inline constexpr size_t kMaxVerboseLine = 1000;
 std::string describe(const TaskView& task, const TaskTuning& t, const std::string& binding);
 
 }  // namespace stoker::spank

@@ -114,9 +114,9 @@ std::string plan_line(const Plan& p) {
   char budget[32];
   std::snprintf(budget, sizeof budget, "%.0f MiB", static_cast<double>(p.mem_budget) / (1 << 20));
   return "cpus " + p.cpus.to_string() + " workers " + std::to_string(p.workers) + " (cpus " +
-         p.worker_cpus.to_string() + ") prefetch " + std::to_string(p.prefetch) + " budget " +
-         budget + " gpu " + (p.gpu.empty() ? "none" : p.gpu) + " pin " +
-         (p.pin_memory ? "yes" : "no");
+         p.worker_cpus.to_string() + ") prefetch " + std::to_string(p.prefetch) + " (up to " +
+         std::to_string(p.prefetch_max) + ") budget " + budget + " gpu " +
+         (p.gpu.empty() ? "none" : p.gpu) + " pin " + (p.pin_memory ? "yes" : "no");
 }
 
 // GPU resources of the run: the current device and the stream every step's work runs on.
@@ -157,17 +157,13 @@ void say(const std::string& line) {
   std::fflush(stdout);
 }
 
-}  // namespace
-
-void run(const TrainOptions& o, WorldInfo& world) {
+// Step 1: the world and the data, checked: every rank must be able to take a step.
+Dataset checked_data(const TrainOptions& o, WorldInfo& world) {
   try {
     world = detect_world();
   } catch (const Error& e) {
     throw Error(launcher_rank(), std::string("MPI initialisation failed: ") + e.what());
   }
-  const bool leader = world.rank == 0;
-  const std::string me = rank_of(world);
-
   Dataset data = open_dataset(o);
   const uint64_t global_batch = o.batch_size * world.world_size;
   if (o.batch_size == 0) throw Error("--batch-size", "is 0", "give 1 or more samples per rank");
@@ -179,9 +175,12 @@ void run(const TrainOptions& o, WorldInfo& world) {
                     " ranks = " + std::to_string(global_batch) + "): no rank could take a step",
                 "use a smaller --batch-size, fewer ranks, or more data");
   }
+  return data;
+}
 
-  // The plugin's plan when it tuned this task; else one computed here, for this rank's
-  // place among the ranks on its node as the launcher (MPI) says.
+// Step 2: the plugin's plan when it tuned this task; else one computed here, for this
+// rank's place among the ranks on its node as the launcher (MPI) says.
+Plan rank_plan(const TrainOptions& o, const WorldInfo& world, const Dataset& data) {
   Plan plan;
   std::string plan_source;
   if (std::optional<Plan> env = plan_from_process_env()) {
@@ -196,14 +195,16 @@ void run(const TrainOptions& o, WorldInfo& world) {
     plan = local.plan;
     plan_source = local.source + " (no plugin plan)";
   }
-  say(me + " (local " + std::to_string(world.local_rank) + "/" + std::to_string(world.local_size) +
-      ", host " + host_name() + ", world from " + world.source + "): plan from " + plan_source +
-      ": " + plan_line(plan));
+  say(rank_of(world) + " (local " + std::to_string(world.local_rank) + "/" +
+      std::to_string(world.local_size) + ", host " + host_name() + ", world from " + world.source +
+      "): plan from " + plan_source + ": " + plan_line(plan));
+  return plan;
+}
 
-  const DeviceChoice device = choose_device(plan, o.device, static_cast<int>(world.local_rank));
-  say(me + ": device " + device.note);
-  GpuContext gpu(device);
-
+// The factory takes the plan and world decided above; it fits the plan's depths to the
+// batch, makes the ranks agree and starts STOKER_METRICS.
+std::unique_ptr<Loader> make_loader(const TrainOptions& o, const WorldInfo& world,
+                                    const Dataset& data, const Plan& plan, bool gpu) {
   LoaderOptions lo;
   lo.batch_size = o.batch_size;
   lo.drop_last = true;  // every rank takes the same number of full steps
@@ -213,81 +214,143 @@ void run(const TrainOptions& o, WorldInfo& world) {
   lo.workers = o.workers;
   lo.prefetch = o.prefetch;
   lo.plan = plan;
-  if (device.gpu) {
+  if (gpu) {
     lo.pinner = make_host_pinner(plan);
 #if STOKER_HAVE_CUDA
-    lo.held_batches = DeviceFeeder::depth_for(plan) + 1;
+    lo.held_batches = DeviceFeeder::kDefaultDepth + 1;
 #endif
   }
-  Loader loader(data.source, data.transform, lo);
+  return Loader::for_this_process(data.source, data.transform, lo);
+}
+
+// What one rank's steps need.
+struct Step {
+  MathOps& ops;
+  StepInput& input;
+  Mlp& model;
+  GradReducer& reducer;
+  const Dataset& data;
+  float* feats;      // the token task's per-step features and targets
+  int64_t* targets;  // (the image task uses the batch as is)
+  float lr;
+};
+
+struct Totals {
+  uint64_t steps = 0, samples = 0;
+  double first_loss = 0, wait_s = 0;
+  std::deque<double> recent;  // the last losses, for a less noisy "last"
+};
+
+// Step 3: one epoch of steps (up to --max-steps in all); returns its (loss sum, steps).
+std::pair<double, uint64_t> train_epoch(const TrainOptions& o, Step& s, Totals& t) {
+  const size_t kRecent = 10;
+  double epoch_loss = 0;
+  uint64_t epoch_steps = 0;
+  while (!o.max_steps || t.steps < o.max_steps) {
+    const auto t0 = Clock::now();
+    std::optional<StepBatch> b = s.input.next();
+    t.wait_s += seconds(Clock::now() - t0);
+    if (!b) break;
+    const float* x = static_cast<const float*>(b->data);
+    const int64_t* labels = b->labels;
+    if (s.data.tokens) {
+      s.ops.bag_of_tokens(b->data, s.data.u32, b->size, s.data.seq_len, s.data.inputs, s.feats,
+                          s.targets);
+      x = s.feats;
+      labels = s.targets;
+    }
+    const float loss = s.model.forward_backward(x, labels, b->size);
+    s.reducer.mean(s.model.grads(), s.model.size());
+    s.model.step(s.lr);
+    s.input.done();
+    if (t.steps == 0) t.first_loss = loss;
+    t.recent.push_back(loss);
+    if (t.recent.size() > kRecent) t.recent.pop_front();
+    epoch_loss += loss;
+    ++epoch_steps;
+    ++t.steps;
+    t.samples += static_cast<uint64_t>(b->size);
+  }
+  return {epoch_loss, epoch_steps};
+}
+
+// Step 4: the run's figures over all ranks; the leader prints them.
+void report(const WorldInfo& world, const Totals& t, double elapsed_s, bool gpu) {
+  const double wall = max_over_ranks(world, elapsed_s);
+  const double share_mine = t.wait_s / std::max(1e-9, elapsed_s);
+  const double share_mean = mean_over_ranks(world, share_mine);
+  const double share_max = max_over_ranks(world, share_mine);
+  const double first = mean_over_ranks(world, t.first_loss);
+  const double last = mean_over_ranks(
+      world, t.recent.empty()
+                 ? 0.0
+                 : std::accumulate(t.recent.begin(), t.recent.end(), 0.0) / t.recent.size());
+  const double global_samples = static_cast<double>(t.samples) * world.world_size;
+  if (world.rank != 0) return;
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "done: %llu steps, %.0f samples in %.2f s = %.1f samples/s; loss first %.4f "
+                "last %.4f; input wait %.1f%% of step time (mean over ranks; max %.1f%%); "
+                "device %s",
+                static_cast<unsigned long long>(t.steps), global_samples, wall,
+                global_samples / std::max(1e-9, wall), first, last, 100 * share_mean,
+                100 * share_max, gpu ? "gpu" : "cpu");
+  say(line);
+}
+
+}  // namespace
+
+void run(const TrainOptions& o, WorldInfo& world) {
+  const Dataset data = checked_data(o, world);
+  const bool leader = world.rank == 0;
+  Plan plan = rank_plan(o, world, data);
+  const DeviceChoice device = choose_device(plan, o.device, static_cast<int>(world.local_rank));
+  say(rank_of(world) + ": device " + device.note);
+  GpuContext gpu(device);
+  std::unique_ptr<Loader> loader = make_loader(o, world, data, plan, device.gpu);
 
   std::unique_ptr<MathOps> ops;
   std::unique_ptr<StepInput> input;
 #if STOKER_HAVE_CUDA
   if (device.gpu) {
     ops = make_cuda_ops(device.device, plan.gpu, gpu.stream);
-    input = device_input(loader, gpu.stream);
+    input = device_input(*loader, gpu.stream);
   }
 #endif
   if (!ops) {
     ops = make_cpu_ops();
-    input = host_input(loader);
+    input = host_input(*loader);
   }
   const MlpShape shape{data.inputs, o.hidden, data.classes};
   Mlp model(*ops, shape, static_cast<int>(o.batch_size), o.seed);
   std::unique_ptr<GradReducer> reducer =
       make_grad_reducer(world, ReduceTarget{ops.get(), device.gpu, gpu.stream});
-
-  // The token task's per-step features and targets (the image task uses the batch as is).
-  float* feats = data.tokens ? ops->alloc(o.batch_size * data.inputs) : nullptr;
-  int64_t* targets = data.tokens ? ops->alloc_i64(o.batch_size) : nullptr;
-
   // The token task's inputs are sparse and small: it wants a larger step than pixels.
-  const float lr = o.lr > 0 ? o.lr : (data.tokens ? 0.5f : 0.05f);
-  const uint64_t steps_per_epoch = loader.batches_per_epoch();
+  Step step{*ops,
+            *input,
+            model,
+            *reducer,
+            data,
+            data.tokens ? ops->alloc(o.batch_size * data.inputs) : nullptr,
+            data.tokens ? ops->alloc_i64(o.batch_size) : nullptr,
+            o.lr > 0 ? o.lr : (data.tokens ? 0.5f : 0.05f)};
+  const uint64_t global_batch = o.batch_size * world.world_size;
   if (leader) {
     say("data " + data.describe + "; model " + shape.describe() + " (" +
         std::to_string(shape.params()) + " parameters); global batch " +
         std::to_string(global_batch) + " (" + std::to_string(o.batch_size) + " x " +
-        std::to_string(world.world_size) + " ranks); " + std::to_string(steps_per_epoch) +
-        " steps per epoch; lr " + number(lr) + "; gradients: " + reducer->describe());
+        std::to_string(world.world_size) + " ranks); " +
+        std::to_string(loader->batches_per_epoch()) + " steps per epoch; lr " + number(step.lr) +
+        "; gradients: " + reducer->describe());
   }
 
-  uint64_t steps = 0, samples = 0;
-  double first_loss = 0, wait_s = 0;
-  std::deque<double> recent;  // the last losses, for a less noisy "last"
-  const size_t kRecent = 10;
+  Totals totals;
   const auto start = Clock::now();
-  for (int epoch = 0; epoch < o.epochs && (!o.max_steps || steps < o.max_steps); ++epoch) {
-    loader.set_epoch(static_cast<uint64_t>(epoch));
-    loader.start_epoch();  // collective under MPI: every rank starts the epoch together
-    double epoch_loss = 0;
-    uint64_t epoch_steps = 0;
+  for (int epoch = 0; epoch < o.epochs && (!o.max_steps || totals.steps < o.max_steps); ++epoch) {
+    loader->set_epoch(static_cast<uint64_t>(epoch));
+    loader->start_epoch();  // collective under MPI: every rank starts the epoch together
     const auto epoch_start = Clock::now();
-    while (!o.max_steps || steps < o.max_steps) {
-      const auto t0 = Clock::now();
-      std::optional<StepBatch> b = input->next();
-      wait_s += seconds(Clock::now() - t0);
-      if (!b) break;
-      const float* x = static_cast<const float*>(b->data);
-      const int64_t* t = b->labels;
-      if (data.tokens) {
-        ops->bag_of_tokens(b->data, data.u32, b->size, data.seq_len, data.inputs, feats, targets);
-        x = feats;
-        t = targets;
-      }
-      const float loss = model.forward_backward(x, t, b->size);
-      reducer->mean(model.grads(), model.size());
-      model.step(lr);
-      input->done();
-      if (steps == 0) first_loss = loss;
-      recent.push_back(loss);
-      if (recent.size() > kRecent) recent.pop_front();
-      epoch_loss += loss;
-      ++epoch_steps;
-      ++steps;
-      samples += static_cast<uint64_t>(b->size);
-    }
+    const auto [epoch_loss, epoch_steps] = train_epoch(o, step, totals);
     gpu.synchronize();
     const double mean = mean_over_ranks(world, epoch_steps ? epoch_loss / epoch_steps : 0.0);
     const double rate = static_cast<double>(epoch_steps * global_batch) /
@@ -300,27 +363,9 @@ void run(const TrainOptions& o, WorldInfo& world) {
     }
   }
   gpu.synchronize();
-  const double wall = max_over_ranks(world, seconds(Clock::now() - start));
-  const double share_mine = wait_s / std::max(1e-9, seconds(Clock::now() - start));
-  const double share_mean = mean_over_ranks(world, share_mine);
-  const double share_max = max_over_ranks(world, share_mine);
-  const double first = mean_over_ranks(world, first_loss);
-  const double last = mean_over_ranks(
-      world,
-      recent.empty() ? 0.0 : std::accumulate(recent.begin(), recent.end(), 0.0) / recent.size());
-  const double global_samples = static_cast<double>(samples) * world.world_size;
-  if (ops && feats) ops->free(feats);
-  if (ops && targets) ops->free_i64(targets);
-  if (!leader) return;
-  char line[400];
-  std::snprintf(line, sizeof line,
-                "done: %llu steps, %.0f samples in %.2f s = %.1f samples/s; loss first %.4f "
-                "last %.4f; input wait %.1f%% of step time (mean over ranks; max %.1f%%); "
-                "device %s",
-                static_cast<unsigned long long>(steps), global_samples, wall,
-                global_samples / std::max(1e-9, wall), first, last, 100 * share_mean,
-                100 * share_max, device.gpu ? "gpu" : "cpu");
-  say(line);
+  report(world, totals, seconds(Clock::now() - start), device.gpu);
+  if (step.feats) ops->free(step.feats);
+  if (step.targets) ops->free_i64(step.targets);
 }
 
 }  // namespace stoker::train

@@ -6,11 +6,11 @@
 #include "command.hpp"
 #include "plan_list.hpp"
 #include "plan_whatif.hpp"
-#include "stoker/plan/values.hpp"
 #include "stoker/error.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/plan/user_options.hpp"
+#include "stoker/plan/values.hpp"
 
 namespace stoker::cli {
 
@@ -88,6 +88,7 @@ nlohmann::json to_json(const LocalPlan& lp) {
           {"numa", p.numa},
           {"workers", p.workers},
           {"prefetch", p.prefetch},
+          {"prefetch_max", p.prefetch_max},
           {"mem_budget", p.mem_budget},
           {"batch_bytes", p.batch_bytes},
           {"pin_memory", p.pin_memory},
@@ -122,8 +123,10 @@ void print_human(const LocalPlan& lp) {
       {"worker cpus", or_dash(p.worker_cpus.to_string())},
       {"numa", list(p.numa)},
       {"workers", std::to_string(p.workers)},
-      {"prefetch",
-       std::to_string(p.prefetch) + " batches of " + values::format_bytes(p.batch_bytes)},
+      {"prefetch", std::to_string(p.prefetch) + " batches of " +
+                       values::format_bytes(p.batch_bytes) + ", up to " +
+                       std::to_string(p.prefetch_max) +
+                       (p.prefetch_max == p.prefetch ? " (fixed)" : " (the controller's room)")},
       {"mem budget", values::format_bytes(p.mem_budget)},
       {"pin memory", p.pin_memory ? "yes" : "no"},
       {"stream", p.stream ? "yes, shuffle buffer " + std::to_string(p.shuffle_buffer) : "no"},

@@ -82,6 +82,7 @@ std::vector<Cell> cells(const NodePlans& node, const LocalPlan& lp) {
           {"nics", "nics", list_or_dash(p.nics), p.nics},
           {"workers", "workers", std::to_string(p.workers), p.workers},
           {"prefetch", "prefetch", std::to_string(p.prefetch), p.prefetch},
+          {"up to", "prefetch_max", std::to_string(p.prefetch_max), p.prefetch_max},
           {"budget", "mem_budget", values::format_bytes(p.mem_budget), p.mem_budget}};
 }
 

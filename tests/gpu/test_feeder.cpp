@@ -20,7 +20,7 @@ TEST(Feeder, DeliversEveryBatchIntactOnTheDevice) {
   auto src = std::make_shared<TokenFileSource>(test::write_tokens(dir, 200 * seq + 1), seq);
   Plan plan = test::gpu_test_plan(bus, 4, 256ull << 20);
   Loader loader(src, std::make_shared<CopyTransform>(src->spec()),
-                test::gpu_loader_options(plan, 16, DeviceFeeder::depth_for(plan) + 1));
+                test::gpu_loader_options(plan, 16, DeviceFeeder::kDefaultDepth + 1));
   DeviceFeeder feeder(loader);
   EXPECT_TRUE(feeder.stats().host_pinned) << loader.stats().summary();
   std::vector<uint16_t> host;
@@ -86,7 +86,7 @@ TEST(Feeder, BandwidthIsAtLeast90PercentOfAPlainPinnedCopy) {
       std::make_shared<TokenFileSource>(test::write_tokens(dir, batches * batch * seq + 1), seq);
   Plan plan = test::gpu_test_plan(bus, 4, 1ull << 30);
   Loader loader(src, std::make_shared<CopyTransform>(src->spec()),
-                test::gpu_loader_options(plan, batch, DeviceFeeder::depth_for(plan) + 1));
+                test::gpu_loader_options(plan, batch, DeviceFeeder::kDefaultDepth + 1));
   DeviceFeeder feeder(loader);
   ASSERT_TRUE(feeder.stats().host_pinned) << loader.stats().summary();
   loader.start_epoch();

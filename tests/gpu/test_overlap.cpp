@@ -37,7 +37,7 @@ TEST(Feeder, CopiesOverlapCompute) {
   // A ring deep enough for the whole epoch, filled before timing: the test measures the
   // feeder's copies against compute, not the host's reading.
   Plan plan = test::gpu_test_plan(bus, n, 2ull << 30);
-  LoaderOptions lo = test::gpu_loader_options(plan, batch, DeviceFeeder::depth_for(plan) + 1);
+  LoaderOptions lo = test::gpu_loader_options(plan, batch, DeviceFeeder::kDefaultDepth + 1);
   lo.adaptive = false;
   lo.max_depth = n;
   Loader loader(src, std::make_shared<CopyTransform>(src->spec()), lo);

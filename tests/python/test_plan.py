@@ -21,6 +21,26 @@ def env_plan(**changes):
     return env
 
 
+class PrefetchContract(unittest.TestCase):
+    def test_limits_come_from_the_cpp_header(self):
+        from stoker import _stoker
+
+        self.assertEqual(_stoker.limits["max_prefetch"], 4096)
+        self.assertEqual(_stoker.limits["max_workers"], 1024)
+        p = stoker.plan(environ={})
+        self.assertLessEqual(p.prefetch, p.prefetch_max)
+        self.assertLessEqual(p.prefetch_max, _stoker.limits["max_prefetch"])
+        self.assertTrue(p.reason("prefetch_max"))
+
+    def test_prefetch_max_is_read_from_the_environment(self):
+        p = stoker.plan(environ=env_plan(STOKER_PREFETCH="3", STOKER_PREFETCH_MAX="3"))
+        self.assertEqual((p.prefetch, p.prefetch_max), (3, 3))
+        self.assertEqual(p.to_env()["STOKER_PREFETCH_MAX"], "3")
+        with self.assertRaises(ValueError) as ctx:  # below STOKER_PREFETCH
+            stoker.plan(environ=env_plan(STOKER_PREFETCH="5", STOKER_PREFETCH_MAX="4"))
+        self.assertIn("STOKER_PREFETCH_MAX", str(ctx.exception))
+
+
 class ComputedPlan(unittest.TestCase):
     def test_fields_describe_this_process(self):
         p = stoker.plan(environ={})
@@ -43,7 +63,8 @@ class ComputedPlan(unittest.TestCase):
     def test_repr_is_readable(self):
         p = stoker.plan(environ={})
         text = repr(p)
-        for word in ("stoker.Plan(", "workers=", "prefetch=", "worker_cpus=", "mem_budget=",
+        for word in ("stoker.Plan(", "workers=", "prefetch=", "prefetch_max=", "worker_cpus=",
+                     "mem_budget=",
                      "reasons:", p.reason("workers").split(";")[0]):
             self.assertIn(word, text)
 
@@ -53,8 +74,8 @@ class EnvironmentPlan(unittest.TestCase):
         computed = stoker.plan(environ={})
         p = stoker.plan(environ=env_plan())
         self.assertEqual(p.source, "the STOKER_* environment")
-        for field in ("cpus", "main_cpus", "worker_cpus", "workers", "prefetch", "mem_budget",
-                      "gpu", "nics", "profile", "pin_memory", "numa"):
+        for field in ("cpus", "main_cpus", "worker_cpus", "workers", "prefetch", "prefetch_max",
+                      "mem_budget", "gpu", "nics", "profile", "pin_memory", "numa"):
             self.assertEqual(getattr(p, field), getattr(computed, field), field)
 
     def test_plugin_values_are_taken_as_given(self):
@@ -64,7 +85,8 @@ class EnvironmentPlan(unittest.TestCase):
 
     def test_garbled_variable_is_a_value_error_naming_it(self):
         for name, value in (("STOKER_WORKERS", "many"), ("STOKER_CPUS", "0-x"),
-                            ("STOKER_MEM_BUDGET", "-5"), ("STOKER_PLAN_VERSION", "99")):
+                            ("STOKER_MEM_BUDGET", "-5"), ("STOKER_PLAN_VERSION", "99"),
+                            ("STOKER_PREFETCH_MAX", "0")):
             with self.subTest(name=name):
                 with self.assertRaises(ValueError) as ctx:
                     stoker.plan(environ=env_plan(**{name: value}))
@@ -101,17 +123,23 @@ class DataLoaderKwargs(unittest.TestCase):
 
     def test_prefetch_is_per_worker_and_rounded_up(self):
         for workers, prefetch, per_worker in ((1, 2, 2), (3, 7, 3), (4, 4, 1), (4, 1, 1)):
-            kw = self.kwargs(STOKER_WORKERS=str(workers), STOKER_PREFETCH=str(prefetch))
+            env = dict(STOKER_WORKERS=str(workers), STOKER_PREFETCH=str(prefetch),
+                       STOKER_PREFETCH_MAX=str(max(prefetch, 8)))
+            kw = self.kwargs(**env)
             self.assertEqual(kw["num_workers"], workers)
             self.assertEqual(kw["prefetch_factor"], per_worker)
             self.assertEqual(kw["prefetch_factor"], max(1, math.ceil(prefetch / workers)))
             self.assertIs(kw["persistent_workers"], True)
+            plan = stoker.plan(environ=env_plan(**env))
+            self.assertEqual(plan.torch_prefetch_factor(), per_worker)
 
-    def test_worker_shares_follow_the_loader_split(self):
-        kw = self.kwargs(STOKER_WORKERS="2", STOKER_WORKER_CPUS="0-1")
+    def test_worker_shares_follow_the_loader_rule(self):
+        kw = self.kwargs(STOKER_WORKERS="2", STOKER_CPUS="0-1", STOKER_WORKER_CPUS="0-1")
         self.assertEqual(kw["worker_init_fn"].shares, [[0], [1]])
-        kw = self.kwargs(STOKER_WORKERS="3", STOKER_WORKER_CPUS="1")
-        self.assertEqual(kw["worker_init_fn"].shares, [[1], [1], [1]])
+        # More workers than worker CPUs: they spread over the rank's CPUs, as in the loader.
+        kw = self.kwargs(STOKER_WORKERS="3", STOKER_CPUS="0-1", STOKER_MAIN_CPUS="0",
+                         STOKER_WORKER_CPUS="1")
+        self.assertEqual(kw["worker_init_fn"].shares, [[1], [0], [1]])
 
     def test_pin_memory_only_with_a_gpu(self):
         self.assertIs(self.kwargs(STOKER_GPU="", STOKER_PIN_MEMORY="1")["pin_memory"], False)

@@ -24,7 +24,7 @@ class PyLoader {
  public:
   explicit PyLoader(LoaderParts parts) : parts_(std::move(parts)) {
     py::gil_scoped_release nogil;  // starting the workers may take a moment
-    loader_ = std::make_unique<Loader>(parts_.source, parts_.transform, parts_.options);
+    loader_ = Loader::for_this_process(parts_.source, parts_.transform, parts_.options);
   }
 
   // The next batch as views, or None at the end of the epoch.
@@ -147,6 +147,9 @@ void bind_loader(py::module_& m) {
           "depth", [](PyLoader& l) { return l.locked([](Loader& x) { return x.depth(); }); })
       .def_property_readonly(
           "plan", [](PyLoader& l) { return l.locked([](Loader& x) { return x.plan(); }); })
+      .def_property_readonly(
+          "plan_source",
+          [](PyLoader& l) { return l.locked([](Loader& x) { return x.plan_source(); }); })
       .def_property_readonly(
           "spec", [](PyLoader& l) { return l.locked([](Loader& x) { return spec_of(x.spec()); }); })
       .def_property_readonly("dataset_size", [](PyLoader& l) { return l.parts().source->size(); })

@@ -8,8 +8,9 @@
 #include <string>
 
 #include "bindings.hpp"
-#include "loader/worker_pool.hpp"
 #include "stoker/error.hpp"
+#include "stoker/loader/worker_shares.hpp"
+#include "stoker/plan/limits.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/plan.hpp"
 #include "stoker/plan/plan_env.hpp"
@@ -43,6 +44,22 @@ Env env_of(const Plan& plan) {
   return env;
 }
 
+std::vector<std::vector<int>> lists_of(const std::vector<CpuSet>& shares) {
+  std::vector<std::vector<int>> out;
+  for (const CpuSet& share : shares) out.push_back(share.list());
+  return out;
+}
+
+// The bounds and the default depth of stoker/plan/limits.hpp, for the Python layer's checks.
+py::dict limits_dict() {
+  py::dict d;
+  d["max_workers"] = limits::kMaxWorkers;
+  d["max_prefetch"] = limits::kMaxPrefetch;
+  d["default_prefetch"] = limits::kDefaultPrefetch;
+  d["max_shuffle_buffer"] = limits::kMaxShuffleBuffer;
+  return d;
+}
+
 py::list reasons_of(const Plan& plan) {
   py::list out;
   for (const Reason& r : plan.reasons) out.append(py::make_tuple(r.field, r.text));
@@ -65,6 +82,7 @@ void bind_plan(py::module_& m) {
       .def_readonly("numa", &Plan::numa)
       .def_readonly("workers", &Plan::workers)
       .def_readonly("prefetch", &Plan::prefetch)
+      .def_readonly("prefetch_max", &Plan::prefetch_max)
       .def_readonly("mem_budget", &Plan::mem_budget)
       .def_readonly("batch_bytes", &Plan::batch_bytes)
       .def_readonly("pin_memory", &Plan::pin_memory)
@@ -87,13 +105,15 @@ void bind_plan(py::module_& m) {
   m.def(
       "split_cpus",
       [](const std::string& cpus, int n) {
-        std::vector<std::vector<int>> out;
-        for (const CpuSet& share : split_cpus(CpuSet::parse(cpus, "cpus"), n))
-          out.push_back(share.list());
-        return out;
+        return lists_of(split_cpus(CpuSet::parse(cpus, "cpus"), n));
       },
-      py::arg("cpus"), py::arg("n"),
-      "The CPU lists of n workers sharing `cpus`, split as the C++ loader splits them");
+      py::arg("cpus"), py::arg("n"), "The CPU lists of n equal shares of `cpus` (split_cpus)");
+  m.def(
+      "worker_shares", [](const Plan& plan, int n) { return lists_of(worker_shares(plan, n)); },
+      py::arg("plan"), py::arg("workers"),
+      "The CPU list of each of `workers` workers of `plan`, by the C++ loader's rule: the "
+      "plan's worker CPUs split; more workers than those spread over the rank's CPUs");
+  m.attr("limits") = limits_dict();
   m.def(
       "compute_plan",
       [] {

@@ -6,11 +6,12 @@ import warnings
 from . import _stoker
 from ._checks import (check_bool, check_choice, check_float, check_int, check_pair,
                       check_path)
-from ._plan import Plan, plan as _current_plan
+from ._plan import Plan
 
 __all__ = ["Loader"]
 
 _IMAGE_DTYPES = ("float32", "float16", "uint8")
+_LIMITS = _stoker.limits  # stoker/plan/limits.hpp: the bounds the C++ side checks too
 
 
 def _paths(name, value, what):
@@ -37,11 +38,14 @@ class Loader:
       drop_last         drop the last partial batch (and the uneven tail across ranks)
       world_size, rank  this rank's shard; both None: from MPI, RANK/WORLD_SIZE or
                         SLURM_PROCID/SLURM_NTASKS
-      workers, prefetch None: the plan's; else worker threads / starting prefetch depth
-      adaptive          let the prefetch depth change while running (max_depth caps it;
-                        0: 4 x the starting depth, from 8 to 64)
+      workers           None: the plan's; else worker threads (beyond the plan's worker
+                        CPUs they spread over the rank's CPUs: Plan.worker_shares)
+      prefetch          None: the plan's; else the starting depth in batches
+      max_depth         0: the plan's prefetch_max; else the most the depth may grow to
+      adaptive          let the prefetch depth move within [prefetch, max_depth] while
+                        running; False keeps it at prefetch
       held_batches      batches the consumer may keep alive beyond the ring
-      pin_threads       pin worker i to its share of plan.worker_cpus
+      pin_threads       pin worker i to its share (Plan.worker_shares)
       on_corrupt        'error' (stoker.Error naming the file) or 'skip' (leave it out: each
                         file is named once on stderr and counted in stats()['skipped'],
                         its path in stats()['skipped_files'])
@@ -51,7 +55,9 @@ class Loader:
                         shorter epoch); past it, stoker.Error
       shuffle_buffer    streamed shards: samples each rank holds to shuffle (None: the
                         plan's, the profile's ShuffleBuffer)
-      plan              a stoker.Plan; None: stoker.plan()
+      plan              a stoker.Plan; None: this process's (the plugin's STOKER_* plan, else
+                        one computed here for this batch size). Either way its depths are
+                        fitted to the batch and held_batches within its memory budget.
       to_device         None, or a torch device ('cuda', 'cuda:1'): batches arrive there.
                         ValueError when PyTorch has no such device.
       as_numpy          yield numpy arrays instead of torch tensors
@@ -70,7 +76,7 @@ class Loader:
         check_int("world_size", world_size, 1, allow_none=True)
         if world_size is not None:
             check_int("rank", rank, 0, world_size - 1)
-        self._plan = plan if plan is not None else _current_plan()
+        max_prefetch = _LIMITS["max_prefetch"]
         options = {
             "batch_size": check_int("batch_size", batch_size, 1),
             "shuffle": check_bool("shuffle", shuffle),
@@ -78,22 +84,25 @@ class Loader:
             "drop_last": check_bool("drop_last", drop_last),
             "world_size": world_size or 0,  # 0: detected by the C++ side
             "rank": rank or 0,
-            "workers": check_int("workers", workers, 1, 1024, allow_none=True),
-            "prefetch": check_int("prefetch", prefetch, 1, 4096, allow_none=True),
+            "workers": check_int("workers", workers, 1, _LIMITS["max_workers"],
+                                 allow_none=True),
+            "prefetch": check_int("prefetch", prefetch, 1, max_prefetch, allow_none=True),
             "adaptive": check_bool("adaptive", adaptive),
-            "max_depth": check_int("max_depth", max_depth, 0, 4096),
-            "held_batches": check_int("held_batches", held_batches, 1, 4096),
+            "max_depth": check_int("max_depth", max_depth, 0, max_prefetch),
+            "held_batches": check_int("held_batches", held_batches, 1, max_prefetch),
             "pin_threads": check_bool("pin_threads", pin_threads),
             "on_corrupt": check_choice("on_corrupt", on_corrupt, ("error", "skip")),
             "max_skip_fraction": check_float("max_skip_fraction", max_skip_fraction, 0.0, 1.0),
-            "shuffle_buffer": check_int("shuffle_buffer", shuffle_buffer, 1, 1 << 24,
-                                        allow_none=True) or 0,
-            "plan": self._plan._core,
+            "shuffle_buffer": check_int("shuffle_buffer", shuffle_buffer, 1,
+                                        _LIMITS["max_shuffle_buffer"], allow_none=True) or 0,
+            "plan": None if plan is None else plan._core,
         }
         self._as_numpy = check_bool("as_numpy", as_numpy)
         self._return_indices = check_bool("return_indices", return_indices)
         self._device = self._check_device(to_device)
-        self._core = _stoker._Loader(kind, source, options)
+        self._core = _stoker._Loader(kind, source, options)  # Loader::for_this_process
+        self._plan = Plan(self._core.plan, plan.source if plan is not None
+                          else self._core.plan_source)
         if not self._as_numpy:
             self._check_torch_dtype()
 
@@ -242,6 +251,8 @@ class Loader:
     # ---- properties ---------------------------------------------------------------------
     @property
     def plan(self):
+        """The stoker.Plan the loader runs: yours or this process's, its depths fitted to
+        the batch (prefetch, prefetch_max)."""
         return self._plan
 
     @property

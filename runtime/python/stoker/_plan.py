@@ -11,8 +11,8 @@ __all__ = ["Plan", "plan"]
 # The plan's fields, as the C++ side exposes them.
 _FIELDS = ("profile", "local_rank", "local_size", "cpus", "main_cpus", "worker_cpus",
            "cpu_list", "main_cpu_list", "worker_cpu_list", "numa", "workers", "prefetch",
-           "mem_budget", "batch_bytes", "pin_memory", "stream", "shuffle_buffer", "gpu", "nics",
-           "bind", "mem_bind", "reasons")
+           "prefetch_max", "mem_budget", "batch_bytes", "pin_memory", "stream", "shuffle_buffer",
+           "gpu", "nics", "bind", "mem_bind", "reasons")
 
 
 def _size(n):
@@ -40,20 +40,34 @@ class Plan:
         return dict(self._core.to_env())
 
     def worker_shares(self, workers=None):
-        """The CPU list of each of `workers` workers (default: the plan's), split as the
-        C++ loader splits them."""
+        """The CPU list of each of `workers` workers (default: the plan's), by the C++
+        loader's rule: the plan's worker CPUs split among them; more workers than worker
+        CPUs spread over all the rank's CPUs, one each, worker CPUs first."""
         n = self.workers if workers is None else workers
-        return _stoker.split_cpus(self.worker_cpus, n)
+        return _stoker.worker_shares(self._core, n)
+
+    def torch_prefetch_factor(self, workers=None):
+        """PyTorch's per-worker prefetch_factor for this plan and `workers` DataLoader
+        workers (default: the plan's): ceil(prefetch / workers), at least 1. The plan's
+        depth is for the whole rank and torch's is per worker, so the rank keeps
+        workers x factor batches in flight: the fewest at or above prefetch. torch cannot
+        grow its depth, so prefetch_max does not enter. The one conversion: used by
+        torch_dataloader_kwargs() and sbatch_templates/pytorch_ddp_train.py."""
+        n = self.workers if workers is None else int(workers)
+        if n < 1:
+            raise ValueError(f"workers={n}: torch's prefetch_factor needs 1 or more workers")
+        return max(1, math.ceil(self.prefetch / n))
 
     def torch_dataloader_kwargs(self, worker_init_fn=None):
         """Keyword arguments for torch.utils.data.DataLoader:
 
         num_workers        the plan's workers;
-        prefetch_factor    per worker: ceil(plan.prefetch / workers), at least 1 (the plan's
-                           depth is for the whole rank, torch's is per worker);
+        prefetch_factor    torch_prefetch_factor(): per worker, ceil(plan.prefetch /
+                           workers), at least 1 (the plan's depth is for the whole rank,
+                           torch's is per worker);
         persistent_workers True (workers live across epochs);
         pin_memory         True when the plan has a GPU and pins memory;
-        worker_init_fn     pins worker i to its share of worker_cpus and seeds random and
+        worker_init_fn     pins worker i to its share (worker_shares()) and seeds random and
                            numpy per worker, then calls `worker_init_fn` (yours) if given.
 
         With num_workers == 0 only num_workers and pin_memory are returned (torch refuses
@@ -63,7 +77,7 @@ class Plan:
         kwargs = {"num_workers": workers, "pin_memory": bool(self.gpu) and bool(self.pin_memory)}
         if workers == 0:
             return kwargs
-        kwargs["prefetch_factor"] = max(1, math.ceil(self.prefetch / workers))
+        kwargs["prefetch_factor"] = self.torch_prefetch_factor(workers)
         kwargs["persistent_workers"] = True
         kwargs["worker_init_fn"] = WorkerInit(self.worker_shares(workers), worker_init_fn)
         return kwargs
@@ -81,6 +95,7 @@ class Plan:
             f"  cpus={self.cpus!r}, main_cpus={self.main_cpus!r}, "
             f"worker_cpus={self.worker_cpus!r}, numa={self.numa!r},",
             f"  workers={self.workers}, prefetch={self.prefetch}, "
+            f"prefetch_max={self.prefetch_max}, "
             f"mem_budget={self.mem_budget} ({_size(self.mem_budget)}), "
             f"pin_memory={self.pin_memory}, gpu={gpu}, nics={self.nics!r}",
         ]

@@ -75,10 +75,6 @@ void DeviceBatch::release(void* consumer_stream) {
 
 // ---- DeviceFeeder
 
-int DeviceFeeder::depth_for(const Plan& plan) {
-  return std::clamp(plan.prefetch, 2, 4);
-}
-
 DeviceFeeder::DeviceFeeder(Loader& loader, DeviceFeederOptions options) : loader_(loader) {
   const Plan& plan = loader.plan();
   if (plan.gpu.empty()) {
@@ -89,7 +85,7 @@ DeviceFeeder::DeviceFeeder(Loader& loader, DeviceFeederOptions options) : loader
   if (!gpu.usable) {
     throw Error("STOKER_GPU=" + plan.gpu, gpu.why, "use the loader's host batches (CPU path)");
   }
-  const int depth = options.depth ? options.depth : depth_for(plan);
+  const int depth = options.depth ? options.depth : kDefaultDepth;
   if (depth < 2) {
     throw Error("DeviceFeederOptions::depth",
                 "is " + std::to_string(depth) + "; copies overlap compute only with 2 or more",

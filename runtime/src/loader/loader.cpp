@@ -12,6 +12,8 @@
 #include "stoker/error.hpp"
 #include "stoker/loader/metrics.hpp"
 #include "stoker/loader/shard_stream.hpp"
+#include "stoker/loader/worker_shares.hpp"
+#include "stoker/plan/limits.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "topology/process_hwloc.hpp"
 
@@ -64,51 +66,29 @@ std::string bytes_text(uint64_t n) {
   return std::to_string(n) + " bytes";
 }
 
-// How many slots the arena gets and how deep the ring may grow, within the budget.
-LoaderCore::Setup size_ring(LoaderCore::Setup s) {
-  const LoaderOptions& o = s.options;
-  const Plan& plan = *o.plan;
-  const uint64_t slot = BatchArena::slot_bytes_for(o.batch_size, s.spec.bytes());
-  const int initial = o.prefetch > 0 ? o.prefetch : std::max(plan.prefetch, 1);
-  int held = std::max(o.held_batches, 1);
-  // Room to grow without reserving (and touching) the whole budget up front.
-  int max_depth = o.max_depth > 0 ? o.max_depth : std::clamp(4 * initial, 8, 64);
-  if (plan.mem_budget > 0) {
-    const uint64_t fit = plan.mem_budget / slot;
-    if (fit < 2) {
-      throw Error("batch size",
-                  "a batch of " + std::to_string(o.batch_size) + " samples x " +
-                      bytes_text(s.spec.bytes()) + " (a slot of " + bytes_text(slot) +
-                      ") fits fewer than 2 times in the plan's memory budget of " +
-                      bytes_text(plan.mem_budget),
-                  "lower the batch size or raise the budget (STOKER_MEM_BUDGET, the "
-                  "profile's MemShare)");
-    }
-    held = static_cast<int>(std::min<uint64_t>(held, fit - 1));
-    max_depth = static_cast<int>(std::min<uint64_t>(max_depth, fit - held));
-  } else {
-    max_depth = std::min(max_depth, initial);  // no budget known: never grow
+// The checks both ways in share; returns the transform's output sample.
+SampleSpec checked_spec(const std::shared_ptr<const Source>& source,
+                        const std::shared_ptr<const Transform>& transform,
+                        const LoaderOptions& options) {
+  if (!source) throw Error("loader source", "no source given");
+  if (!transform) {
+    throw Error("loader transform", "no transform given",
+                "pass a CopyTransform with the source's spec for raw samples");
   }
-  s.slots = max_depth + held;
-  s.controller.initial_depth = initial;
-  s.controller.min_depth = std::min(2, max_depth);
-  s.controller.max_depth = max_depth;
-  s.controller.batch_bytes = slot;
-  s.controller.mem_budget = plan.mem_budget;
-  return s;
+  if (options.batch_size == 0) throw Error("batch size", "batch size 0", "use a batch size >= 1");
+  SampleSpec spec = transform->output_spec();
+  if (spec.bytes() == 0) {
+    throw Error(transform->describe(), "the transform's output sample has 0 bytes");
+  }
+  return spec;
 }
 
-DistributedSampler make_sampler(const Source& source, const LoaderOptions& o) {
+SamplerOptions sampler_options(const Source& source, const LoaderOptions& o) {
   SamplerOptions so;
   so.size = source.size();
   so.seed = o.seed;
   so.world_size = o.world_size;
   so.rank = o.rank;
-  if (o.world_size == 0) {
-    WorldInfo w = detect_world();
-    so.world_size = w.world_size;
-    so.rank = w.rank;
-  }
   so.shuffle = o.shuffle;
   so.drop_last = o.drop_last;
   so.fingerprint = source.fingerprint();
@@ -118,17 +98,74 @@ DistributedSampler make_sampler(const Source& source, const LoaderOptions& o) {
     so.shuffle_buffer = o.shuffle_buffer > 0 ? o.shuffle_buffer : o.plan->shuffle_buffer;
   }
   if (so.size == 0) throw Error(source.describe(), "the dataset has no samples");
-  so.seed = agree_on_epoch(so, 0);  // rank 0's seed under MPI
-  return DistributedSampler(so);
+  return so;
 }
 
-void check_worker_cpus(const Plan& plan) {
+// `value` within [lo, limits::kMaxPrefetch], else an Error naming where it came from.
+int checked_depth(const std::string& what, int value, int lo) {
+  if (value < lo || value > limits::kMaxPrefetch) {
+    throw Error(what,
+                "is " + std::to_string(value) + ", outside " + std::to_string(lo) + ".." +
+                    std::to_string(limits::kMaxPrefetch),
+                "give a depth in batches within that range");
+  }
+  return value;
+}
+
+// The ring as the plan (or an explicit caller's options) says, taken as it is: it starts at
+// prefetch, the controller moves it within [prefetch, prefetch_max], and the arena holds
+// prefetch_max + held_batches slots. A ring that does not fit the plan's memory budget is
+// an error, never silently made shallower: Loader::for_this_process fits the plan to the
+// batch first (fit_prefetch).
+LoaderCore::Setup size_ring(LoaderCore::Setup s) {
+  const LoaderOptions& o = s.options;
+  const Plan& plan = *o.plan;
+  const int start = o.prefetch != 0 ? checked_depth("LoaderOptions::prefetch", o.prefetch, 1)
+                                    : checked_depth("the plan's prefetch", plan.prefetch, 1);
+  int max = o.max_depth != 0
+                ? checked_depth("LoaderOptions::max_depth", o.max_depth, start)
+                : checked_depth("the plan's prefetch_max", std::max(plan.prefetch_max, start), 1);
+  if (!o.adaptive) max = start;
+  const int held = checked_depth("LoaderOptions::held_batches", o.held_batches, 1);
+  const uint64_t slot = BatchArena::slot_bytes_for(o.batch_size, s.spec.bytes());
+  const uint64_t slots = static_cast<uint64_t>(max + held);
+  if (plan.mem_budget > 0 && slots * slot > plan.mem_budget) {
+    throw Error("batch size",
+                "a batch of " + std::to_string(o.batch_size) + " samples x " +
+                    bytes_text(s.spec.bytes()) + " (a slot of " + bytes_text(slot) + ") fits " +
+                    std::to_string(plan.mem_budget / slot) +
+                    " time(s) in the plan's memory budget of " + bytes_text(plan.mem_budget) +
+                    "; the loader needs " + std::to_string(slots) + " slots (a ring of up to " +
+                    std::to_string(max) + " batches + " + std::to_string(held) + " held)",
+                "lower the batch size, the depth (prefetch_max, LoaderOptions::max_depth) or "
+                "held_batches, or raise the budget (STOKER_MEM_BUDGET, the profile's MemShare)");
+  }
+  s.slots = static_cast<int>(slots);
+  s.controller.initial_depth = start;
+  s.controller.min_depth = start;
+  s.controller.max_depth = max;
+  return s;
+}
+
+int checked_workers(const LoaderOptions& o, const Plan& plan) {
+  const int workers = o.workers != 0 ? o.workers : plan.workers;
+  if (workers < 1 || workers > limits::kMaxWorkers) {
+    throw Error(
+        o.workers != 0 ? "LoaderOptions::workers" : "the plan's workers",
+        "is " + std::to_string(workers) + ", outside 1.." + std::to_string(limits::kMaxWorkers));
+  }
+  return workers;
+}
+
+void check_worker_cpus(const std::vector<CpuSet>& shares) {
+  CpuSet used;
+  for (const CpuSet& share : shares) used = used | share;
   const CpuSet allowed = process_allowed_cpus();
-  if (!plan.worker_cpus.is_subset_of(allowed)) {
+  if (!used.is_subset_of(allowed)) {
     throw Error("plan worker CPUs",
-                "CPUs " + (plan.worker_cpus - allowed).to_string() + " of the worker set " +
-                    plan.worker_cpus.to_string() +
-                    " are not available to this process (it may use " + allowed.to_string() + ")",
+                "CPUs " + (used - allowed).to_string() + " of the workers' CPUs " +
+                    used.to_string() + " are not available to this process (it may use " +
+                    allowed.to_string() + ")",
                 "use the plan made for this task (run under srun with the stoker plugin), or "
                 "a plan computed in this process");
   }
@@ -138,25 +175,18 @@ void check_worker_cpus(const Plan& plan) {
 
 Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Transform> transform,
                LoaderOptions options) {
-  if (!source) throw Error("loader source", "no source given");
-  if (!transform) {
-    throw Error("loader transform", "no transform given",
-                "pass a CopyTransform with the source's spec for raw samples");
+  const SampleSpec spec = checked_spec(source, transform, options);
+  if (!options.plan) {
+    throw Error("LoaderOptions::plan", "is not set",
+                "give the rank's plan, or build the loader with Loader::for_this_process");
   }
-  if (options.batch_size == 0) throw Error("batch size", "batch size 0", "use a batch size >= 1");
-  const SampleSpec spec = transform->output_spec();
-  if (spec.bytes() == 0) {
-    throw Error(transform->describe(), "the transform's output sample has 0 bytes");
+  if (options.world_size == 0) {
+    throw Error("LoaderOptions::world_size", "is 0",
+                "give the world (world_size and rank), or build the loader with "
+                "Loader::for_this_process");
   }
-  if (!options.plan) {  // this process's plan: the plugin's STOKER_* or computed here
-    PlanRequest request;
-    request.batch_bytes = options.batch_size * spec.bytes();
-    LocalPlan local = plan_this_process(request);
-    options.plan = std::move(local.plan);
-    notes_.push_back("plan from " + local.source);
-  }
-  const Plan plan = *options.plan;
-  DistributedSampler sampler = make_sampler(*source, options);
+  const Plan& plan = *options.plan;
+  DistributedSampler sampler(sampler_options(*source, options));
   const uint64_t batches = options.drop_last
                                ? sampler.length() / options.batch_size
                                : (sampler.length() + options.batch_size - 1) / options.batch_size;
@@ -167,12 +197,19 @@ Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Trans
                     std::to_string(options.batch_size) + " with drop_last",
                 "use a smaller batch, fewer ranks, or drop_last = false");
   }
-  if (options.pin_threads && !plan.worker_cpus.empty()) check_worker_cpus(plan);
-  const int workers = std::max(options.workers > 0 ? options.workers : plan.workers, 1);
-  std::vector<CpuSet> shares =
-      options.pin_threads ? split_cpus(plan.worker_cpus, workers) : std::vector<CpuSet>(workers);
-  if (options.pin_threads && plan.worker_cpus.empty()) {
-    notes_.push_back("workers not pinned: the plan names no worker CPUs");
+  const int workers = checked_workers(options, plan);
+  std::vector<CpuSet> shares(static_cast<size_t>(workers));
+  if (options.pin_threads) {
+    shares = worker_shares(plan, workers);
+    check_worker_cpus(shares);
+    if (plan.worker_cpus.empty()) {
+      notes_.push_back("workers not pinned: the plan names no worker CPUs");
+    } else if (workers > plan.worker_cpus.count() && plan.cpus != plan.worker_cpus) {
+      notes_.push_back(std::to_string(workers) + " workers > " +
+                       std::to_string(plan.worker_cpus.count()) + " worker CPU(s) " +
+                       plan.worker_cpus.to_string() + ": spread over the rank's CPUs " +
+                       plan.cpus.to_string());
+    }
   }
   if (sampler.options().shards) {
     notes_.push_back("streaming " + std::to_string(sampler.options().shards->size()) +
@@ -180,7 +217,7 @@ Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Trans
                      std::to_string(sampler.options().shuffle_buffer) + " samples");
   }
   LoaderCore::Setup setup =
-      size_ring({source, transform, spec, std::move(options), sampler, workers, 2, {}});
+      size_ring({source, transform, spec, std::move(options), sampler, workers, 0, {}});
   core_ = std::make_shared<LoaderCore>(std::move(setup));
   LoaderCore* core = core_.get();
   pool_ = std::make_unique<WorkerPool>(std::move(shares), [core](int w) { core->work(w); });
@@ -191,8 +228,6 @@ Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Trans
     }
     for (std::string& n : core_->pin_arena()) notes_.push_back(std::move(n));
     core_->open();
-    metrics_ =
-        MetricsWriter::from_environment([this] { return stats(); }, this->sampler().options().rank);
   } catch (...) {
     core_->stop();
     pool_.reset();
@@ -200,9 +235,43 @@ Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Trans
   }
 }
 
+std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> source,
+                                                 std::shared_ptr<const Transform> transform,
+                                                 LoaderOptions options) {
+  const SampleSpec spec = checked_spec(source, transform, options);
+  const uint64_t slot = BatchArena::slot_bytes_for(options.batch_size, spec.bytes());
+  std::string plan_source;
+  if (!options.plan) {  // the plugin's STOKER_* plan, or one computed for this batch
+    PlanRequest request;
+    request.batch_bytes = slot;
+    LocalPlan local = plan_this_process(request);
+    options.plan = std::move(local.plan);
+    plan_source = std::move(local.source);
+  }
+  // A plan from the environment assumed the profile's batch size: fit it to the real one.
+  if (options.plan->mem_budget > 0) fit_prefetch(*options.plan, slot, options.held_batches);
+  if (options.world_size == 0) {
+    const WorldInfo w = detect_world();
+    options.world_size = w.world_size;
+    options.rank = w.rank;
+  }
+  options.seed = agree_on_epoch(sampler_options(*source, options), 0);  // rank 0's under MPI
+  const uint64_t rank = options.rank;
+  auto loader =
+      std::make_unique<Loader>(std::move(source), std::move(transform), std::move(options));
+  if (!plan_source.empty()) {
+    loader->plan_source_ = plan_source;
+    loader->notes_.insert(loader->notes_.begin(), "plan from " + plan_source);
+  }
+  Loader* l = loader.get();
+  loader->metrics_ = MetricsWriter::from_environment([l] { return l->stats(); }, rank);
+  loader->summary_at_exit_ = verbose_from_environment();
+  return loader;
+}
+
 Loader::~Loader() {
   metrics_.reset();  // its thread calls stats(): stop it while the core is alive
-  if (verbose_from_environment())
+  if (summary_at_exit_)
     std::fprintf(stderr, "%s\n", summary_line(stats(), sampler().options().rank).c_str());
   core_->stop();
   pool_.reset();

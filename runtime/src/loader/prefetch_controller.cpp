@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "stoker/error.hpp"
 
@@ -32,22 +33,19 @@ std::string DepthChange::describe() const {
 }
 
 PrefetchController::PrefetchController(const ControllerConfig& config, uint64_t start_ns)
-    : config_(config) {
-  max_depth_ = config.max_depth;
-  if (config.mem_budget > 0 && config.batch_bytes > 0) {
-    uint64_t fit = config.mem_budget / config.batch_bytes;
-    max_depth_ = static_cast<int>(std::min<uint64_t>(fit, static_cast<uint64_t>(max_depth_)));
-  }
-  if (max_depth_ < 1) {
-    throw Error("prefetch controller",
-                "a batch of " + std::to_string(config.batch_bytes) +
-                    " bytes does not fit the memory budget of " +
-                    std::to_string(config.mem_budget) + " bytes (max depth " +
-                    std::to_string(config.max_depth) + ")",
-                "lower the batch size or raise the memory budget");
-  }
-  min_depth_ = std::clamp(config.min_depth, 1, max_depth_);
-  depth_ = std::clamp(config.initial_depth, min_depth_, max_depth_);
+    : config_(config), depth_(config.initial_depth) {
+  const auto check = [](const char* name, int value, int lo, int hi) {
+    if (value < lo || value > hi) {
+      throw Error(std::string("prefetch controller ") + name,
+                  "is " + std::to_string(value) + ", outside " + std::to_string(lo) + ".." +
+                      std::to_string(hi),
+                  "keep 1 <= min_depth <= initial_depth <= max_depth <= " +
+                      std::to_string(limits::kMaxPrefetch));
+    }
+  };
+  check("max_depth", config.max_depth, 1, limits::kMaxPrefetch);
+  check("min_depth", config.min_depth, 1, config.max_depth);
+  check("initial_depth", config.initial_depth, config.min_depth, config.max_depth);
   history_.reserve(kHistoryCapacity);
   history_.push_back({start_ns, 0, 0, depth_, DepthReason::Start, 0});
 }
@@ -66,12 +64,12 @@ int PrefetchController::observe(const PrefetchObservation& obs) {
   if (waited) {
     if (filled_ * 2 < since_change_) {
       ++producer_bound_waits_;  // more depth would not help: the producers are behind
-    } else if (depth_ < max_depth_) {
+    } else if (depth_ < config_.max_depth) {
       change(obs, depth_ + 1, DepthReason::ConsumerWaited);
       cooldown_ = static_cast<uint64_t>(depth_);
     }
   } else if (calm_streak_ >= static_cast<uint64_t>(std::max(config_.calm_batches, 1)) &&
-             depth_ > min_depth_) {
+             depth_ > config_.min_depth) {
     change(obs, depth_ - 1, DepthReason::NeverWaited);
   }
   return depth_;

@@ -1,4 +1,4 @@
-// A fixed set of persistent threads, each bound to its share of the worker CPUs before it
+// A fixed set of persistent threads, each bound to its share of CPUs (worker_shares) before it
 // runs its body. The pool knows nothing of batches: the body (the loader's worker loop)
 // decides when to return, and the destructor joins. Threads are created only here, once.
 #pragma once
@@ -9,18 +9,15 @@
 #include <thread>
 #include <vector>
 
+#include "stoker/loader/worker_shares.hpp"
 #include "stoker/plan/cpuset.hpp"
 
 namespace stoker {
 
-// Splits `cpus` into `n` shares: contiguous, as even as possible, when there are at least
-// n CPUs; one CPU each, reused round-robin, when there are fewer. Empty in -> empty shares.
-std::vector<CpuSet> split_cpus(const CpuSet& cpus, int n);
-
 class WorkerPool {
  public:
-  // Starts `shares.size()` threads. Thread i binds itself to shares[i] (when not empty;
-  // a failure is recorded, not thrown) and then runs body(i).
+  // Starts `shares.size()` threads. Thread i names itself "stoker-w<i>", binds itself to
+  // shares[i] (when not empty; a failure is recorded, not thrown) and then runs body(i).
   WorkerPool(std::vector<CpuSet> shares, std::function<void(int)> body);
   ~WorkerPool();  // joins: the owner must first make every body return
   WorkerPool(const WorkerPool&) = delete;

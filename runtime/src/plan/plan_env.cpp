@@ -3,8 +3,9 @@
 
 #include <cstdlib>
 
-#include "stoker/plan/values.hpp"
 #include "stoker/error.hpp"
+#include "stoker/plan/limits.hpp"
+#include "stoker/plan/values.hpp"
 
 namespace stoker {
 
@@ -81,6 +82,7 @@ EnvVars plan_to_env(const Plan& p) {
       {"STOKER_PROFILE", p.profile},
       {"STOKER_WORKERS", std::to_string(p.workers)},
       {"STOKER_PREFETCH", std::to_string(p.prefetch)},
+      {"STOKER_PREFETCH_MAX", std::to_string(p.prefetch_max)},
       {"STOKER_CPUS", p.cpus.to_string()},
       {"STOKER_MAIN_CPUS", p.main_cpus.to_string()},
       {"STOKER_WORKER_CPUS", p.worker_cpus.to_string()},
@@ -113,8 +115,10 @@ std::optional<Plan> plan_from_env(
   p.profile = env.required("STOKER_PROFILE");
   if (!values::valid_name(p.profile))
     Reader::garbled("STOKER_PROFILE", p.profile, "a profile name (letters, digits, '-', '_')");
-  p.workers = static_cast<int>(env.whole("STOKER_WORKERS", 1, 1 << 20));
-  p.prefetch = static_cast<int>(env.whole("STOKER_PREFETCH", 1, 1 << 20));
+  p.workers = static_cast<int>(env.whole("STOKER_WORKERS", 1, limits::kMaxWorkers));
+  p.prefetch = static_cast<int>(env.whole("STOKER_PREFETCH", 1, limits::kMaxPrefetch));
+  p.prefetch_max =
+      static_cast<int>(env.whole("STOKER_PREFETCH_MAX", p.prefetch, limits::kMaxPrefetch));
   p.cpus = env.cpus("STOKER_CPUS");
   p.main_cpus = env.cpus("STOKER_MAIN_CPUS");
   p.worker_cpus = env.cpus("STOKER_WORKER_CPUS");

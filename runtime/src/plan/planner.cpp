@@ -4,13 +4,17 @@
 #include <cmath>
 
 #include "plan/core_assignment.hpp"
-#include "plan/limits.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/plan/limits.hpp"
 #include "stoker/plan/plan.hpp"
+#include "stoker/plan/values.hpp"
 
 namespace stoker {
 
 namespace {
+
+// The controller's room above the starting depth (see Planner::depths).
+constexpr int kPrefetchGrowth = 4;
+constexpr int kMinPrefetchRoom = 8;
 
 using values::format_bytes;
 using values::format_fraction;
@@ -167,26 +171,43 @@ class Planner {
     why("workers", text);
   }
 
-  void memory() {
+  // The depths before the budget (README "Planner rules", 6). A requested depth is fixed:
+  // prefetch_max = prefetch. Otherwise the controller may grow the ring to prefetch_max,
+  // kPrefetchGrowth x the starting depth (at least kMinPrefetchRoom): the loader reserves
+  // and touches prefetch_max slots up front, so the room is bounded, not the whole budget.
+  void depths() {
     const Caps& caps = in_.caps;
-    const int hi = std::max(1, std::min(profile_.max_prefetch, caps.max_prefetch));
-    const int lo = std::min(profile_.min_prefetch, hi);
-    std::string text;
     if (in_.overrides.prefetch) {
-      int req = *in_.overrides.prefetch;
-      plan_.prefetch = std::clamp(req, 1, caps.max_prefetch);
-      text = "requested " + std::to_string(req);
+      const int req = *in_.overrides.prefetch;
+      plan_.prefetch = plan_.prefetch_max = std::clamp(req, 1, caps.max_prefetch);
+      std::string text = "requested " + std::to_string(req);
       if (plan_.prefetch != req)
         text += ", capped at MaxPrefetch=" + std::to_string(caps.max_prefetch);
-    } else {
-      int want = profile_.prefetch_per_worker * plan_.workers;
-      plan_.prefetch = std::clamp(want, lo, hi);
-      text = std::to_string(profile_.prefetch_per_worker) + " per worker x " +
-             std::to_string(plan_.workers) + " worker(s) = " + std::to_string(want);
-      if (want < lo) text += ", raised to MinPrefetch=" + std::to_string(lo);
-      if (want > hi) text += ", lowered to MaxPrefetch=" + std::to_string(hi);
+      why("prefetch", text);
+      why("prefetch_max", "= prefetch: a requested depth is fixed (no growth)");
+      return;
     }
+    const int hi = std::max(1, std::min(profile_.max_prefetch, caps.max_prefetch));
+    const int lo = std::min(profile_.min_prefetch, hi);
+    const int want = profile_.prefetch_per_worker * plan_.workers;
+    plan_.prefetch = std::clamp(want, lo, hi);
+    std::string text = std::to_string(profile_.prefetch_per_worker) + " per worker x " +
+                       std::to_string(plan_.workers) + " worker(s) = " + std::to_string(want);
+    if (want < lo) text += ", raised to MinPrefetch=" + std::to_string(lo);
+    if (want > hi) text += ", lowered to MaxPrefetch=" + std::to_string(hi);
+    why("prefetch", text);
 
+    const int room = std::max(kPrefetchGrowth * plan_.prefetch, kMinPrefetchRoom);
+    plan_.prefetch_max = std::min(room, hi);
+    text = "room to grow: " + std::to_string(kPrefetchGrowth) + " x prefetch " +
+           std::to_string(plan_.prefetch) + ", at least " + std::to_string(kMinPrefetchRoom) +
+           " = " + std::to_string(room);
+    if (room > hi) text += ", lowered to MaxPrefetch=" + std::to_string(hi);
+    why("prefetch_max", text);
+  }
+
+  void memory() {
+    const Caps& caps = in_.caps;
     double share = std::min(profile_.mem_share, caps.max_mem_share);
     plan_.mem_budget = static_cast<uint64_t>(std::floor(share * static_cast<double>(mem_limit_)));
     std::string budget = format_fraction(share) + " x memory limit " + format_bytes(mem_limit_) +
@@ -195,37 +216,34 @@ class Planner {
       budget += " (MemShare " + format_fraction(profile_.mem_share) + " capped by MaxMemShare)";
 
     std::string batch_why;
+    uint64_t batch = kDefaultBatchBytes;
     if (in_.batch_bytes_hint) {
-      plan_.batch_bytes = in_.batch_bytes_hint;
+      batch = in_.batch_bytes_hint;
       batch_why = "the caller's hint";
     } else if (profile_.batch_bytes) {
-      plan_.batch_bytes = profile_.batch_bytes;
+      batch = profile_.batch_bytes;
       batch_why = "the profile's BatchBytes";
     } else {
-      plan_.batch_bytes = kDefaultBatchBytes;
       batch_why = "assumed (no hint, no BatchBytes in the profile)";
     }
-    why("batch_bytes", format_bytes(plan_.batch_bytes) + " per batch: " + batch_why);
-
-    const uint64_t fit = plan_.mem_budget / plan_.batch_bytes;
-    if (fit == 0) {
+    why("batch_bytes", format_bytes(batch) + " per batch: " + batch_why);
+    depths();
+    if (!fit_prefetch(plan_, batch)) {
       // Not even one batch fits the share: the loader needs one batch to run at all, so
-      // the budget grows to exactly one batch (prefetch x batch <= budget still holds).
-      plan_.prefetch = 1;
-      plan_.mem_budget = plan_.batch_bytes;
-      text += "; lowered to 1: one batch (" + format_bytes(plan_.batch_bytes) +
-              ") exceeds the budget share";
-      budget += ", raised to one batch (" + format_bytes(plan_.batch_bytes) + ")";
-      if (plan_.batch_bytes > mem_limit_)
+      // the budget grows to exactly one batch (prefetch_max x batch <= budget still holds).
+      plan_.batch_bytes = batch;
+      plan_.prefetch = plan_.prefetch_max = 1;
+      plan_.mem_budget = batch;
+      const std::string one =
+          "lowered to 1: one batch (" + format_bytes(batch) + ") exceeds the budget share";
+      why("prefetch", one);
+      why("prefetch_max", one);
+      budget += ", raised to one batch (" + format_bytes(batch) + ")";
+      if (batch > mem_limit_)
         budget +=
             "; the batch is larger than the memory limit: expect the job to be killed, "
             "use smaller batches";
-    } else if (static_cast<uint64_t>(plan_.prefetch) > fit) {
-      plan_.prefetch = static_cast<int>(fit);
-      text += "; lowered to " + std::to_string(fit) + ": the budget holds " + std::to_string(fit) +
-              " batch(es) of " + format_bytes(plan_.batch_bytes);
     }
-    why("prefetch", text);
     why("mem_budget", budget);
   }
 

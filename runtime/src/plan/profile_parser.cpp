@@ -8,10 +8,10 @@
 #include <map>
 #include <vector>
 
-#include "plan/limits.hpp"
-#include "stoker/plan/values.hpp"
 #include "stoker/error.hpp"
+#include "stoker/plan/limits.hpp"
 #include "stoker/plan/profiles.hpp"
+#include "stoker/plan/values.hpp"
 
 namespace stoker {
 

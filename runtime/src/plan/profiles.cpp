@@ -6,9 +6,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "plan/limits.hpp"
-#include "stoker/plan/values.hpp"
 #include "stoker/error.hpp"
+#include "stoker/plan/limits.hpp"
+#include "stoker/plan/values.hpp"
 
 namespace stoker {
 

@@ -2,7 +2,7 @@
 // (sbatch/srun/salloc reject bad values at submit time) and `stoker plan`.
 #include "stoker/plan/user_options.hpp"
 
-#include "plan/limits.hpp"
+#include "stoker/plan/limits.hpp"
 #include "stoker/plan/values.hpp"
 
 namespace stoker {

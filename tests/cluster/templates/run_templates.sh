@@ -15,6 +15,8 @@
 #              so settings another test left behind do not leak into the templates.
 # Environment (optional):
 #   PYTHON                   the Python with torch for the DDP template (default /usr/bin/python3)
+#   STOKER_PYTHONPATH        where stoker's Python module is (build/python) when it is not
+#                            installed; the DDP template imports it
 #   STOKER_TEMPLATE_TIMEOUT  seconds each job may take (default 100)
 #
 # The cluster's GPUs are fake (gres on character devices): the GPU templates run the
@@ -107,11 +109,19 @@ started=$(date +%s)
 submit single single_node_multi_gpu.sbatch DATA="$work/images"
 submit multi multi_node.sbatch DATA="$work/images"
 submit cpu cpu_only.sbatch DATA="$work/tokens.bin"
-submit ddp pytorch_ddp.sbatch
+templates="single multi cpu ddp"
+# The DDP template imports stoker (its DataLoader settings come from stoker.plan()).
+export PYTHONPATH=${STOKER_PYTHONPATH:+$STOKER_PYTHONPATH${PYTHONPATH:+:}}${PYTHONPATH:-}
+if "$PYTHON" -c 'import stoker, torch' 2>/dev/null; then
+  submit ddp pytorch_ddp.sbatch
+else
+  echo "skip [ddp] $PYTHON cannot import stoker and torch (build the Python module, or set STOKER_PYTHONPATH)"
+  templates="single multi cpu"
+fi
 wait
 elapsed=$(( $(date +%s) - started ))
 
-for name in single multi cpu ddp; do
+for name in $templates; do
   rc=$(cat "$work/$name.rc" 2>/dev/null || echo missing)
   [ "$rc" = 0 ] || fail "$name" "sbatch --wait exited $rc (124: over ${timeout_s}s)"
 done
@@ -149,15 +159,17 @@ expect cpu err 2 '^stoker: rank [01] \(local 0/1\): profile=nlp '
 expect_learning cpu '^stoker_train: done:'
 
 # PyTorch DDP: four ranks from the plugin's RANK/WORLD_SIZE/MASTER_*, gloo on the CPU.
-expect ddp out 4 '^ddp: rank [0-3]/4 local [01] backend gloo device cpu DataLoader\(num_workers=[1-9]'
-expect ddp out 1 '^ddp: done: .* loss first .* backend gloo'
-expect ddp err 4 "$plugin_line"
-expect_learning ddp '^ddp: done:'
+if [ "${templates% ddp}" != "$templates" ]; then
+  expect ddp out 4 '^ddp: rank [0-3]/4 local [01] backend gloo device cpu DataLoader\(num_workers=[1-9]'
+  expect ddp out 1 '^ddp: done: .* loss first .* backend gloo'
+  expect ddp err 4 "$plugin_line"
+  expect_learning ddp '^ddp: done:'
+fi
 
 if [ "$failures" -gt 0 ]; then
   echo "templates: $failures check(s) failed (${elapsed}s)"
   exit 1
 fi
-echo "templates: all 4 templates passed on the local cluster in ${elapsed}s"
+echo "templates: all of $templates passed on the local cluster in ${elapsed}s"
 for name in single multi cpu; do grep -h '^stoker_train: done:' "$work/$name.out" | sed "s/^/  $name: /"; done
-grep -h '^ddp: done:' "$work/ddp.out" | sed 's/^/  ddp: /'
+if [ -f "$work/ddp.out" ]; then grep -h '^ddp: done:' "$work/ddp.out" | sed 's/^/  ddp: /'; fi

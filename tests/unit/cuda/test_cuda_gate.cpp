@@ -131,15 +131,6 @@ TEST(DeviceFeeder, RefusesWhenThePlansGpuIsNotUsable) {
   }
 }
 
-TEST(DeviceFeeder, DepthComesFromThePlanWithinTwoToFour) {
-  Plan p = test::test_plan(1);
-  for (auto [prefetch, depth] : {std::pair{1, 2}, {2, 2}, {3, 3}, {4, 4}, {16, 4}}) {
-    p.prefetch = prefetch;
-    EXPECT_EQ(DeviceFeeder::depth_for(p), depth) << "prefetch " << prefetch;
-  }
-  EXPECT_EQ(cuda_calls(), 0u);
-}
-
 #else
 
 TEST(PlanGpu, BuildWithoutCudaSaysSo) {

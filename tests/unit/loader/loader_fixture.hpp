@@ -5,24 +5,25 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "stoker/loader/copy_transform.hpp"
 #include "stoker/error.hpp"
+#include "stoker/loader/copy_transform.hpp"
 #include "stoker/loader/loader.hpp"
-#include "stoker/plan/plan.hpp"
 #include "stoker/loader/record_source.hpp"
 #include "stoker/loader/token_source.hpp"
+#include "stoker/plan/plan.hpp"
 #include "stoker/plan/topology.hpp"
 
 namespace stoker::test {
@@ -65,7 +66,8 @@ inline std::string write_tokens(const TempDir& dir, uint64_t tokens,
   return path;
 }
 
-// A plan for this process: every allowed CPU for the workers, NUMA node of CPU 0.
+// A plan for this process: every allowed CPU for the workers, NUMA node of CPU 0. The ring
+// may grow to 8 batches (or `prefetch`, when deeper), as an automatic plan's would.
 inline Plan test_plan(int workers, int prefetch = 2, uint64_t mem_budget = 64ull << 20) {
   Plan p;
   p.profile = "test";
@@ -74,6 +76,7 @@ inline Plan test_plan(int workers, int prefetch = 2, uint64_t mem_budget = 64ull
   p.main_cpus = p.cpus;
   p.workers = workers;
   p.prefetch = prefetch;
+  p.prefetch_max = std::max(prefetch, 8);
   p.mem_budget = mem_budget;
   p.numa = {0};
   return p;
@@ -89,6 +92,18 @@ inline LoaderOptions test_options(size_t batch, int workers, int prefetch = 2,
   o.plan = test_plan(workers, prefetch, budget);
   return o;
 }
+
+// A token file of `windows` windows of `seq_len` + 1 tokens, and the copy transform for it.
+struct TokenSetup {
+  TempDir dir;
+  std::shared_ptr<TokenFileSource> source;
+  std::shared_ptr<CopyTransform> copy;
+  explicit TokenSetup(uint64_t windows = 1000, uint64_t seq_len = 64) {
+    source = std::make_shared<TokenFileSource>(write_tokens(dir, windows * seq_len + 1), seq_len,
+                                               DType::U16);
+    copy = std::make_shared<CopyTransform>(source->spec());
+  }
+};
 
 // Checks that a token-window batch holds exactly the windows its indices name.
 inline void expect_windows(const Batch& b, uint64_t seq_len) {

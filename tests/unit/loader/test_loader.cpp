@@ -1,5 +1,6 @@
 // The loader end to end on real token and record files: order, epochs, prefetch of the
-// next epoch, persistent threads, early exits, failures, held batches and resume.
+// next epoch, persistent threads, early exits, failures, held batches and resume. The ring's
+// sizing and the two ways to build a loader are in test_loader_ring.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,21 +14,11 @@ using namespace stoker;
 using namespace std::chrono_literals;
 using stoker::test::error_of;
 using stoker::test::TempDir;
+using stoker::test::TokenSetup;
 
 namespace {
 
 constexpr uint64_t kSeqLen = 64;
-
-struct TokenSetup {
-  TempDir dir;
-  std::shared_ptr<TokenFileSource> source;
-  std::shared_ptr<CopyTransform> copy;
-  explicit TokenSetup(uint64_t windows = 1000) {
-    source = std::make_shared<TokenFileSource>(test::write_tokens(dir, windows * kSeqLen + 1),
-                                               kSeqLen, DType::U16);
-    copy = std::make_shared<CopyTransform>(source->spec());
-  }
-};
 
 // The indices the loader must deliver for an epoch, in order.
 std::vector<uint64_t> expected_order(const Loader& loader, uint64_t epoch) {
@@ -331,93 +322,6 @@ TEST(Loader, ResumeCoversTheEpochExactlyOnce) {
   EXPECT_EQ(loader.epoch(), 4u);
   EXPECT_EQ(loader.state().epoch, 4u);
   EXPECT_EQ(loader.state().consumed, 0u);
-}
-
-TEST(Loader, DepthGrowsWhenTheConsumerWaitsAndStaysInTheBudget) {
-  TokenSetup t(3000);
-  // One slow sample in 97 stalls its batch; the other workers run ahead and fill the ring.
-  auto bursty = std::make_shared<test::SlowCopy>(t.source->spec(), 97, 3ms);
-  const uint64_t slot = 2240;  // 16 x 130 data bytes -> 2112 (64-aligned), + 128 of labels
-  LoaderOptions o = test::test_options(16, 2, 2, 8 * slot);
-  Loader loader(t.source, bursty, o);
-  // On a machine busy with other work the workers may not get ahead within one epoch
-  // (then more depth would not help, and the controller rightly waits): allow three.
-  for (uint64_t e = 0; e < 3 && loader.stats().depth_history.size() < 2; ++e) {
-    loader.set_epoch(e);
-    for (Batch& b : loader) (void)b;
-  }
-  LoaderStats st = loader.stats();
-  EXPECT_EQ(st.slot_bytes, slot);
-  EXPECT_LE(st.arena_bytes, 8 * slot + 4096);
-  EXPECT_LE(static_cast<uint64_t>(st.max_depth + 2) * slot, 8 * slot);
-  ASSERT_GE(st.depth_history.size(), 2u) << st.summary();
-  int highest = 0;
-  for (const DepthChange& c : st.depth_history) {
-    highest = std::max(highest, c.to);
-    EXPECT_LE(c.to * slot, 8 * slot);
-  }
-  EXPECT_GT(highest, 2) << st.summary();
-  EXPECT_EQ(st.depth_history[1].reason, DepthReason::ConsumerWaited);
-}
-
-TEST(Loader, FixedDepthWhenNotAdaptive) {
-  TokenSetup t(1000);
-  auto bursty = std::make_shared<test::SlowCopy>(t.source->spec(), 97, 2ms);
-  LoaderOptions o = test::test_options(16, 2, 3);
-  o.adaptive = false;
-  Loader loader(t.source, bursty, o);
-  for (Batch& b : loader) (void)b;
-  EXPECT_EQ(loader.depth(), 3);
-  EXPECT_EQ(loader.stats().depth_history.size(), 1u);
-}
-
-TEST(Loader, ConstructionErrorsNameTheInput) {
-  TokenSetup t(100);
-  LoaderOptions o = test::test_options(0, 1);
-  EXPECT_EQ(error_of([&] { Loader(t.source, t.copy, o); }),
-            "batch size: batch size 0 (use a batch size >= 1)");
-
-  // A batch of 16 x 130 bytes (slot 2,240 bytes) does not fit twice in 4,000 bytes.
-  o = test::test_options(16, 1, 2, 4000);
-  EXPECT_EQ(error_of([&] { Loader(t.source, t.copy, o); }),
-            "batch size: a batch of 16 samples x 130 bytes (a slot of 2240 bytes) fits fewer "
-            "than 2 times in the plan's memory budget of 4000 bytes (lower the batch size or "
-            "raise the budget (STOKER_MEM_BUDGET, the profile's MemShare))");
-
-  o = test::test_options(16, 1);
-  o.plan->worker_cpus = CpuSet::from_list({4000, 4001});
-  std::string cpus = error_of([&] { Loader(t.source, t.copy, o); });
-  EXPECT_EQ(cpus.rfind("plan worker CPUs: CPUs 4000-4001 of the worker set 4000-4001 are not "
-                       "available to this process",
-                       0),
-            0u)
-      << cpus;
-
-  o = test::test_options(128, 1);
-  o.drop_last = true;
-  EXPECT_NE(error_of([&] {
-              Loader(t.source, t.copy, o);
-            }).find("gives this rank 100 of 100 samples, fewer than one batch of 128"),
-            std::string::npos);
-
-  auto wrong = std::make_shared<CopyTransform>(SampleSpec{DType::U8, {0}});
-  EXPECT_NE(error_of([&] { Loader(t.source, wrong, test::test_options(16, 1)); }).find("0 bytes"),
-            std::string::npos);
-}
-
-TEST(Loader, WithoutAPlanUsesThisProcesssPlan) {
-  TokenSetup t(100);
-  LoaderOptions o = test::test_options(16, 1);
-  o.plan.reset();
-  Loader loader(t.source, t.copy, o);
-  EXPECT_GE(loader.plan().workers, 1);
-  EXPECT_EQ(loader.stats().workers, loader.plan().workers);
-  uint64_t samples = 0;
-  for (Batch& b : loader) samples += b.size();
-  EXPECT_EQ(samples, 100u);
-  bool noted = false;
-  for (const std::string& n : loader.stats().notes) noted = noted || n.rfind("plan from ", 0) == 0;
-  EXPECT_TRUE(noted);
 }
 
 TEST(Loader, ShardsForTwoRanksAreDisjointAndComplete) {

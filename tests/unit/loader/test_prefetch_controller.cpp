@@ -8,13 +8,11 @@ using namespace stoker;
 
 namespace {
 
-ControllerConfig config(int initial, int max_depth, uint64_t budget = 0, uint64_t batch = 100) {
+ControllerConfig config(int initial, int max_depth, int min_depth = 2) {
   ControllerConfig c;
   c.initial_depth = initial;
-  c.min_depth = 2;
+  c.min_depth = min_depth;
   c.max_depth = max_depth;
-  c.batch_bytes = batch;
-  c.mem_budget = budget;
   c.calm_batches = 10;
   return c;
 }
@@ -28,10 +26,9 @@ PrefetchObservation calm(uint64_t t) {
 
 }  // namespace
 
-TEST(PrefetchController, StartsAtInitialDepthWithinBounds) {
+TEST(PrefetchController, StartsAtInitialDepth) {
   EXPECT_EQ(PrefetchController(config(4, 16)).depth(), 4);
-  EXPECT_EQ(PrefetchController(config(40, 16)).depth(), 16);
-  EXPECT_EQ(PrefetchController(config(0, 16)).depth(), 2);  // min_depth
+  EXPECT_EQ(PrefetchController(config(16, 16)).depth(), 16);
   PrefetchController c(config(4, 16), 77);
   ASSERT_EQ(c.history().size(), 1u);
   EXPECT_EQ(c.history()[0].reason, DepthReason::Start);
@@ -80,17 +77,21 @@ TEST(PrefetchController, AWaitLongerThanHalfATinyBatchCounts) {
   EXPECT_EQ(c.observe({0, 20'000, 10'000, 0, true}), 3);
 }
 
-TEST(PrefetchController, NeverExceedsMaxDepthOrBudget) {
-  // Budget 550 bytes / 100-byte batches: at most 5, below max_depth 16.
-  PrefetchController c(config(2, 16, 550, 100));
+TEST(PrefetchController, NeverExceedsMaxDepth) {
+  PrefetchController c(config(2, 5));
   EXPECT_EQ(c.max_depth(), 5);
   int depth = 0;
   for (uint64_t t = 0; t < 200; ++t) depth = c.observe(waited(t));
   EXPECT_EQ(depth, 5);
-  for (const DepthChange& ch : c.history()) EXPECT_LE(ch.to * 100u, 550u);
-  PrefetchController capped(config(2, 3));
-  for (uint64_t t = 0; t < 200; ++t) capped.observe(waited(t));
-  EXPECT_EQ(capped.depth(), 3);
+  for (const DepthChange& ch : c.history()) EXPECT_LE(ch.to, 5);
+}
+
+TEST(PrefetchController, EqualBoundsFixTheDepth) {
+  // --stoker-prefetch=N: the plan's prefetch = prefetch_max = N, neither wait nor calm moves it.
+  PrefetchController c(config(4, 4, 4));
+  for (uint64_t t = 0; t < 200; ++t) EXPECT_EQ(c.observe(t % 2 ? waited(t) : calm(t)), 4);
+  for (uint64_t t = 0; t < 200; ++t) EXPECT_EQ(c.observe(calm(200 + t)), 4);
+  EXPECT_EQ(c.history().size(), 1u);
 }
 
 TEST(PrefetchController, LowersWhenConsumerNeverWaits) {
@@ -126,13 +127,20 @@ TEST(PrefetchController, HistoryIsBoundedAndCounted) {
   EXPECT_GT(c.history_dropped(), 0u);
 }
 
-TEST(PrefetchController, BatchLargerThanBudgetIsAnError) {
-  try {
-    PrefetchController c(config(2, 16, 99, 100));
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("a batch of 100 bytes does not fit the memory budget "
-                                         "of 99 bytes"),
-              std::string::npos);
-  }
+TEST(PrefetchController, BoundsOutOfOrderAreAnErrorNotClamped) {
+  const auto error_of = [](ControllerConfig cfg) {
+    try {
+      PrefetchController c(cfg);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of(config(40, 16)),
+            "prefetch controller initial_depth: is 40, outside 2..16 (keep 1 <= min_depth <= "
+            "initial_depth <= max_depth <= 4096)");
+  EXPECT_EQ(error_of(config(0, 16)).rfind("prefetch controller initial_depth: is 0", 0), 0u);
+  EXPECT_EQ(error_of(config(2, 16, 3)).rfind("prefetch controller initial_depth: is 2", 0), 0u);
+  EXPECT_EQ(error_of(config(2, 16, 0)).rfind("prefetch controller min_depth: is 0", 0), 0u);
+  EXPECT_EQ(error_of(config(2, 5000)).rfind("prefetch controller max_depth: is 5000", 0), 0u);
 }

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "loader/worker_pool.hpp"
+#include "stoker/loader/worker_shares.hpp"
 #include "stoker/plan/topology.hpp"
 
 using namespace stoker;
@@ -29,6 +30,45 @@ TEST(SplitCpus, MoreWorkersThanCpusShareRoundRobin) {
   EXPECT_EQ(s[1].to_string(), "5");
   EXPECT_EQ(s[4].to_string(), "4");
   for (const CpuSet& c : split_cpus(CpuSet(), 3)) EXPECT_TRUE(c.empty());
+}
+
+namespace {
+
+Plan plan_of(const char* cpus, const char* main, const char* workers) {
+  Plan p;
+  p.cpus = CpuSet::parse(cpus);
+  p.main_cpus = CpuSet::parse(main);
+  p.worker_cpus = CpuSet::parse(workers);
+  return p;
+}
+
+std::vector<std::string> texts(const std::vector<CpuSet>& shares) {
+  std::vector<std::string> out;
+  for (const CpuSet& s : shares) out.push_back(s.to_string());
+  return out;
+}
+
+using Texts = std::vector<std::string>;
+
+}  // namespace
+
+TEST(WorkerShares, UpToOnePerWorkerCpuTheyShareTheWorkerCpus) {
+  const Plan p = plan_of("0-7", "0", "1-7");
+  EXPECT_EQ(texts(worker_shares(p, 3)), (Texts{"1-3", "4-5", "6-7"}));
+  EXPECT_EQ(texts(worker_shares(p, 7)), (Texts{"1", "2", "3", "4", "5", "6", "7"}));
+}
+
+TEST(FaultsLoader, ExtraWorkersNeverStackWhileACpuOfTheRankIdles) {
+  // The measured fault: a 2-CPU rank (main 0, worker 1) with 2 workers put both on CPU 1
+  // while CPU 0 idled. Beyond the worker CPUs, workers take the rank's other CPUs.
+  EXPECT_EQ(texts(worker_shares(plan_of("0-1", "0", "1"), 2)), (Texts{"1", "0"}));
+  // More workers than CPUs: one each, round-robin, worker CPUs first.
+  EXPECT_EQ(texts(worker_shares(plan_of("0-3", "0", "1-3"), 6)),
+            (Texts{"1", "2", "3", "0", "1", "2"}));
+  // A rank whose CPUs are all worker CPUs (a 1-core rank shares it): as before.
+  EXPECT_EQ(texts(worker_shares(plan_of("5", "5", "5"), 3)), (Texts{"5", "5", "5"}));
+  // No worker CPUs: nothing to pin.
+  for (const CpuSet& s : worker_shares(plan_of("0-1", "0", ""), 2)) EXPECT_TRUE(s.empty());
 }
 
 TEST(WorkerPool, ThreadsRunBoundToTheirShare) {

@@ -21,6 +21,7 @@ Plan sample_plan() {
   p.numa = {1, 3};
   p.workers = 6;
   p.prefetch = 12;
+  p.prefetch_max = 48;
   p.mem_budget = 34359738368ull;
   p.batch_bytes = 134217728;
   p.pin_memory = true;
@@ -50,6 +51,7 @@ TEST(PlanEnv, WritesTheDocumentedVariables) {
                                                       {"STOKER_PROFILE", "cv"},
                                                       {"STOKER_WORKERS", "6"},
                                                       {"STOKER_PREFETCH", "12"},
+                                                      {"STOKER_PREFETCH_MAX", "48"},
                                                       {"STOKER_CPUS", "8-15,136-143"},
                                                       {"STOKER_MAIN_CPUS", "8,136"},
                                                       {"STOKER_WORKER_CPUS", "9-15,137-143"},
@@ -130,7 +132,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "STOKER_PLAN_VERSION: version '2' is not the one this runtime reads (this runtime "
                 "reads version 1: use the plugin and runtime of the same stoker release)"},
         Garbled{"STOKER_WORKERS", "many",
-                "STOKER_WORKERS: garbled value 'many' (expected a whole number from 1 to 1048576)"},
+                "STOKER_WORKERS: garbled value 'many' (expected a whole number from 1 to 1024)"},
         Garbled{"STOKER_WORKERS", nullptr,
                 "STOKER_WORKERS: is missing while STOKER_PLAN_VERSION is set (export the whole "
                 "STOKER_* set (the plugin does), or unset STOKER_PLAN_VERSION)"},
@@ -139,7 +141,15 @@ INSTANTIATE_TEST_SUITE_P(
                 "STOKER_SHUFFLE_BUFFER: garbled value '0' (expected a whole number from 1 to "
                 "16777216)"},
         Garbled{"STOKER_PREFETCH", "0",
-                "STOKER_PREFETCH: garbled value '0' (expected a whole number from 1 to 1048576)"},
+                "STOKER_PREFETCH: garbled value '0' (expected a whole number from 1 to 4096)"},
+        Garbled{"STOKER_PREFETCH", "5000",
+                "STOKER_PREFETCH: garbled value '5000' (expected a whole number from 1 to 4096)"},
+        Garbled{"STOKER_PREFETCH_MAX", "11",
+                "STOKER_PREFETCH_MAX: garbled value '11' (expected a whole number from 12 to "
+                "4096)"},
+        Garbled{"STOKER_PREFETCH_MAX", nullptr,
+                "STOKER_PREFETCH_MAX: is missing while STOKER_PLAN_VERSION is set (export the "
+                "whole STOKER_* set (the plugin does), or unset STOKER_PLAN_VERSION)"},
         Garbled{"STOKER_CPUS", "0-",
                 "STOKER_CPUS: garbled value '0-' (expected an OS CPU list "
                 "such as 0-5,12)"},

@@ -121,7 +121,13 @@ TEST(PlannerProperties, InvariantsHoldOverRandomMasks) {
           ASSERT_FALSE(p.worker_cpus.empty());
           ASSERT_GE(p.workers, 1);
           ASSERT_GE(p.prefetch, 1);
-          ASSERT_LE(uint64_t(p.prefetch) * p.batch_bytes, p.mem_budget);
+          ASSERT_LE(p.prefetch, p.prefetch_max);  // the prefetch contract
+          ASSERT_LE(p.prefetch_max, limits::kMaxPrefetch);
+          ASSERT_LE(uint64_t(p.prefetch_max) * p.batch_bytes, p.mem_budget);
+          if (in.overrides.prefetch) {
+            ASSERT_EQ(p.prefetch_max, p.prefetch);  // fixed, no growth
+          }
+          ASSERT_FALSE(p.reason("prefetch_max").empty());
           ASSERT_FALSE(p.reason("cpus").empty());
           ASSERT_FALSE(p.reason("workers").empty());
           ASSERT_FALSE(p.reason("prefetch").empty());

@@ -223,6 +223,7 @@ TEST(Planner, OneBatchOverTheBudgetGivesPrefetchOneAndABudgetOfOneBatch) {
   in.batch_bytes_hint = uint64_t{3} << 30;  // > 0.25 x 8 GiB
   Plan p = make_plan(in);
   EXPECT_EQ(p.prefetch, 1);
+  EXPECT_EQ(p.prefetch_max, 1);
   EXPECT_EQ(p.mem_budget, in.batch_bytes_hint);
   EXPECT_EQ(p.reason("mem_budget"),
             "0.25 x memory limit 8 GiB = 2 GiB, raised to one batch (3 GiB)");

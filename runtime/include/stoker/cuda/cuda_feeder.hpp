@@ -1,9 +1,9 @@
 // The device feeder: copies each ready batch of a Loader to the plan's GPU, asynchronously.
 //
 //   LoaderOptions lo;  lo.plan = plan;  lo.pinner = make_host_pinner(plan);
-//   lo.held_batches = DeviceFeeder::depth_for(plan);   // the feeder holds host batches
-//   Loader loader(source, transform, lo);               // until their copies complete
-//   DeviceFeeder feeder(loader);
+//   lo.held_batches = DeviceFeeder::kDefaultDepth;    // the feeder holds host batches
+//   auto loader = Loader::for_this_process(source, transform, lo);  // until their copies end
+//   DeviceFeeder feeder(*loader);
 //   loader.set_epoch(e);  loader.start_epoch();
 //   while (auto b = feeder.next()) {
 //     b->wait_on(stream);                 // my kernels on `stream` wait for the copy
@@ -11,8 +11,8 @@
 //     b->release(stream);                 // the buffer is reused once `stream` is past here
 //   }
 //
-// Mechanism: the feeder owns `depth` device buffers (double-buffered or deeper; depth from
-// the plan's prefetch, each buffer as large as one batch) and one non-blocking copy stream
+// Mechanism: the feeder owns `depth` device buffers (double-buffered by default, each as
+// large as one batch) and one non-blocking copy stream
 // on the GPU chosen by PCI bus id (plan.gpu, cudaDeviceGetByPCIBusId). For each host batch
 // it issues cudaMemcpyAsync of the samples and labels on that stream and records an event.
 // The host Batch (its pinned arena slot) goes back to the loader's pool only once that
@@ -36,7 +36,7 @@
 namespace stoker {
 
 struct DeviceFeederOptions {
-  int depth = 0;       // device buffers; 0: DeviceFeeder::depth_for(plan)
+  int depth = 0;       // device buffers (2 or more); 0: DeviceFeeder::kDefaultDepth
   bool timing = true;  // time each copy with CUDA events (FeederStats::h2d_ns)
 };
 
@@ -129,10 +129,15 @@ class DeviceFeeder {
   int device() const;
   int depth() const;
 
-  // Device buffers the feeder uses for `plan`: the plan's prefetch depth, within [2, 4].
-  // The feeder holds up to this many host batches while their copies run, so set
+  // Device buffers by default: double buffering, whatever the plan's prefetch. The device
+  // queue only overlaps the copy of batch n+1 with the consumer's work on batch n; the
+  // producers' ups and downs are absorbed by the host ring, whose depth is the plan's
+  // (prefetch, grown by the controller up to prefetch_max), so a deeper device queue would
+  // only hold more GPU memory (outside the plan's budget) without feeding faster, and
+  // deriving it from prefetch would re-cap the plan's depth a second time. The feeder
+  // holds up to this many host batches while their copies run: set
   // LoaderOptions::held_batches to at least this.
-  static int depth_for(const Plan& plan);
+  static constexpr int kDefaultDepth = 2;
 
  private:
   Loader& loader_;

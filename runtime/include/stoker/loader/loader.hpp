@@ -2,11 +2,15 @@
 // straight into recycled batch slots; a prefetch ring hands the batches to the consumer
 // in sampler order. See the README's "Loader" section.
 //
-//   stoker::Loader loader(source, transform, opts);
+//   auto loader = stoker::Loader::for_this_process(source, transform, opts);
 //   for (uint64_t e = 0; e < epochs; ++e) {
-//     loader.set_epoch(e);                 // optional: after an epoch the next one follows
-//     for (stoker::Batch& b : loader) { ... b.data(), b.labels(), b.size() ... }
+//     loader->set_epoch(e);                // optional: after an epoch the next one follows
+//     for (stoker::Batch& b : *loader) { ... b.data(), b.labels(), b.size() ... }
 //   }
+//
+// Two ways to build one: Loader::for_this_process is the policy (it plans, detects the
+// world, makes the ranks agree and starts metrics); the constructor is only the mechanism
+// and takes the plan and the world as they are (a what-if, a test, a caller that decided).
 //
 // Epochs: set_epoch(e) names the epoch the next loop iterates. While epoch e is being
 // consumed, the workers already prepare epoch e+1's first batches (the order is a pure
@@ -23,12 +27,12 @@
 #include <string>
 #include <vector>
 
+#include "stoker/distributed/sampler.hpp"
 #include "stoker/loader/host_pinner.hpp"
 #include "stoker/loader/loader_stats.hpp"
-#include "stoker/plan/plan.hpp"
-#include "stoker/distributed/sampler.hpp"
 #include "stoker/loader/source.hpp"
 #include "stoker/loader/transform.hpp"
+#include "stoker/plan/plan.hpp"
 
 namespace stoker {
 
@@ -53,14 +57,15 @@ struct CorruptOptionNames {
   std::string max_skip_fraction = "max_skip_fraction";
 };
 
+// Depths are in batches for the whole rank, each within 1..limits::kMaxPrefetch.
 struct LoaderOptions {
   size_t batch_size = 0;   // required, > 0
   bool drop_last = false;  // drop the last partial batch, and let the sampler drop
                            // the uneven tail instead of padding it by wrapping
   bool shuffle = true;
   uint64_t seed = 0;
-  uint64_t world_size = 0;  // 0: detect_world() (MPI, RANK/WORLD_SIZE, SLURM_*)
-  uint64_t rank = 0;
+  uint64_t world_size = 0;  // the world: required by the constructor; for_this_process
+  uint64_t rank = 0;        // detects it (detect_world: MPI, RANK/WORLD_SIZE, SLURM_*) when 0
   CorruptPolicy on_corrupt = CorruptPolicy::Error;
   // Under Skip, the largest share of corrupt samples an epoch may have (0..1; 1: no limit).
   // Measured on each rank as skipped / attempted samples of the epoch so far, in delivery
@@ -69,19 +74,22 @@ struct LoaderOptions {
   // first thousand samples; one bad file in 100 000 never does.
   double max_skip_fraction = 0.01;
   CorruptOptionNames corrupt_names;
-  int workers = 0;                     // 0: plan.workers
-  int prefetch = 0;                    // 0: plan.prefetch (the starting depth)
-  bool adaptive = true;                // let the controller change the depth while running
-  int max_depth = 0;                   // cap on the depth, below the memory-budget cap;
-                                       // 0: 4 x the starting depth, from 8 to 64 (the arena
-                                       // is allocated and touched for it up front)
-  int held_batches = 2;                // batches the consumer may hold beyond the ring (Python
-                                       // tensors alive after their loop iteration); more is
-                                       // allowed but then the producers wait for releases
-  bool pin_threads = true;             // bind each worker to its share of plan.worker_cpus
-  uint64_t shuffle_buffer = 0;         // a streamed source (shard_stream.hpp): samples each
-                                       // rank holds to shuffle; 0: plan.shuffle_buffer
-  std::optional<Plan> plan;            // required (the process's plan, e.g. from the environment)
+  int workers = 0;  // 0: plan.workers; more than the plan's worker CPUs spread over
+                    // the rank's CPUs (worker_shares)
+  // The ring starts at `prefetch` and the controller moves it within [prefetch, max_depth];
+  // the arena holds max_depth + held_batches slots, allocated and touched up front, and
+  // they must fit plan.mem_budget (else stoker::Error; nothing is silently made shallower).
+  int prefetch = 0;         // 0: plan.prefetch
+  int max_depth = 0;        // 0: plan.prefetch_max (or `prefetch` when that is deeper)
+  bool adaptive = true;     // false: the depth stays at `prefetch` (max_depth = prefetch)
+  int held_batches = 2;     // batches the consumer may hold beyond the ring (Python
+                            // tensors alive after their loop iteration); more is
+                            // allowed but then the producers wait for releases
+  bool pin_threads = true;  // bind each worker to its share (worker_shares)
+  uint64_t shuffle_buffer = 0;  // a streamed source (shard_stream.hpp): samples each
+                                // rank holds to shuffle; 0: plan.shuffle_buffer
+  // The rank's plan: required by the constructor; for_this_process plans when unset.
+  std::optional<Plan> plan;
   std::shared_ptr<HostPinner> pinner;  // page-locks the arena when plan.pin_memory
 };
 
@@ -138,9 +146,27 @@ class Batch {
 
 class Loader {
  public:
-  // Throws stoker::Error for: batch size 0; a batch that does not fit the plan's
-  // memory budget twice; plan worker CPUs not available to this process; a dataset that
-  // gives a rank no batch; a transform whose output does not match the slot.
+  // The loader for this process (the policy):
+  //  - options.plan unset: plans with plan_this_process (the plugin's STOKER_* plan, else
+  //    one computed here for this batch size);
+  //  - fits the plan's prefetch depths to the real batch slot and held_batches
+  //    (fit_prefetch: a plan from the environment assumed the profile's batch size);
+  //  - options.world_size 0: detects the world (detect_world; collective under MPI);
+  //  - makes the ranks agree on the seed, dataset and sampler (agree_on_epoch; collective);
+  //  - starts STOKER_METRICS (MetricsWriter::from_environment) and, with STOKER_VERBOSE=1,
+  //    prints the summary line when destroyed.
+  // Throws what the constructor throws, and stoker::Error for a plan, world or metrics
+  // path it cannot read, or ranks that disagree.
+  static std::unique_ptr<Loader> for_this_process(std::shared_ptr<const Source> source,
+                                                  std::shared_ptr<const Transform> transform,
+                                                  LoaderOptions options);
+
+  // The mechanism: takes options.plan and the world (options.world_size, rank, seed) as
+  // they are; plans nothing, detects nothing, agrees with no one, writes no metrics.
+  // Throws stoker::Error for: no plan or world; batch size 0; a depth or worker count out
+  // of range; a ring (max_depth + held_batches slots) that does not fit the plan's memory
+  // budget; worker CPUs not available to this process; a dataset that gives a rank no
+  // batch; a transform whose output does not match the slot.
   // For sources whose samples already have the output layout (token windows, records),
   // pass a CopyTransform (stoker/copy_transform.hpp) with the source's spec().
   // A ShardStreamSource whose streamed() is true is read by a reader thread, shard by
@@ -193,17 +219,22 @@ class Loader {
   void restore(const SamplerState& state);
 
   LoaderStats stats() const;
-  const Plan& plan() const;
+  const Plan& plan() const;  // the plan the loader runs (fitted to the batch by for_this_process)
+  // Where plan() came from: "the STOKER_* environment (...)", "computed on <topology>", or
+  // "given by the caller" (options.plan).
+  const std::string& plan_source() const { return plan_source_; }
   const SampleSpec& spec() const;
   const DistributedSampler& sampler() const;  // the configured sampler (epoch 0)
-  int depth() const;
+  int depth() const;                          // batches in flight now (the controller moves it)
 
  private:
   std::optional<Batch> advance(Batch* done);
   std::shared_ptr<LoaderCore> core_;
   std::unique_ptr<WorkerPool> pool_;
-  std::vector<std::string> notes_;  // from construction (binding)
+  std::vector<std::string> notes_;          // from construction (binding)
   std::unique_ptr<MetricsWriter> metrics_;  // STOKER_METRICS; stopped first in ~Loader
+  bool summary_at_exit_ = false;            // STOKER_VERBOSE (for_this_process)
+  std::string plan_source_ = "given by the caller";
 };
 
 }  // namespace stoker

@@ -3,13 +3,17 @@
 // observation per delivered batch and applies the depth it returns. Keeping the model
 // apart from the mechanism (as tf.data does) lets the rules be tested in isolation.
 //
+// It takes its bounds as they are: the loader passes the plan's prefetch as both the
+// initial and the minimum depth and the plan's prefetch_max as the maximum, which the
+// planner already fitted to the memory budget (fit_prefetch). Equal bounds fix the depth.
+//
 // Rules (see the README's "Prefetch controller"):
-//  - start at the initial depth (the plan's prefetch), clamped to [min_depth, max_depth];
+//  - start at the initial depth;
 //  - raise by one when the consumer waited for a batch AND the producers had filled the
 //    ring to its depth on at least half of the batches since the last change (a deeper
 //    ring only helps when the producers can get ahead, i.e. their speed varies; when they
 //    rarely can, the job is producer-bound and more depth only costs memory), never
-//    beyond max_depth nor beyond mem_budget / batch_bytes;
+//    beyond max_depth;
 //  - after a raise, wait `depth` batches before judging again (the new slot must fill);
 //  - lower by one after `calm_batches` consecutive batches without a wait, never below
 //    min_depth.
@@ -19,14 +23,15 @@
 #include <string>
 #include <vector>
 
+#include "stoker/plan/limits.hpp"
+
 namespace stoker {
 
+// 1 <= min_depth <= initial_depth <= max_depth <= limits::kMaxPrefetch.
 struct ControllerConfig {
-  int initial_depth = 2;
+  int initial_depth = limits::kDefaultPrefetch;
   int min_depth = 1;
-  int max_depth = 64;
-  uint64_t batch_bytes = 0;  // bytes one prefetched batch holds
-  uint64_t mem_budget = 0;   // bytes; depth x batch_bytes never exceeds it (0 = no limit)
+  int max_depth = limits::kDefaultPrefetch;
   // A wait counts when it is at least min_wait_ns or half a batch's production time,
   // whichever is shorter: shorter waits are scheduling noise, not starvation.
   uint64_t min_wait_ns = 50'000;
@@ -56,14 +61,14 @@ struct DepthChange {
 
 class PrefetchController {
  public:
-  // Throws stoker::Error when the configuration cannot hold one batch.
+  // Throws stoker::Error naming the depth when the bounds are out of order or range.
   explicit PrefetchController(const ControllerConfig& config, uint64_t start_ns = 0);
 
   // Feeds one observation; returns the depth to use from now on.
   int observe(const PrefetchObservation& obs);
 
   int depth() const { return depth_; }
-  int max_depth() const { return max_depth_; }  // after the budget cap
+  int max_depth() const { return config_.max_depth; }
   const ControllerConfig& config() const { return config_; }
   // Changes, oldest first (the Start entry included). Capacity is reserved up front so that
   // observe() never allocates; beyond kHistoryCapacity entries, changes are only counted.
@@ -78,7 +83,7 @@ class PrefetchController {
   void change(const PrefetchObservation& obs, int to, DepthReason why);
 
   ControllerConfig config_;
-  int depth_ = 1, min_depth_ = 1, max_depth_ = 1;
+  int depth_ = 1;
   uint64_t observed_ = 0;
   uint64_t cooldown_ = 0;      // observations left before the next judgement
   uint64_t calm_streak_ = 0;   // consecutive observations without a wait

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "stoker/plan/cpuset.hpp"
+#include "stoker/plan/limits.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/plan/topology.hpp"
 
@@ -21,7 +22,7 @@ enum class MemBind { Local, None };
 // What a user asked for (flags or options). Unset = decided by the profile.
 struct UserOverrides {
   std::optional<int> workers;
-  std::optional<int> prefetch;
+  std::optional<int> prefetch;  // fixes the depth: prefetch_max = prefetch = N, no growth
   BindMode bind = BindMode::GpuNuma;
   MemBind mem_bind = MemBind::Local;
   PinMode pin_memory = PinMode::Auto;
@@ -44,7 +45,7 @@ struct PlanInput {
 };
 
 struct Reason {
-  std::string field;  // "cpus", "workers", "prefetch", "mem_budget", "gpu", "nics", "numa", ...
+  std::string field;  // "cpus", "workers", "prefetch", "prefetch_max", "mem_budget", "gpu", ...
   std::string text;   // one line
 };
 
@@ -55,7 +56,11 @@ struct Plan {
   CpuSet cpus, main_cpus, worker_cpus;
   std::vector<int> numa;  // memory NUMA nodes (os_index)
   int workers = 1;
-  int prefetch = 2;          // batches in flight for the whole rank
+  // The prefetch contract, in batches for the whole rank: the ring starts at `prefetch`
+  // and the loader's controller moves it within [prefetch, prefetch_max]. Equal when the
+  // user fixed the depth (--stoker-prefetch=N). prefetch_max x batch_bytes <= mem_budget.
+  int prefetch = limits::kDefaultPrefetch;
+  int prefetch_max = limits::kDefaultPrefetch;
   uint64_t mem_budget = 0;   // bytes for prefetched batches (pinned when pin_memory)
   uint64_t batch_bytes = 0;  // the batch size the budget assumed
   bool pin_memory = false;
@@ -78,6 +83,14 @@ bool operator==(const Reason& a, const Reason& b);
 // zero memory): it returns a safe plan whose reasons say what was wrong. See the
 // README's "Planner rules" for the rules.
 Plan make_plan(const PlanInput& in);
+
+// The planner's budget fit, its last step, also run by Loader::for_this_process once the
+// real batch is known: lowers prefetch_max (and prefetch, never above it) so that
+// prefetch_max + `held` batches of `batch_bytes` fit plan.mem_budget, sets
+// plan.batch_bytes, and says so in the "prefetch" and "prefetch_max" reasons. Never raises
+// a depth. Returns false, leaving the plan as it was, when the budget holds `held` batches
+// or fewer (not even a ring of one fits; make_plan then grows the budget to one batch).
+bool fit_prefetch(Plan& plan, uint64_t batch_bytes, int held = 0);
 
 // Checks a plan input the way the CLI does before planning: throws stoker::Error
 // naming the bad input (empty mask, local rank >= size, zero memory limit, ...).
