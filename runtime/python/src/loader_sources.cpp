@@ -12,6 +12,7 @@
 #include "stoker/loader/record_source.hpp"
 #include "stoker/loader/tar_source.hpp"
 #include "stoker/loader/token_source.hpp"
+#include "stoker/plan/local_plan.hpp"
 #include "token_widen.hpp"
 
 namespace py = pybind11;
@@ -29,7 +30,8 @@ std::shared_ptr<const Source> shard_source(const py::dict& source, const py::dic
   if (!source["stream"].is_none()) {
     o.stream = py::cast<bool>(source["stream"]);
   } else {
-    o.stream = loader.contains("plan") && py::cast<Plan>(loader["plan"]).stream;
+    const bool planned = loader.contains("plan") && !loader["plan"].is_none();
+    o.stream = planned ? py::cast<Plan>(loader["plan"]).stream : plan_this_process().plan.stream;
     for (const std::string& s : shards) o.stream = o.stream || is_compressed_shard_name(s);
   }
   return std::make_shared<TarShardSource>(shards, o);
