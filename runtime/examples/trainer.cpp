@@ -19,6 +19,7 @@
 #include "stoker/cuda/cuda_pinner.hpp"
 #include "stoker/error.hpp"
 #include "stoker/loader/loader.hpp"
+#include "stoker/plan/launch_env.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/plan_env.hpp"
 #if STOKER_HAVE_CUDA
@@ -42,10 +43,12 @@ std::string rank_of(const WorldInfo& w) {
 
 // The rank before the world is known (an MPI initialisation failure), from the launcher.
 std::string launcher_rank() {
-  for (const char* v : {"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "RANK"}) {
-    if (const char* r = std::getenv(v)) return std::string("rank ") + r + " (" + v + ")";
+  try {
+    const LaunchRanks r = launch_ranks(process_env());
+    return "rank " + std::to_string(r.rank) + " (" + r.source + ")";
+  } catch (const Error&) {
+    return "rank ?";
   }
-  return "rank ?";
 }
 
 std::string host_name() {
@@ -157,18 +160,15 @@ void say(const std::string& line) {
   std::fflush(stdout);
 }
 
-}  // namespace
-
-void run(const TrainOptions& o, WorldInfo& world) {
+WorldInfo detect_world_or_say_rank() {
   try {
-    world = detect_world();
+    return detect_world();
   } catch (const Error& e) {
     throw Error(launcher_rank(), std::string("MPI initialisation failed: ") + e.what());
   }
-  const bool leader = world.rank == 0;
-  const std::string me = rank_of(world);
+}
 
-  Dataset data = open_dataset(o);
+void check_data(const TrainOptions& o, const Dataset& data, const WorldInfo& world) {
   const uint64_t global_batch = o.batch_size * world.world_size;
   if (o.batch_size == 0) throw Error("--batch-size", "is 0", "give 1 or more samples per rank");
   if (data.source->size() < global_batch) {
@@ -179,31 +179,24 @@ void run(const TrainOptions& o, WorldInfo& world) {
                     " ranks = " + std::to_string(global_batch) + "): no rank could take a step",
                 "use a smaller --batch-size, fewer ranks, or more data");
   }
+}
 
-  // The plugin's plan when it tuned this task; else one computed here, for this rank's
-  // place among the ranks on its node as the launcher (MPI) says.
-  Plan plan;
-  std::string plan_source;
+// The plugin's plan when it tuned this task; else one computed here, for this rank's place
+// among the ranks on its node as the launcher says (launch_ranks: the same ranks MPI has).
+Plan plan_for(const TrainOptions& o, const Dataset& data, std::string& source) {
   if (std::optional<Plan> env = plan_from_process_env()) {
-    plan = *env;
-    plan_source = "the STOKER_* environment (the Slurm plugin)";
-  } else {
-    PlanRequest request;
-    request.batch_bytes = o.batch_size * data.transform->output_spec().bytes();
-    request.local_rank = static_cast<int>(world.local_rank);
-    request.local_size = static_cast<int>(world.local_size);
-    LocalPlan local = plan_this_process(request);
-    plan = local.plan;
-    plan_source = local.source + " (no plugin plan)";
+    source = "the STOKER_* environment (the Slurm plugin)";
+    return *env;
   }
-  say(me + " (local " + std::to_string(world.local_rank) + "/" + std::to_string(world.local_size) +
-      ", host " + host_name() + ", world from " + world.source + "): plan from " + plan_source +
-      ": " + plan_line(plan));
+  PlanRequest request;
+  request.batch_bytes = o.batch_size * data.transform->output_spec().bytes();
+  LocalPlan local = plan_this_process(request);
+  source = local.source + " (no plugin plan)";
+  return local.plan;
+}
 
-  const DeviceChoice device = choose_device(plan, o.device, static_cast<int>(world.local_rank));
-  say(me + ": device " + device.note);
-  GpuContext gpu(device);
-
+std::unique_ptr<Loader> make_loader(const TrainOptions& o, const WorldInfo& world, const Plan& plan,
+                                    const DeviceChoice& device, const Dataset& data) {
   LoaderOptions lo;
   lo.batch_size = o.batch_size;
   lo.drop_last = true;  // every rank takes the same number of full steps
@@ -219,108 +212,167 @@ void run(const TrainOptions& o, WorldInfo& world) {
     lo.held_batches = DeviceFeeder::depth_for(plan) + 1;
 #endif
   }
-  Loader loader(data.source, data.transform, lo);
+  return std::make_unique<Loader>(data.source, data.transform, lo);
+}
 
-  std::unique_ptr<MathOps> ops;
-  std::unique_ptr<StepInput> input;
+// The data-parallel loop over the loader's batches, and what it measured.
+struct Training {
+  Training(const TrainOptions& o, const WorldInfo& world, const Dataset& data, StepInput& input,
+           MathOps& ops, Mlp& model, GradReducer& reducer, const GpuContext& gpu, float lr)
+      : o(o), world(world), data(data), input(input), ops(ops), model(model), reducer(reducer),
+        gpu(gpu), lr(lr) {}
+
+  const TrainOptions& o;
+  const WorldInfo& world;
+  const Dataset& data;
+  StepInput& input;
+  MathOps& ops;
+  Mlp& model;
+  GradReducer& reducer;
+  const GpuContext& gpu;
+  float lr;
+  float* feats = nullptr;      // the token task's per-step features
+  int64_t* targets = nullptr;  // and targets (the image task uses the batch as is)
+  uint64_t steps = 0, samples = 0;
+  double first_loss = 0, wait_s = 0;
+  std::deque<double> recent;  // the last losses, for a less noisy "last"
+
+  bool more() const { return !o.max_steps || steps < o.max_steps; }
+
+  // One step; false at the end of the epoch.
+  bool step(double& epoch_loss) {
+    const auto t0 = Clock::now();
+    std::optional<StepBatch> b = input.next();
+    wait_s += seconds(Clock::now() - t0);
+    if (!b) return false;
+    const float* x = static_cast<const float*>(b->data);
+    const int64_t* t = b->labels;
+    if (data.tokens) {
+      ops.bag_of_tokens(b->data, data.u32, b->size, data.seq_len, data.inputs, feats, targets);
+      x = feats;
+      t = targets;
+    }
+    const float loss = model.forward_backward(x, t, b->size);
+    reducer.mean(model.grads(), model.size());
+    model.step(lr);
+    input.done();
+    if (steps == 0) first_loss = loss;
+    recent.push_back(loss);
+    if (recent.size() > 10) recent.pop_front();
+    epoch_loss += loss;
+    ++steps;
+    samples += static_cast<uint64_t>(b->size);
+    return true;
+  }
+
+  void epoch(Loader& loader, int e) {
+    loader.set_epoch(static_cast<uint64_t>(e));
+    loader.start_epoch();  // collective under MPI: every rank starts the epoch together
+    double epoch_loss = 0;
+    uint64_t epoch_steps = 0;
+    const auto epoch_start = Clock::now();
+    while (more() && step(epoch_loss)) ++epoch_steps;
+    gpu.synchronize();
+    const double mean = mean_over_ranks(world, epoch_steps ? epoch_loss / epoch_steps : 0.0);
+    const double rate = static_cast<double>(epoch_steps * o.batch_size * world.world_size) /
+                        std::max(1e-9, seconds(Clock::now() - epoch_start));
+    if (world.rank != 0) return;
+    char line[160];
+    std::snprintf(line, sizeof line, "epoch %d: %llu steps, mean loss %.4f, %.1f samples/s", e,
+                  static_cast<unsigned long long>(epoch_steps), mean, rate);
+    say(line);
+  }
+
+  // Collective: every rank contributes; rank 0 prints.
+  void report(Clock::time_point start, bool on_gpu) {
+    gpu.synchronize();
+    const double elapsed = seconds(Clock::now() - start);
+    const double wall = max_over_ranks(world, elapsed);
+    const double share_mine = wait_s / std::max(1e-9, elapsed);
+    const double share_mean = mean_over_ranks(world, share_mine);
+    const double share_max = max_over_ranks(world, share_mine);
+    const double first = mean_over_ranks(world, first_loss);
+    const double last = mean_over_ranks(
+        world,
+        recent.empty() ? 0.0 : std::accumulate(recent.begin(), recent.end(), 0.0) / recent.size());
+    const double global_samples = static_cast<double>(samples) * world.world_size;
+    if (world.rank != 0) return;
+    char line[400];
+    std::snprintf(line, sizeof line,
+                  "done: %llu steps, %.0f samples in %.2f s = %.1f samples/s; loss first %.4f "
+                  "last %.4f; input wait %.1f%% of step time (mean over ranks; max %.1f%%); "
+                  "device %s",
+                  static_cast<unsigned long long>(steps), global_samples, wall,
+                  global_samples / std::max(1e-9, wall), first, last, 100 * share_mean,
+                  100 * share_max, on_gpu ? "gpu" : "cpu");
+    say(line);
+  }
+};
+
+// The model's maths and the step's input, on the GPU when the device is one.
+void make_ops(const DeviceChoice& device, const Plan& plan, const GpuContext& gpu, Loader& loader,
+              std::unique_ptr<MathOps>& ops, std::unique_ptr<StepInput>& input) {
 #if STOKER_HAVE_CUDA
   if (device.gpu) {
     ops = make_cuda_ops(device.device, plan.gpu, gpu.stream);
     input = device_input(loader, gpu.stream);
   }
+#else
+  (void)device;
+  (void)plan;
+  (void)gpu;
 #endif
   if (!ops) {
     ops = make_cpu_ops();
     input = host_input(loader);
   }
+}
+
+}  // namespace
+
+void run(const TrainOptions& o, WorldInfo& world) {
+  world = detect_world_or_say_rank();
+  const std::string me = rank_of(world);
+  Dataset data = open_dataset(o);
+  check_data(o, data, world);
+
+  std::string plan_source;
+  Plan plan = plan_for(o, data, plan_source);
+  say(me + " (local " + std::to_string(world.local_rank) + "/" + std::to_string(world.local_size) +
+      ", host " + host_name() + ", world from " + world.source + "): plan from " + plan_source +
+      ": " + plan_line(plan));
+  const DeviceChoice device = choose_device(plan, o.device, static_cast<int>(world.local_rank));
+  say(me + ": device " + device.note);
+  GpuContext gpu(device);
+  std::unique_ptr<Loader> loader = make_loader(o, world, plan, device, data);
+  std::unique_ptr<MathOps> ops;
+  std::unique_ptr<StepInput> input;
+  make_ops(device, plan, gpu, *loader, ops, input);
+
   const MlpShape shape{data.inputs, o.hidden, data.classes};
   Mlp model(*ops, shape, static_cast<int>(o.batch_size), o.seed);
   std::unique_ptr<GradReducer> reducer =
       make_grad_reducer(world, ReduceTarget{ops.get(), device.gpu, gpu.stream});
-
-  // The token task's per-step features and targets (the image task uses the batch as is).
-  float* feats = data.tokens ? ops->alloc(o.batch_size * data.inputs) : nullptr;
-  int64_t* targets = data.tokens ? ops->alloc_i64(o.batch_size) : nullptr;
-
   // The token task's inputs are sparse and small: it wants a larger step than pixels.
   const float lr = o.lr > 0 ? o.lr : (data.tokens ? 0.5f : 0.05f);
-  const uint64_t steps_per_epoch = loader.batches_per_epoch();
-  if (leader) {
+  Training t(o, world, data, *input, *ops, model, *reducer, gpu, lr);
+  if (data.tokens) {
+    t.feats = ops->alloc(o.batch_size * data.inputs);
+    t.targets = ops->alloc_i64(o.batch_size);
+  }
+  if (world.rank == 0) {
     say("data " + data.describe + "; model " + shape.describe() + " (" +
         std::to_string(shape.params()) + " parameters); global batch " +
-        std::to_string(global_batch) + " (" + std::to_string(o.batch_size) + " x " +
-        std::to_string(world.world_size) + " ranks); " + std::to_string(steps_per_epoch) +
-        " steps per epoch; lr " + number(lr) + "; gradients: " + reducer->describe());
+        std::to_string(o.batch_size * world.world_size) + " (" + std::to_string(o.batch_size) +
+        " x " + std::to_string(world.world_size) + " ranks); " +
+        std::to_string(loader->batches_per_epoch()) + " steps per epoch; lr " + number(lr) +
+        "; gradients: " + reducer->describe());
   }
-
-  uint64_t steps = 0, samples = 0;
-  double first_loss = 0, wait_s = 0;
-  std::deque<double> recent;  // the last losses, for a less noisy "last"
-  const size_t kRecent = 10;
   const auto start = Clock::now();
-  for (int epoch = 0; epoch < o.epochs && (!o.max_steps || steps < o.max_steps); ++epoch) {
-    loader.set_epoch(static_cast<uint64_t>(epoch));
-    loader.start_epoch();  // collective under MPI: every rank starts the epoch together
-    double epoch_loss = 0;
-    uint64_t epoch_steps = 0;
-    const auto epoch_start = Clock::now();
-    while (!o.max_steps || steps < o.max_steps) {
-      const auto t0 = Clock::now();
-      std::optional<StepBatch> b = input->next();
-      wait_s += seconds(Clock::now() - t0);
-      if (!b) break;
-      const float* x = static_cast<const float*>(b->data);
-      const int64_t* t = b->labels;
-      if (data.tokens) {
-        ops->bag_of_tokens(b->data, data.u32, b->size, data.seq_len, data.inputs, feats, targets);
-        x = feats;
-        t = targets;
-      }
-      const float loss = model.forward_backward(x, t, b->size);
-      reducer->mean(model.grads(), model.size());
-      model.step(lr);
-      input->done();
-      if (steps == 0) first_loss = loss;
-      recent.push_back(loss);
-      if (recent.size() > kRecent) recent.pop_front();
-      epoch_loss += loss;
-      ++epoch_steps;
-      ++steps;
-      samples += static_cast<uint64_t>(b->size);
-    }
-    gpu.synchronize();
-    const double mean = mean_over_ranks(world, epoch_steps ? epoch_loss / epoch_steps : 0.0);
-    const double rate = static_cast<double>(epoch_steps * global_batch) /
-                        std::max(1e-9, seconds(Clock::now() - epoch_start));
-    if (leader) {
-      char line[160];
-      std::snprintf(line, sizeof line, "epoch %d: %llu steps, mean loss %.4f, %.1f samples/s",
-                    epoch, static_cast<unsigned long long>(epoch_steps), mean, rate);
-      say(line);
-    }
-  }
-  gpu.synchronize();
-  const double wall = max_over_ranks(world, seconds(Clock::now() - start));
-  const double share_mine = wait_s / std::max(1e-9, seconds(Clock::now() - start));
-  const double share_mean = mean_over_ranks(world, share_mine);
-  const double share_max = max_over_ranks(world, share_mine);
-  const double first = mean_over_ranks(world, first_loss);
-  const double last = mean_over_ranks(
-      world,
-      recent.empty() ? 0.0 : std::accumulate(recent.begin(), recent.end(), 0.0) / recent.size());
-  const double global_samples = static_cast<double>(samples) * world.world_size;
-  if (ops && feats) ops->free(feats);
-  if (ops && targets) ops->free_i64(targets);
-  if (!leader) return;
-  char line[400];
-  std::snprintf(line, sizeof line,
-                "done: %llu steps, %.0f samples in %.2f s = %.1f samples/s; loss first %.4f "
-                "last %.4f; input wait %.1f%% of step time (mean over ranks; max %.1f%%); "
-                "device %s",
-                static_cast<unsigned long long>(steps), global_samples, wall,
-                global_samples / std::max(1e-9, wall), first, last, 100 * share_mean,
-                100 * share_max, device.gpu ? "gpu" : "cpu");
-  say(line);
+  for (int epoch = 0; epoch < o.epochs && t.more(); ++epoch) t.epoch(*loader, epoch);
+  t.report(start, device.gpu);
+  if (t.feats) ops->free(t.feats);
+  if (t.targets) ops->free_i64(t.targets);
 }
 
 }  // namespace stoker::train
