@@ -49,11 +49,6 @@ bool remote() {
   return spank_context() == S_CTX_REMOTE;
 }
 
-bool submitting() {
-  const spank_context_t c = spank_context();
-  return c == S_CTX_LOCAL || c == S_CTX_ALLOCATOR;
-}
-
 // A flag's callback, in every context (remote = 1 in slurmstepd).
 int on_flag(int val, const char* optarg, int remote) {
   return guarded(flag_name(val), remote ? 0 : -1,
@@ -80,8 +75,17 @@ namespace plugin = stoker::spank;
 extern "C" int slurm_spank_init(spank_t sp, int ac, char** av) {
   return plugin::guarded("init", 0, [&] {
     const auto cfg = plugin::plugin_config(ac, av);
-    if (plugin::remote()) plugin::stepd_init(cfg);
-    if (plugin::submitting()) plugin::submit_init(cfg);
+    switch (spank_context()) {
+      case S_CTX_LOCAL:
+      case S_CTX_ALLOCATOR:
+        plugin::submit_init(cfg);
+        break;
+      case S_CTX_REMOTE:
+        plugin::stepd_init(cfg);
+        break;
+      default:  // slurmd, job_script: nothing to tune
+        break;
+    }
     // Flags are registered even when disabled, so jobs that use them still run.
     if (auto problem = plugin::register_flags(sp, plugin::on_flag); !problem.empty())
       slurm_error("stoker: %s", problem.c_str());
@@ -102,8 +106,17 @@ extern "C" int slurm_spank_task_init(spank_t sp, int, char**) {
 
 extern "C" int slurm_spank_exit(spank_t, int, char**) {
   return plugin::guarded("exit", 0, [] {
-    if (plugin::remote()) plugin::stepd_exit();
-    if (plugin::submitting()) plugin::submit_exit();
+    switch (spank_context()) {
+      case S_CTX_LOCAL:
+      case S_CTX_ALLOCATOR:
+        plugin::submit_exit();
+        break;
+      case S_CTX_REMOTE:
+        plugin::stepd_exit();
+        break;
+      default:
+        break;
+    }
     return 0;
   });
 }

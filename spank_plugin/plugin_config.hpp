@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "stoker/plan/world.hpp"  // EnableMode
+#include "stoker/plan/world.hpp"
 
 namespace stoker::spank {
 

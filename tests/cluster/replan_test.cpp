@@ -19,6 +19,10 @@ struct Launch {
   const char* recompute;  // the same choices for `stoker plan`
 };
 
+void PrintTo(const Launch& l, std::ostream* os) {
+  *os << "srun -N2 " << l.srun << " " << l.flags;
+}
+
 class Replan : public ClusterTest, public ::testing::WithParamInterface<Launch> {};
 
 // The fields a plan carries, without where it came from and why.
