@@ -17,9 +17,9 @@ struct Pair {
 
 // A (rank, size) pair named by two variables: both or neither, and the rank below the size.
 std::optional<Pair> read_pair(const EnvGetter& env, const std::string& rank_name,
-                              const std::string& size_name) {
-  const auto rank = env_whole(env, rank_name, 0, kMaxRanks - 1);
-  const auto size = env_whole(env, size_name, 1, kMaxRanks);
+                              const std::string& size_name, uint64_t max_size) {
+  const auto rank = env_whole(env, rank_name, 0, max_size - 1);
+  const auto size = env_whole(env, size_name, 1, max_size);
   if (!rank && !size) return std::nullopt;
   if (!rank || !size) {
     const std::string& unset = rank ? size_name : rank_name;
@@ -50,7 +50,7 @@ std::optional<Pair> slurm_world(const EnvGetter& env) {
 // Slurm sets SLURM_NTASKS_PER_NODE only when asked for it; the step's task list
 // (SLURM_STEP_TASKS_PER_NODE, "2(x2)") always says how many tasks share this node.
 std::optional<Pair> slurm_local(const EnvGetter& env) {
-  const auto local = env_whole(env, "SLURM_LOCALID", 0, kMaxRanks - 1);
+  const auto local = env_whole(env, "SLURM_LOCALID", 0, kMaxLocalRanks - 1);
   if (!local) return std::nullopt;
   for (const char* list_name : {"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE"}) {
     const auto list = env(list_name);
@@ -81,8 +81,9 @@ constexpr Launcher kOpenMpi{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
                             "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"};
 constexpr Launcher kTorch{"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"};
 
-std::optional<Pair> checked_pair(const EnvGetter& env, const char* rank, const char* size) {
-  auto p = read_pair(env, rank, size);
+std::optional<Pair> checked_pair(const EnvGetter& env, const char* rank, const char* size,
+                                 uint64_t max_size) {
+  auto p = read_pair(env, rank, size, max_size);
   if (p) check_below(*p, rank, size);
   return p;
 }
@@ -135,8 +136,8 @@ std::optional<CpuSet> env_cpus(const EnvGetter& env, const std::string& name) {
 
 uint64_t slurm_tasks_on_node(const std::string& name, const std::string& list, uint64_t node) {
   auto bad = [&] { return Error(name, "'" + list + "' is not a Slurm task list such as 2(x3),1"); };
-  auto number = [&](std::string_view s) {
-    const auto v = values::parse_whole(s, 0, kMaxRanks);
+  auto number = [&](std::string_view s, uint64_t hi) {
+    const auto v = values::parse_whole(s, 0, hi);
     if (!v) throw bad();
     return *v;
   };
@@ -146,10 +147,10 @@ uint64_t slurm_tasks_on_node(const std::string& name, const std::string& list, u
     uint64_t repeat = 1;
     if (const size_t p = item.find("(x"); p != std::string_view::npos) {
       if (!item.ends_with(')')) throw bad();
-      repeat = number(item.substr(p + 2, item.size() - p - 3));
+      repeat = number(item.substr(p + 2, item.size() - p - 3), kMaxRanks);
       item = item.substr(0, p);
     }
-    const uint64_t tasks = number(item);
+    const uint64_t tasks = number(item, kMaxLocalRanks);
     if (node >= first && node - first < repeat) found = tasks;
     first += repeat;
   }
@@ -159,8 +160,8 @@ uint64_t slurm_tasks_on_node(const std::string& name, const std::string& list, u
 LaunchRanks launch_ranks(const EnvGetter& env) {
   std::optional<Pair> world, local;
   for (const Launcher& l : {kOpenMpi, kTorch}) {
-    if (!world) world = checked_pair(env, l.rank, l.world_size);
-    if (!local) local = checked_pair(env, l.local_rank, l.local_size);
+    if (!world) world = checked_pair(env, l.rank, l.world_size, kMaxRanks);
+    if (!local) local = checked_pair(env, l.local_rank, l.local_size, kMaxLocalRanks);
   }
   if (!world) world = slurm_world(env);
   if (!local) local = slurm_local(env);

@@ -28,7 +28,7 @@ std::vector<int> visible_gpus(const World& w, std::vector<std::string>& notes) {
   if (res.ok()) return res.gpus;
   switch (w.kind) {
     case WorldKind::ThisProcess:
-      // Nothing here binds the process: a plan without the GPU still sizes the loader.
+      // The runtime does not move the process: a plan without the GPU still sizes the loader.
       notes.push_back(gpu_ids_where(w) + ": " + res.error + "; planning without a GPU");
       return {};
     case WorldKind::SlurmTask:

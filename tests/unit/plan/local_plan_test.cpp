@@ -100,8 +100,8 @@ TEST(LocalPlan, LauncherVariablesGiveTheLocalRanks) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),
-                 "LOCAL_RANK: garbled value 'x' (expected a whole number from 0 to 16777215; fix "
-                 "or unset LOCAL_RANK)");
+                 "LOCAL_RANK: garbled value 'x' (expected a whole number from 0 to 65535; fix or "
+                 "unset LOCAL_RANK)");
   }
 }
 

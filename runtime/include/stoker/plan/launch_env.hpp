@@ -29,8 +29,10 @@ EnvGetter env_from(std::map<std::string, std::string> vars);
 [[noreturn]] void throw_garbled_env(const std::string& name, const std::string& value,
                                     const std::string& allowed);
 
-// The most ranks a job may have (bounds every rank and size read from the environment).
+// The most ranks a job may have, and on one node: the bounds of every rank and size read
+// from the environment.
 inline constexpr uint64_t kMaxRanks = uint64_t{1} << 24;
+inline constexpr uint64_t kMaxLocalRanks = uint64_t{1} << 16;
 
 // A whole number from lo to hi; nullopt when unset; stoker::Error (throw_garbled_env) when
 // garbled or out of bounds. An empty value is garbled, not unset.
