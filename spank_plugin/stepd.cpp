@@ -1,6 +1,8 @@
 #include "stepd.hpp"
 
-#include <cstdio>
+#include <unistd.h>
+
+#include <cerrno>
 #include <string>
 #include <vector>
 
@@ -51,10 +53,16 @@ std::optional<std::string> spank_env(spank_t sp, const std::string& name) {
   return std::nullopt;
 }
 
-// The task's stderr is the job's output: messages printed here reach the user.
+// The task's stderr is the job's output: messages printed here reach the user. One write
+// per line, so that lines of tasks sharing the output do not interleave.
 void to_task_stderr(const std::string& line) {
-  std::fprintf(stderr, "%s\n", line.c_str());
-  std::fflush(stderr);
+  const std::string text = line + "\n";
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(STDERR_FILENO, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
 }
 
 void warn_untuned(uint32_t rank, const std::string& what) {
@@ -121,7 +129,7 @@ void tune_task(spank_t sp, bool verbose) {
   if (verbose) {
     // The runtime prints its one-line per-rank summary at exit when asked.
     spank_setenv(sp, "STOKER_VERBOSE", "1", 1);
-    to_task_stderr(describe(ids, world, input, plan, binding));
+    for (const std::string& line : describe(ids, world, input, plan, binding)) to_task_stderr(line);
   }
 }
 

@@ -21,8 +21,8 @@ EnvVars task_env(const Plan& plan, const TaskIds& ids) {
   return env;
 }
 
-std::string describe(const TaskIds& ids, const World& world, const PlanInput& input, const Plan& p,
-                     const std::string& binding) {
+std::vector<std::string> describe(const TaskIds& ids, const World& world, const PlanInput& input,
+                                  const Plan& p, const std::string& binding) {
   std::ostringstream s;
   s << "stoker: rank " << ids.rank << " (local " << ids.local_rank << "/" << ids.local_size
     << "): profile=" << p.profile << " cpus=" << p.cpus.to_string()
@@ -37,8 +37,15 @@ std::string describe(const TaskIds& ids, const World& world, const PlanInput& in
     << ") gpus=" << (world.gpu_ids.value_or("").empty() ? "-" : *world.gpu_ids)
     << " mem=" << input.mem_limit << " topology=" << world.topology->source
     << "; binding: " << binding << "; reasons:";
-  for (const auto& r : p.reasons) s << " " << r.field << ": " << r.text << ";";
-  return s.str();
+  std::vector<std::string> lines{s.str()};
+  const std::string more = "stoker: rank " + std::to_string(ids.rank) + " (more reasons):";
+  for (const auto& r : p.reasons) {
+    if (r.field == "input") continue;
+    std::string item = " " + r.field + ": " + r.text + ";";
+    if (lines.back().size() + item.size() > kMaxLine) lines.push_back(more);
+    lines.back() += item.substr(0, kMaxLine - more.size());
+  }
+  return lines;
 }
 
 }  // namespace stoker::spank

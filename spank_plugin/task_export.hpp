@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "stoker/plan/plan.hpp"
 #include "stoker/plan/plan_env.hpp"
@@ -23,8 +24,13 @@ struct TaskIds {
 // CUDA_DEVICE_ORDER.
 EnvVars task_env(const Plan& plan, const TaskIds& ids);
 
-// The plan, what it was planned from, the binding outcome and the planner's reasons.
-std::string describe(const TaskIds& ids, const World& world, const PlanInput& input,
-                     const Plan& plan, const std::string& binding);
+// The plan, what it was planned from, the binding outcome and the planner's reasons, as
+// lines of at most kMaxLine bytes: Slurm forwards a task's output in messages of at most
+// 1024 bytes, and a longer line can interleave with another task's. The first line is the
+// plan; reasons that do not fit go on "stoker: rank N (more reasons):" lines. The reasons
+// about the input are left out: "from cpus=... gpus=... mem=..." says the same.
+inline constexpr size_t kMaxLine = 1000;
+std::vector<std::string> describe(const TaskIds& ids, const World& world, const PlanInput& input,
+                                  const Plan& plan, const std::string& binding);
 
 }  // namespace stoker::spank

@@ -34,12 +34,34 @@ TEST(TaskExport, ThePlanAndTheLaunchersNames) {
   EXPECT_EQ(env.at("MASTER_ADDR"), "localhost");
   EXPECT_EQ(env.at("MASTER_PORT"), "32345");
   EXPECT_EQ(env.at("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
-  const std::string line = describe(ids, w, in, plan, "applied");
+  const std::vector<std::string> lines = describe(ids, w, in, plan, "applied");
+  ASSERT_FALSE(lines.empty());
+  const std::string& line = lines.front();
   EXPECT_EQ(line.rfind("stoker: rank 5 (local 1/2): profile=balanced cpus=", 0), 0u) << line;
   EXPECT_NE(line.find("; from cpus=" + topo.allowed_cpus.to_string() + " (the test) gpus=0,1 mem=" +
                       std::to_string(uint64_t{16} << 30) + " topology=4gpu; binding: applied;"),
             std::string::npos)
       << line;
+  for (const std::string& l : lines) EXPECT_LE(l.size(), kMaxLine) << l;
+  EXPECT_EQ(line.find(" input: "), std::string::npos) << "said by from cpus=... already";
+}
+
+TEST(TaskExport, LongReasonsContinueOnLinesOfTheirOwn) {
+  const Topology topo = load_topology_xml_text(test::four_gpu_two_socket(false), "4gpu");
+  World w;
+  w.topology = &topo;
+  PlanInput in;
+  Plan plan;
+  for (int i = 0; i < 40; ++i) plan.reasons.push_back({"cpus", std::string(60, 'x')});
+  plan.reasons.push_back({"nics", std::string(5000, 'y')});
+  const std::vector<std::string> lines = describe(TaskIds{}, w, in, plan, "applied");
+  ASSERT_GT(lines.size(), 2u);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_LE(lines[i].size(), kMaxLine);
+    if (i) {
+      EXPECT_EQ(lines[i].rfind("stoker: rank 0 (more reasons): ", 0), 0u) << lines[i];
+    }
+  }
 }
 
 }  // namespace
