@@ -46,7 +46,7 @@ TEST(TaskExport, ThePlanAndTheLaunchersNames) {
   EXPECT_EQ(line.find(" input: "), std::string::npos) << "said by from cpus=... already";
 }
 
-TEST(TaskExport, LongReasonsContinueOnLinesOfTheirOwn) {
+TEST(FaultsTaskExport, LongReasonsContinueOnLinesOfTheirOwn) {
   const Topology topo = load_topology_xml_text(test::four_gpu_two_socket(false), "4gpu");
   World w;
   w.topology = &topo;
