@@ -39,6 +39,7 @@ if [ -f "$cluster/skip-reason" ]; then
 fi
 [ -f "$cluster/slurm.conf" ] || { echo "FAIL: $cluster/slurm.conf missing: start the cluster first"; exit 1; }
 export SLURM_CONF=$cluster/slurm.conf
+"$(dirname "$0")/../../../scripts/local-cluster.sh" clear "$cluster"  # jobs an earlier test left
 if [ $# -eq 3 ]; then
   [ -f "$3" ] || { echo "FAIL: plugin $3 not found"; exit 1; }
   echo "optional $(realpath "$3")" >"$cluster/plugstack.conf.d/stoker.conf"
