@@ -33,6 +33,11 @@ if(NOT STOKER_WITH_CUDA STREQUAL "OFF")
   include(CheckLanguage)
   check_language(CUDA)
   if(CUDAToolkit_FOUND AND CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      # A100 (sm_80) and H100/H200 (sm_90) natively, and sm_90 PTX that newer GPUs compile
+      # at load time; nvcc's own default (sm_75 in CUDA 13) would JIT on every data-centre GPU.
+      set(CMAKE_CUDA_ARCHITECTURES 80-real 90)
+    endif()
     enable_language(CUDA)
     set(_cuda_found TRUE)
   endif()

@@ -145,6 +145,8 @@ class DataLoaderKwargs(unittest.TestCase):
         self.assertIs(self.kwargs(STOKER_GPU="", STOKER_PIN_MEMORY="1")["pin_memory"], False)
         kw = self.kwargs(STOKER_GPU="0000:07:00.0", STOKER_PIN_MEMORY="1")
         self.assertIs(kw["pin_memory"], True)
+        self.assertEqual(kw["pin_memory_device"], "cuda")  # torch 1.13's DataLoader takes it
+        self.assertNotIn("pin_memory_device", self.kwargs(STOKER_GPU="", STOKER_PIN_MEMORY="1"))
 
     def test_worker_init_fn_pickles_for_spawn(self):
         fn = self.kwargs()["worker_init_fn"]

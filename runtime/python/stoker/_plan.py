@@ -67,6 +67,8 @@ class Plan:
                            torch's is per worker);
         persistent_workers True (workers live across epochs);
         pin_memory         True when the plan has a GPU and pins memory;
+        pin_memory_device  'cuda' with pin_memory (where this torch's DataLoader takes it),
+                           so the pinned batches are for the plan's GPU type;
         worker_init_fn     pins worker i to its share (worker_shares()) and seeds random and
                            numpy per worker, then calls `worker_init_fn` (yours) if given.
 
@@ -74,7 +76,10 @@ class Plan:
         prefetch_factor and persistent_workers without workers).
         """
         workers = max(0, int(self.workers))
-        kwargs = {"num_workers": workers, "pin_memory": bool(self.gpu) and bool(self.pin_memory)}
+        pin = bool(self.gpu) and bool(self.pin_memory)
+        kwargs = {"num_workers": workers, "pin_memory": pin}
+        if pin and _dataloader_takes("pin_memory_device"):
+            kwargs["pin_memory_device"] = "cuda"
         if workers == 0:
             return kwargs
         kwargs["prefetch_factor"] = self.torch_prefetch_factor(workers)
@@ -104,6 +109,15 @@ class Plan:
             lines.append("  reasons:")
             lines += [f"    {field}: {text}" for field, text in self.reasons]
         return "\n".join(lines) + ")"
+
+
+def _dataloader_takes(name):
+    """Whether torch.utils.data.DataLoader has keyword `name` (pin_memory_device: 1.12+)."""
+    import inspect
+
+    import torch.utils.data
+
+    return name in inspect.signature(torch.utils.data.DataLoader.__init__).parameters
 
 
 def _core_property(name):

@@ -1,6 +1,7 @@
 #include "stoker/cuda/cuda_pinner.hpp"
 
 #include "cuda/cuda_call.hpp"
+#include "cuda/device_scope.hpp"
 #include "stoker/cuda/cuda_device.hpp"
 #include "stoker/error.hpp"
 
@@ -19,10 +20,15 @@ bool CudaHostPinner::pin(void* base, size_t bytes, std::string* why) {
     return false;
   }
   // Register under the plan's device so the pages map into its context first; Portable
-  // makes them pinned for every context (another device, a framework's own context).
-  cudaError_t e = cuda::counted(cudaSetDevice(gpu.device));
-  if (e == cudaSuccess) {
+  // makes them pinned for every context (another device, a framework's own context). The
+  // caller's current device is restored: the application (or torch) keeps its own.
+  cudaError_t e = cudaSuccess;
+  try {
+    cuda::DeviceScope on_plan_gpu(gpu.device, "CudaHostPinner::pin");
     e = cuda::counted(cudaHostRegister(base, bytes, cudaHostRegisterPortable));
+  } catch (const Error& err) {
+    if (why) *why = std::string("not page-locked: ") + err.what();
+    return false;
   }
   if (e != cudaSuccess) {
     cuda::counted(cudaGetLastError());

@@ -18,11 +18,10 @@ DeviceBatch::DeviceBatch(DeviceBatch&& o) noexcept {
 
 DeviceBatch& DeviceBatch::operator=(DeviceBatch&& o) noexcept {
   if (this != &o) {
-    try {
-      release();
-    } catch (...) {
-    }
+    release_unreleased();
     core_ = std::move(o.core_);
+    consumer_stream_ = o.consumer_stream_;
+    waited_ = o.waited_;
     buffer_ = std::exchange(o.buffer_, -1);
     data_ = o.data_;
     labels_ = o.labels_;
@@ -36,8 +35,21 @@ DeviceBatch& DeviceBatch::operator=(DeviceBatch&& o) noexcept {
 }
 
 DeviceBatch::~DeviceBatch() {
+  release_unreleased();
+}
+
+// A batch dropped without release(stream): its buffer may be reused only after the kernels
+// that read it. Those ran on the stream given to wait_on(); without one the feeder cannot
+// know the stream (a non-blocking one does not order with the default stream), so it waits
+// for the whole device once rather than risk overwriting data still being read.
+void DeviceBatch::release_unreleased() noexcept {
+  if (!core_) return;
   try {
-    release();
+    if (!waited_) {
+      cuda::DeviceScope scope(core_->device(), core_->where());
+      cuda::counted(cudaDeviceSynchronize());
+    }
+    release(consumer_stream_);
   } catch (...) {
     // A destructor must not throw; the buffer stays marked as held, and the feeder's
     // next() reports the CUDA error through its own calls.
@@ -54,6 +66,8 @@ void* DeviceBatch::ready_event() const {
 
 void DeviceBatch::wait_on(void* consumer_stream) const {
   if (!core_) return;
+  consumer_stream_ = consumer_stream;  // where the batch is read: release there if dropped
+  waited_ = true;
   cuda::DeviceScope scope(core_->device(), core_->where());
   cuda::check(cuda::counted(cudaStreamWaitEvent(static_cast<cudaStream_t>(consumer_stream),
                                                 core_->ready_event(buffer_), 0)),
@@ -109,9 +123,10 @@ std::optional<DeviceBatch> DeviceFeeder::next() {
   using clock = std::chrono::steady_clock;
   cuda::DeviceScope scope(core_->device(), core_->where());
   core_->reap();
-  // Keep every free buffer busy: the copies of the next batches overlap the consumer's
-  // work on this one. Loader::next() blocks only when the loader has nothing ready.
+  // Keep free buffers busy with batches the loader already has: their copies overlap the
+  // consumer's work on this one. Wait for the loader only when no copied batch is queued.
   for (int b = core_->free_buffer(); b >= 0 && !exhausted_; b = core_->free_buffer()) {
+    if (!core_->queue_empty() && !loader_.next_ready()) break;
     const auto t0 = clock::now();
     std::optional<Batch> host = loader_.next();
     core_->add_input_wait(

@@ -295,6 +295,9 @@ void Loader::start_epoch() {
 std::optional<Batch> Loader::next() {
   return core_->next();
 }
+bool Loader::next_ready() const {
+  return core_->next_ready();
+}
 std::optional<Batch> Loader::advance(Batch* done) {
   return core_->next(done);
 }

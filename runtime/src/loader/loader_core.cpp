@@ -371,6 +371,13 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
   return make_batch(slot);
 }
 
+bool LoaderCore::next_ready() {
+  std::lock_guard lk(mu_);
+  if (!loop_.active) return false;  // next() would start an epoch and wait for its first batch
+  if (loop_.failed || loop_.pos >= loop_.total) return true;
+  return ring_[consume_seq_ % static_cast<uint64_t>(slots_)] >= 0;
+}
+
 std::optional<Error> LoaderCore::loop_failure_locked(const Slot& m) {
   loop_.attempted += m.count + m.skipped;
   loop_.skipped += m.skipped;

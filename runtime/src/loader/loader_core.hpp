@@ -56,6 +56,7 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   void start_epoch();
   // `recycle`: a batch of this loader to give back in the same critical section.
   std::optional<Batch> next(Batch* recycle = nullptr);
+  bool next_ready();
   SamplerState state() const;
   void restore(const SamplerState& state);
   uint64_t epoch() const;

@@ -67,7 +67,9 @@ class DeviceBatch {
   DeviceBatch& operator=(DeviceBatch&& o) noexcept;
   DeviceBatch(const DeviceBatch&) = delete;
   DeviceBatch& operator=(const DeviceBatch&) = delete;
-  ~DeviceBatch();  // release() on the default stream; errors are swallowed here
+  // Without release(): releases on the stream last given to wait_on(), or, when none was,
+  // after the device has finished its queued work. Errors are swallowed here.
+  ~DeviceBatch();
   explicit operator bool() const { return core_ != nullptr; }
 
   // Device pointers: size() samples of spec().bytes() each, contiguous; int64 labels.
@@ -98,7 +100,10 @@ class DeviceBatch {
 
  private:
   friend class FeederCore;
+  void release_unreleased() noexcept;
   std::shared_ptr<FeederCore> core_;
+  mutable void* consumer_stream_ = nullptr;  // the stream wait_on() last made wait
+  mutable bool waited_ = false;
   int buffer_ = -1;
   const void* data_ = nullptr;
   const int64_t* labels_ = nullptr;

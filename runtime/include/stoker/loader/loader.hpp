@@ -189,6 +189,9 @@ class Loader {
   // Throws stoker::Error for a failed sample (sample index, file and offset) or when the
   // consumer holds every slot (it would otherwise wait forever).
   std::optional<Batch> next();
+  // Whether next() would return at once: an epoch is running and its next batch (or its
+  // end, or a failure to report) is there. A device feeder tops up its copies only then.
+  bool next_ready() const;
 
   class Iterator {
    public:
