@@ -6,7 +6,6 @@
 
 #include "cluster_harness.hpp"
 #include "stoker/plan/cpuset.hpp"
-#include "topology_fixtures.hpp"
 
 namespace stoker::test {
 namespace {
@@ -55,9 +54,7 @@ TEST_F(FaultsLaunch, ConcurrentStepsOfOneJobGetTheirOwnPorts) {
 // The fault: a task the plugin leaves untuned (here: GPU ids it cannot locate) got no
 // rendezvous at all, and the job relied on each template's own fallbacks.
 TEST_F(FaultsLaunch, AnUntunedTaskStillGetsTheRendezvous) {
-  const fs::path xml = dir() / "cpu-only.xml";
-  write_file(xml, cpu_only_single_numa(16, false));
-  use_plugin(default_args() + " topology_xml=" + xml.string());
+  use_plugin_on_a_cpu_only_node();
   const RunResult r = run("srun -N2 -n2 --gres=gpu:1 --stoker " + probe());
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(count_of(r.err, "cannot locate GPU"), 2) << r.err;
