@@ -1,7 +1,6 @@
 #include "rendezvous.hpp"
 
-#include <netdb.h>
-#include <unistd.h>
+#include "stoker/plan/world.hpp"
 
 namespace stoker::spank {
 
@@ -35,25 +34,30 @@ std::string first_host(std::string_view nodelist) {
   return host;
 }
 
-std::string master_address(std::string_view nodelist) {
+std::string master_address(std::string_view nodelist, const NodeAddrLookup& node_addr) {
   const std::string host = first_host(nodelist);
-  if (!host.empty()) {
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* res = nullptr;
-    if (getaddrinfo(host.c_str(), nullptr, &hints, &res) == 0) {
-      freeaddrinfo(res);
-      return host;
-    }
-  }
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) == 0 && name[0] != '\0') return name;
-  return host.empty() ? "127.0.0.1" : host;
+  if (host.empty()) return "";
+  const std::optional<std::string> addr = node_addr ? node_addr(host) : std::nullopt;
+  return addr && !addr->empty() ? *addr : host;
 }
 
-int master_port(uint32_t job_id) {
-  return 20000 + static_cast<int>(job_id % 20000);
+int master_port(uint32_t job_id, uint32_t step_id) {
+  constexpr uint32_t kNormalSlots = kStepSlots - 3;
+  uint32_t slot = step_id % kNormalSlots;
+  switch (step_kind(step_id)) {
+    case StepKind::Batch:
+      slot = kNormalSlots;
+      break;
+    case StepKind::Interactive:
+      slot = kNormalSlots + 1;
+      break;
+    case StepKind::Extern:
+      slot = kNormalSlots + 2;
+      break;
+    case StepKind::Normal:
+      break;
+  }
+  return kPortBase + static_cast<int>((job_id % kJobGroups) * kStepSlots + slot);
 }
 
 }  // namespace stoker::spank

@@ -1,12 +1,15 @@
 #include "stepd.hpp"
 
+#include <slurm/slurm.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "options.hpp"
+#include "rendezvous.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/plan/topology.hpp"
 #include "stoker/plan/world.hpp"
@@ -23,6 +26,7 @@ struct NodeState {
   std::string flag_error;  // a flag value that failed to parse here
   TuneDecision decision;
   std::string problem;  // why this step's tasks stay untuned (warned once per task)
+  std::string master_addr;  // the step's rendezvous address (rendezvous.hpp)
   std::optional<ProfileSet> profiles;
   std::optional<Topology> topology;
 };
@@ -70,7 +74,20 @@ void warn_untuned(uint32_t rank, const std::string& what) {
                  "; the task runs untuned");
 }
 
-TaskIds task_ids(spank_t sp, const EnvGetter& env) {
+// The first node's NodeAddr, asked of slurmctld (one RPC per node and step, in user_init):
+// the one source every node reads alike. nullopt when Slurm does not answer.
+std::optional<std::string> slurm_node_addr(const std::string& node) {
+  node_info_msg_t* info = nullptr;
+  std::string name = node;
+  if (slurm_load_node_single(&info, name.data(), SHOW_ALL) != 0 || !info) return std::nullopt;
+  std::optional<std::string> addr;
+  if (info->record_count > 0 && info->node_array[0].node_addr)
+    addr = info->node_array[0].node_addr;
+  slurm_free_node_info_msg(info);
+  return addr;
+}
+
+TaskIds task_ids(spank_t sp) {
   TaskIds ids;
   int local_rank = 0;
   if (spank_get_item(sp, S_TASK_ID, &local_rank) == ESPANK_SUCCESS) ids.local_rank = local_rank;
@@ -78,7 +95,8 @@ TaskIds task_ids(spank_t sp, const EnvGetter& env) {
   ids.rank = item_u32(sp, S_TASK_GLOBAL_ID, 0);
   ids.world_size = item_u32(sp, S_JOB_TOTAL_TASK_COUNT, 1);
   ids.job_id = item_u32(sp, S_JOB_ID, 0);
-  ids.nodelist = env("SLURM_STEP_NODELIST").value_or(env("SLURM_NODELIST").value_or(""));
+  ids.step_id = item_u32(sp, S_JOB_STEPID, 0);
+  ids.master_addr = state().master_addr;
   return ids;
 }
 
@@ -110,26 +128,27 @@ std::string bind_task(const Topology& topo, const Plan& plan, uint32_t rank) {
   return b.reason.empty() ? "applied" : "skipped: " + b.reason;
 }
 
-// Plans, binds and exports one task; throws stoker::Error when it cannot be tuned.
-void tune_task(spank_t sp, bool verbose) {
-  const NodeState& st = state();
-  const EnvGetter env = [sp](const std::string& name) { return spank_env(sp, name); };
-  const TaskIds ids = task_ids(sp, env);
+// Plans and binds one task; nullopt when binding failed (warned). Throws stoker::Error when
+// it cannot be planned.
+std::optional<Plan> tune_task(spank_t sp, const EnvGetter& env, const TaskIds& ids, bool verbose) {
   const World world = task_world(sp, env, ids);
-  const PlanInput input = plan_input(world, flags().opts, *st.profiles);
-  const Plan plan = make_plan(input);
+  const PlanInput input = plan_input(world, flags().opts, *state().profiles);
+  Plan plan = make_plan(input);
   const std::string binding = bind_task(*world.topology, plan, ids.rank);
-  if (binding.empty()) return;
-  for (const auto& [name, value] : task_env(plan, ids)) {
+  if (binding.empty()) return std::nullopt;
+  if (verbose) {
+    for (const std::string& line : describe(ids, world, input, plan, binding)) to_task_stderr(line);
+  }
+  return plan;
+}
+
+// Exports what task_env says; a variable that cannot be set is warned about.
+void export_task_env(spank_t sp, const Plan* plan, const TaskIds& ids, const EnvGetter& env) {
+  for (const auto& [name, value] : task_env(plan, ids, env, state().cfg.profiles)) {
     if (spank_setenv(sp, name.c_str(), value.c_str(), 1) != ESPANK_SUCCESS) {
       warn_untuned(ids.rank, "cannot export " + name);
       return;
     }
-  }
-  if (verbose) {
-    // The runtime prints its one-line per-rank summary at exit when asked.
-    spank_setenv(sp, "STOKER_VERBOSE", "1", 1);
-    for (const std::string& line : describe(ids, world, input, plan, binding)) to_task_stderr(line);
   }
 }
 
@@ -158,6 +177,10 @@ int stepd_user_init(spank_t sp) {
   const uint32_t step = item_u32(sp, S_JOB_STEPID, 0);
   st.decision = should_tune(st.cfg.enable, st.cfg.batch_step, f.opts, f.any_flag, step_kind(step));
   if (!st.decision.tune) return 0;
+  // The rendezvous address first: every task of the step gets it, tuned or not.
+  const std::string nodes =
+      spank_env(sp, "SLURM_STEP_NODELIST").value_or(spank_env(sp, "SLURM_NODELIST").value_or(""));
+  st.master_addr = master_address(nodes, slurm_node_addr);
   if (!st.flag_error.empty()) {
     st.problem = st.flag_error;
     return 0;
@@ -184,15 +207,21 @@ int stepd_task_init(spank_t sp) {
                      ": not tuned: " + st.decision.why_not);
     return 0;
   }
+  const EnvGetter env = [sp](const std::string& name) { return spank_env(sp, name); };
+  const TaskIds ids = task_ids(sp);
+  std::optional<Plan> plan;
   if (!st.problem.empty()) {
     warn_untuned(rank, st.problem);
-    return 0;
+  } else {
+    try {
+      plan = tune_task(sp, env, ids, verbose);
+    } catch (const std::exception& e) {
+      warn_untuned(rank, e.what());
+    }
   }
-  try {
-    tune_task(sp, verbose);
-  } catch (const std::exception& e) {
-    warn_untuned(rank, e.what());
-  }
+  // Tuned or not, the task gets the rendezvous (a launcher's fallback would differ per node).
+  export_task_env(sp, plan ? &*plan : nullptr, ids, env);
+  if (plan && verbose) spank_setenv(sp, "STOKER_VERBOSE", "1", 1);  // the runtime's summary
   return 0;
 }
 

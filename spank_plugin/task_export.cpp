@@ -1,24 +1,69 @@
 #include "task_export.hpp"
 
+#include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "rendezvous.hpp"
+#include "stoker/plan/strings.hpp"
 
 namespace stoker::spank {
 
-EnvVars task_env(const Plan& plan, const TaskIds& ids) {
-  EnvVars env = plan_to_env(plan);
-  const auto add = [&](const char* name, const std::string& value) {
-    env.emplace_back(name, value);
-  };
-  add("RANK", std::to_string(ids.rank));
-  add("LOCAL_RANK", std::to_string(ids.local_rank));
-  add("WORLD_SIZE", std::to_string(ids.world_size));
-  add("LOCAL_WORLD_SIZE", std::to_string(ids.local_size));
-  add("MASTER_ADDR", master_address(ids.nodelist));
-  add("MASTER_PORT", std::to_string(master_port(ids.job_id)));
-  add("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+namespace {
+
+// The names PyTorch launchers read, for every task of a step with stoker on.
+EnvVars launcher_env(const TaskIds& ids) {
+  EnvVars env{{"RANK", std::to_string(ids.rank)},
+              {"LOCAL_RANK", std::to_string(ids.local_rank)},
+              {"WORLD_SIZE", std::to_string(ids.world_size)},
+              {"LOCAL_WORLD_SIZE", std::to_string(ids.local_size)}};
+  if (!ids.master_addr.empty()) env.emplace_back("MASTER_ADDR", ids.master_addr);
+  env.emplace_back("MASTER_PORT", std::to_string(master_port(ids.job_id, ids.step_id)));
   return env;
+}
+
+// The thread pools of OpenMP, MKL and OpenBLAS (torch's intra-op threads among them) sized
+// to the cores the plan leaves the training loop: more would oversubscribe the loader's.
+EnvVars thread_env(const Plan& plan) {
+  const std::string main = std::to_string(std::max(1, plan.main_cpus.count()));
+  return {{"OMP_NUM_THREADS", main}, {"MKL_NUM_THREADS", main}, {"OPENBLAS_NUM_THREADS", main}};
+}
+
+// NAME -> VALUE of what kExportedVar says the plugin set earlier in this task's ancestry.
+std::map<std::string, std::string> exported_before(const EnvGetter& env) {
+  std::map<std::string, std::string> out;
+  const std::string list = env(kExportedVar).value_or("");
+  for (std::string_view item : split(list, ',')) {
+    const size_t eq = item.find('=');
+    if (eq != std::string_view::npos) out[std::string(item.substr(0, eq))] = item.substr(eq + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+EnvVars task_env(const Plan* plan, const TaskIds& ids, const EnvGetter& env,
+                 const std::string& profiles_file) {
+  EnvVars out;
+  EnvVars optional = launcher_env(ids);
+  if (plan) {
+    out = plan_to_env(*plan);
+    if (!profiles_file.empty()) out.emplace_back("STOKER_PROFILES", profiles_file);
+    out.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+    for (auto& var : thread_env(*plan)) optional.push_back(std::move(var));
+  }
+  const std::map<std::string, std::string> before = exported_before(env);
+  std::vector<std::string> exported;
+  for (auto& [name, value] : optional) {
+    const std::optional<std::string> now = env(name);
+    const auto it = before.find(name);
+    const bool users = now && (it == before.end() || it->second != *now);
+    if (users) continue;
+    exported.push_back(name + "=" + value);
+    out.emplace_back(std::move(name), std::move(value));
+  }
+  out.emplace_back(kExportedVar, join(exported));
+  return out;
 }
 
 std::vector<std::string> describe(const TaskIds& ids, const World& world, const PlanInput& input,

@@ -1,5 +1,6 @@
-// What a tuned task gets (the plan's STOKER_* and the names PyTorch launchers expect) and
-// the one line --stoker-verbose prints. Slurm-free, so unit tests link it.
+// What a task of a step with stoker on gets (the plan's STOKER_* when it is tuned, and the
+// names PyTorch launchers and thread pools read, tuned or not) and the lines
+// --stoker-verbose prints. Slurm-free, so unit tests link it.
 #pragma once
 
 #include <cstdint>
@@ -16,13 +17,25 @@ namespace stoker::spank {
 struct TaskIds {
   uint32_t rank = 0, world_size = 1;
   int local_rank = 0, local_size = 1;
-  uint32_t job_id = 0;
-  std::string nodelist;  // the step's nodes (SLURM_STEP_NODELIST)
+  uint32_t job_id = 0, step_id = 0;
+  std::string master_addr;  // master_address() of the step's nodes, the same on every node
 };
 
-// STOKER_* + RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT and
-// CUDA_DEVICE_ORDER.
-EnvVars task_env(const Plan& plan, const TaskIds& ids);
+// The variable that records what the plugin set besides STOKER_*: "NAME=VALUE,...".
+// Why: a step launched from a tuned batch step inherits the batch step's RANK, MASTER_PORT,
+// OMP_NUM_THREADS...; those are the plugin's, not the user's, and are replaced.
+inline constexpr const char* kExportedVar = "STOKER_EXPORTED";
+
+// What task_init exports for a task of a step with stoker on; `plan` is null when the task
+// is left untuned. Always: RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR (when
+// known), MASTER_PORT. With a plan: its STOKER_* set, STOKER_PROFILES = `profiles_file` (the
+// admin's, when the plugstack names one: a launcher's workers are planned with it),
+// CUDA_DEVICE_ORDER, and OMP_NUM_THREADS, MKL_NUM_THREADS, OPENBLAS_NUM_THREADS = the plan's
+// main cores. A launcher or thread
+// variable that the user set (present in `env`, the task's environment now, with another
+// value than kExportedVar records) is kept; kExportedVar lists the ones exported.
+EnvVars task_env(const Plan* plan, const TaskIds& ids, const EnvGetter& env,
+                 const std::string& profiles_file = "");
 
 // The plan, what it was planned from, the binding outcome and the planner's reasons, as
 // lines of at most kMaxLine bytes: Slurm forwards a task's output in messages of at most

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "topology_fixtures.hpp"
+
 namespace stoker::test {
 
 namespace fs = std::filesystem;
@@ -94,6 +96,13 @@ class ClusterTest : public ::testing::Test {
                "optional " STOKER_SPANK_PLUGIN " " + args + "\n");
   }
   static void no_plugin() { fs::remove(dir() / "plugstack.conf.d" / "stoker.conf"); }
+  // The plugin (default_args) with an admin topology XML of a CPU-only node: the cluster's
+  // fake gres GPUs cannot be located there, so a task given one is left untuned.
+  static void use_plugin_on_a_cpu_only_node() {
+    const fs::path xml = dir() / "cpu-only.xml";
+    write_file(xml, cpu_only_single_numa(16, false));
+    use_plugin(default_args() + " topology_xml=" + xml.string());
+  }
 
   // The admin's profiles file the tests use: a custom profile and tight caps.
   static fs::path profiles_file() {

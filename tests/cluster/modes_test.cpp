@@ -3,7 +3,6 @@
 #include <string>
 
 #include "cluster_harness.hpp"
-#include "topology_fixtures.hpp"
 
 namespace stoker::test {
 namespace {
@@ -118,9 +117,7 @@ TEST_F(Modes, UnreadableTopologyLeavesJobsRunning) {
 
 TEST_F(Modes, UnknownGpuIdsLeaveJobsRunning) {
   // The CPU-only XML has no GPUs; the step has two fake ones: ids not found.
-  const fs::path xml = dir() / "cpu-only.xml";
-  write_file(xml, cpu_only_single_numa(16, false));
-  use_plugin(default_args() + " topology_xml=" + xml.string());
+  use_plugin_on_a_cpu_only_node();
   const RunResult r = run("srun -N1 -n2 --gres=gpu:2 --stoker " + probe());
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(count_of(r.err, "stoker: warning: rank "), 2) << r.err;

@@ -33,10 +33,11 @@ TEST_F(Task, EnvOnEveryRankOfTwoNodes) {
     EXPECT_EQ(env.at("LOCAL_WORLD_SIZE"), "2");
     EXPECT_EQ(env.at("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
     EXPECT_EQ(env.at("STOKER_PROFILE"), "balanced");
-    const int job = std::stoi(env.at("SLURM_JOB_ID"));
-    EXPECT_EQ(env.at("MASTER_PORT"), std::to_string(20000 + job % 20000));
-    EXPECT_EQ(env.at("MASTER_ADDR"), p.begin()->second.at("MASTER_ADDR"));
-    EXPECT_FALSE(env.at("MASTER_ADDR").empty());
+    EXPECT_EQ(env.at("MASTER_PORT"), p.begin()->second.at("MASTER_PORT"));
+    EXPECT_GE(std::stoi(env.at("MASTER_PORT")), 20000);
+    EXPECT_LT(std::stoi(env.at("MASTER_PORT")), 32768);
+    // n1's NodeAddr in the harness's slurm.conf (its name does not resolve).
+    EXPECT_EQ(env.at("MASTER_ADDR"), "127.0.0.1");
     nodes.insert(env.at("node"));
     local_ranks[env.at("node")].insert(env.at("LOCAL_RANK"));
   }

@@ -23,16 +23,16 @@ namespace {
 
 using Env = std::map<std::string, std::string>;
 
-// Reads a plan from `env` (a snapshot of os.environ). A present but garbled or missing
-// STOKER_* variable is a ValueError naming it: under the plugin that is a real fault
-// (a wrapper script that rewrote the environment), and silently planning anew would hide it.
+// Reads the plugin's plan from `env` (a snapshot of os.environ): as exported, or this
+// worker's share of it under a launcher such as torchrun (environment_plan). A present but
+// garbled or missing STOKER_* variable is a ValueError naming it: under the plugin that is a
+// real fault (a wrapper script that rewrote the environment), and silently planning anew
+// would hide it.
 std::optional<Plan> plan_from_environ(const Env& env) {
   try {
-    return plan_from_env([&env](const std::string& name) -> std::optional<std::string> {
-      auto it = env.find(name);
-      if (it == env.end()) return std::nullopt;
-      return it->second;
-    });
+    auto local = environment_plan(env_from(env));
+    if (!local) return std::nullopt;
+    return std::move(local->plan);
   } catch (const Error& e) {
     throw py::value_error(e.what());
   }
@@ -100,8 +100,10 @@ void bind_plan(py::module_& m) {
           "__eq__", [](const Plan& a, const Plan& b) { return a == b; }, py::is_operator());
 
   m.def("plan_from_environ", &plan_from_environ, py::arg("environ"),
-        "The plan the STOKER_* variables of `environ` describe; None without "
-        "STOKER_PLAN_VERSION. ValueError naming the variable when one is garbled or missing.");
+        "The plan the STOKER_* variables of `environ` describe (under a launcher that started "
+        "several workers in the tuned task, such as torchrun: this worker's share of it); "
+        "None without STOKER_PLAN_VERSION. ValueError naming the variable when one is "
+        "garbled or missing.");
   m.def(
       "split_cpus",
       [](const std::string& cpus, int n) {

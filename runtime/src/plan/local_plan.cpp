@@ -51,7 +51,52 @@ World world_for(const PlanRequest& req, const Topology& topo, const EnvGetter& e
   return w;
 }
 
+ProfileSet profiles_from(const std::optional<std::string>& file) {
+  return file ? load_profiles(*file) : builtin_profiles();
+}
+
+// One of the workers a launcher started inside a tuned task: planned as srun would plan a
+// task of its own (environment_plan).
+LocalPlan plan_launched_worker(const Plan& launcher, const LaunchRanks& ranks,
+                               const EnvGetter& env) {
+  auto topo = std::make_shared<Topology>(load_topology());
+  World w;
+  w.kind = WorldKind::ThisProcess;
+  w.topology = topo.get();
+  observe_task(w, env);
+  w.step = {launcher.cpus, "STOKER_CPUS (the launcher's plan)"};
+  w.local_rank = static_cast<int>(ranks.local_rank);
+  w.local_size = static_cast<int>(ranks.local_size);
+  w.ranks_from = ranks.source;
+  w.default_profile = launcher.profile;
+  w.default_profile_from = "STOKER_PROFILE (the launcher's plan)";
+  LocalPlan out;
+  out.plan = make_plan(plan_input(w, {}, profiles_from(env("STOKER_PROFILES"))));
+  out.source = "computed on " + topo->source + " for local rank " +
+               std::to_string(ranks.local_rank) + " of " + std::to_string(ranks.local_size) +
+               " under a launcher in a task the plugin planned for " +
+               std::to_string(launcher.local_size);
+  out.plan.reasons.push_back({"source", out.source});
+  out.topology = std::move(topo);
+  return out;
+}
+
 }  // namespace
+
+std::optional<LocalPlan> environment_plan(const EnvGetter& env) {
+  std::optional<Plan> exported = plan_from_env(env);
+  if (!exported) return std::nullopt;
+  const LaunchRanks ranks = launch_ranks(env);
+  // More local ranks than the plugin planned for: a launcher started them inside a task.
+  // (Fewer: the environment does not say, e.g. no launcher variables; the plan stands.)
+  if (ranks.local_size > static_cast<uint64_t>(exported->local_size))
+    return plan_launched_worker(*exported, ranks, env);
+  LocalPlan out;
+  out.plan = std::move(*exported);
+  out.source = "the STOKER_* environment (the Slurm plugin's plan)";
+  out.from_environment = true;
+  return out;
+}
 
 LocalPlan plan_this_process(const PlanRequest& req) {
   const EnvGetter env = process_env();
@@ -59,22 +104,17 @@ LocalPlan plan_this_process(const PlanRequest& req) {
   const EnvGetter stoker_env = [&](const std::string& name) -> std::optional<std::string> {
     return req.ignore_env ? std::nullopt : env(name);
   };
-  LocalPlan out;
   if (req.use_environment_plan && !req.what_if()) {
-    if (auto p = plan_from_env(stoker_env)) {
-      out.plan = std::move(*p);
-      out.source = "the STOKER_* environment (the Slurm plugin's plan)";
-      out.from_environment = true;
-      return out;
-    }
+    if (auto p = environment_plan(stoker_env)) return std::move(*p);
   }
+  LocalPlan out;
   auto topo = std::make_shared<Topology>(req.topology_xml ? load_topology_xml(*req.topology_xml)
                                                           : load_topology());
   out.topology = topo;
   out.source = "computed on " + topo->source;
 
   const auto profiles_file = req.profiles_file ? req.profiles_file : stoker_env("STOKER_PROFILES");
-  const ProfileSet profiles = profiles_file ? load_profiles(*profiles_file) : builtin_profiles();
+  const ProfileSet profiles = profiles_from(profiles_file);
   World world = world_for(req, *topo, env);
   if (auto profile = stoker_env("STOKER_PROFILE")) {
     world.default_profile = *profile;

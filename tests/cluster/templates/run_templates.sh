@@ -115,8 +115,12 @@ templates="single multi cpu ddp"
 export PYTHONPATH=${STOKER_PYTHONPATH:+$STOKER_PYTHONPATH${PYTHONPATH:+:}}${PYTHONPATH:-}
 if "$PYTHON" -c 'import stoker, torch' 2>/dev/null; then
   submit ddp pytorch_ddp.sbatch
+  # torchrun on the CPU: no GPUs, two workers per node, each printing its plan first.
+  submit torchrun torchrun.sbatch SBATCH_GPUS_PER_NODE=0 NPROC_PER_NODE=2 \
+    DDP_SCRIPT="$src/tests/cluster/templates/torchrun_worker.py" TRAIN_SCRIPT="$DDP_SCRIPT"
+  templates="$templates torchrun"
 else
-  echo "skip [ddp] $PYTHON cannot import stoker and torch (build the Python module, or set STOKER_PYTHONPATH)"
+  echo "skip [ddp, torchrun] $PYTHON cannot import stoker and torch (build the Python module, or set STOKER_PYTHONPATH)"
   templates="single multi cpu"
 fi
 wait
@@ -167,10 +171,38 @@ if [ "${templates% ddp}" != "$templates" ]; then
   expect_learning ddp '^ddp: done:'
 fi
 
+# torchrun: one agent per node tuned by the plugin, two workers per node; each worker's plan
+# is its share of the agent's CPUs (disjoint on a node), and the loss goes down.
+if [ "${templates% torchrun}" != "$templates" ]; then
+  worker_line='^torchrun-worker: rank [0-3]/4 local [01]/2 node n[12] cpus [0-9].* source computed on .* under a launcher'
+  expect torchrun out 4 "$worker_line"
+  expect torchrun out 2 '^torchrun-worker: rank [0-3]/4 local [01]/2 node n1 cpus '
+  expect torchrun out 1 '^ddp: done: .* loss first .* backend gloo'
+  expect_learning torchrun '^ddp: done:'
+  if ! grep -E "$worker_line" "$work/torchrun.out" | "$PYTHON" -c '
+import sys
+seen = {}
+for line in sys.stdin:
+    words = line.split()
+    node, cpus = words[words.index("node") + 1], words[words.index("cpus") + 1]
+    ids = set()
+    for part in cpus.split(","):
+        first, _, last = part.partition("-")
+        ids |= set(range(int(first), int(last or first) + 1))
+    if seen.get(node, set()) & ids:
+        sys.exit(f"node {node}: workers share CPUs {sorted(seen[node] & ids)}")
+    seen[node] = seen.get(node, set()) | ids
+'; then
+    fail torchrun "the workers of a node share CPUs"
+  fi
+fi
+
 if [ "$failures" -gt 0 ]; then
   echo "templates: $failures check(s) failed (${elapsed}s)"
   exit 1
 fi
 echo "templates: all of $templates passed on the local cluster in ${elapsed}s"
 for name in single multi cpu; do grep -h '^stoker_train: done:' "$work/$name.out" | sed "s/^/  $name: /"; done
-if [ -f "$work/ddp.out" ]; then grep -h '^ddp: done:' "$work/ddp.out" | sed 's/^/  ddp: /'; fi
+for name in ddp torchrun; do
+  if [ -f "$work/$name.out" ]; then grep -h '^ddp: done:' "$work/$name.out" | sed "s/^/  $name: /"; fi
+done

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "run_command.hpp"
@@ -131,6 +132,47 @@ TEST(LocalPlan, ThePluginsEnvironmentComesFirst) {
   PlanRequest what_if;
   what_if.local_size = 1;
   EXPECT_FALSE(plan_this_process(what_if).from_environment);
+}
+
+// torchrun under the plugin: the agent was tuned as one task; each of its workers is planned
+// as local rank LOCAL_RANK of LOCAL_WORLD_SIZE within the agent's CPUs, exactly as a what-if
+// (srun with one task per worker sharing those CPUs) plans it.
+TEST(LocalPlan, ALaunchersWorkersArePlannedWithinItsTasksCpus) {
+  ScopedEnv scoped;
+  clear_launcher_env(scoped);
+  const Plan agent = plan_this_process().plan;
+  ASSERT_EQ(agent.local_size, 1);
+  std::map<std::string, std::string> env;
+  for (const auto& [k, v] : plan_to_env(agent)) env[k] = v;
+  EXPECT_TRUE(environment_plan(env_from(env))->from_environment) << "no launcher: as exported";
+  env["WORLD_SIZE"] = "2";
+  env["LOCAL_WORLD_SIZE"] = "2";
+  std::vector<CpuSet> cpus;
+  for (int rank : {0, 1}) {
+    SCOPED_TRACE("local rank " + std::to_string(rank));
+    env["RANK"] = env["LOCAL_RANK"] = std::to_string(rank);
+    std::optional<LocalPlan> worker = environment_plan(env_from(env));
+    ASSERT_TRUE(worker.has_value());
+    EXPECT_FALSE(worker->from_environment);
+    EXPECT_EQ(worker->plan.local_rank, rank);
+    EXPECT_EQ(worker->plan.local_size, 2);
+    EXPECT_TRUE(worker->plan.cpus.is_subset_of(agent.cpus));
+    EXPECT_NE(worker->source.find("under a launcher"), std::string::npos) << worker->source;
+    PlanRequest srun_like;
+    srun_like.cpus = agent.cpus;
+    srun_like.local_rank = rank;
+    srun_like.local_size = 2;
+    Plan want = plan_this_process(srun_like).plan;
+    want.reasons.clear();
+    worker->plan.reasons.clear();
+    EXPECT_EQ(worker->plan, want);
+    cpus.push_back(worker->plan.cpus);
+  }
+  if (agent.cpus.count() >= 2) {
+    EXPECT_FALSE(cpus[0].intersects(cpus[1])) << "disjoint";
+  }
+  env["STOKER_PROFILE"] = "no-such-profile";
+  EXPECT_THROW(environment_plan(env_from(env)), Error) << "an unknown profile is named";
 }
 
 TEST(LocalPlan, IgnoreEnvRecomputesWithoutAnyStokerVariable) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "stoker/plan/cpuset.hpp"
+#include "stoker/plan/launch_env.hpp"
 #include "stoker/plan/plan.hpp"
 #include "stoker/plan/topology.hpp"
 
@@ -46,6 +47,17 @@ struct LocalPlan {
   bool from_environment = false;
   std::shared_ptr<const Topology> topology;  // null when the plan came from the environment
 };
+
+// The plugin's plan for this process when `env` holds one (STOKER_PLAN_VERSION), else
+// nullopt. Under a launcher inside the tuned task (torchrun's agent, tuned as one task per
+// node, starting LOCAL_WORLD_SIZE workers) the exported plan is the launcher's: when the
+// launcher's local size (launch_ranks) is larger than STOKER_LOCAL_SIZE, this worker is
+// planned here on the live machine as local rank LOCAL_RANK of LOCAL_WORLD_SIZE, with the
+// exported plan's profile (and STOKER_PROFILES when set), within the CPUs the launcher's
+// plan holds (STOKER_CPUS): the split srun would make with one task per worker on those
+// CPUs. Its GPUs and memory are observed as for any task (observe_task). Throws stoker::Error naming the variable when one is garbled (plan_from_env,
+// launch_ranks) or the profile is unknown.
+std::optional<LocalPlan> environment_plan(const EnvGetter& env);
 
 // STOKER_* environment first (unless what-if inputs are given, or ignore_env), else
 // computed. Throws stoker::Error naming the input when one is unreadable or garbled: an
