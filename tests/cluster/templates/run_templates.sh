@@ -113,7 +113,7 @@ templates="single multi cpu ddp"
 # The DDP template imports stoker (its DataLoader settings come from stoker.plan()).
 export PYTHONPATH=${STOKER_PYTHONPATH:+$STOKER_PYTHONPATH${PYTHONPATH:+:}}${PYTHONPATH:-}
 if "$PYTHON" -c 'import stoker, torch' 2>/dev/null; then
-  submit ddp pytorch_ddp.sbatch
+  submit ddp pytorch_ddp.sbatch DATA="$work/images"
 else
   echo "skip [ddp] $PYTHON cannot import stoker and torch (build the Python module, or set STOKER_PYTHONPATH)"
   templates="single multi cpu"
