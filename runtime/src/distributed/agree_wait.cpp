@@ -1,13 +1,11 @@
 // How long a rank waits at the epoch agreement, and what it says meanwhile: the texts both
 // transports print (MPI here, torch.distributed from the Python module).
 #include <cstdio>
-#include <cstdlib>
 #include <mutex>
 #include <string>
 
-#include "env_number.hpp"
 #include "stoker/distributed/agreement.hpp"
-#include "stoker/error.hpp"
+#include "stoker/plan/launch_env.hpp"
 
 namespace stoker {
 
@@ -21,19 +19,18 @@ std::string limit_text(const AgreeWait& wait) {
                                    : "giving up after " + seconds_text(wait.timeout) +
                                          " (STOKER_AGREE_TIMEOUT)";
 }
+
+constexpr uint64_t kMaxAgreeSeconds = 7 * 24 * 3600;  // a week: bounds both variables
 }  // namespace
 
-// The one place that reads the two variables (the launch-environment readers can take it over).
+// The one place that reads the two variables.
 AgreeWait agree_wait_from_environment() {
-  using distributed::env_number;
+  const EnvGetter env = process_env();
   AgreeWait wait;
-  if (auto warn = env_number("STOKER_AGREE_WARN", std::getenv("STOKER_AGREE_WARN"))) {
-    if (*warn == 0) {
-      throw Error("STOKER_AGREE_WARN", "is 0", "give the seconds between two notes, at least 1");
-    }
+  if (auto warn = env_whole(env, "STOKER_AGREE_WARN", 1, kMaxAgreeSeconds)) {
     wait.warn = std::chrono::seconds(*warn);
   }
-  if (auto timeout = env_number("STOKER_AGREE_TIMEOUT", std::getenv("STOKER_AGREE_TIMEOUT"))) {
+  if (auto timeout = env_whole(env, "STOKER_AGREE_TIMEOUT", 0, kMaxAgreeSeconds)) {
     wait.timeout = std::chrono::seconds(*timeout);
   }
   return wait;
