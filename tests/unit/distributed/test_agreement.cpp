@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "error_text.hpp"
 #include "stoker/distributed/agreement.hpp"
 #include "stoker/distributed/coordination.hpp"
 #include "stoker/error.hpp"
@@ -31,12 +32,7 @@ std::vector<EpochView> agreeing(uint64_t n) {
 }
 
 std::string verdict(const std::vector<EpochView>& views, SeedRule seeds) {
-  try {
-    stoker::check_epoch_views(views, seeds);
-  } catch (const stoker::Error& e) {
-    return e.what();
-  }
-  return "ok";
+  return stoker::test::error_text([&] { stoker::check_epoch_views(views, seeds); });
 }
 
 class EnvVar {
@@ -57,7 +53,7 @@ class EnvVar {
 }  // namespace
 
 TEST(Agreement, ViewsThatAgreePass) {
-  EXPECT_EQ(verdict(agreeing(4), SeedRule::must_match), "ok");
+  EXPECT_EQ(verdict(agreeing(4), SeedRule::must_match), "(no error)");
 }
 
 TEST(Agreement, ViewsSurviveTheirWordForm) {
@@ -94,7 +90,7 @@ TEST(Agreement, DisagreementsNameTheRanksAndTheField) {
 TEST(Agreement, SeedsMustMatchOnlyWhereRankZerosIsNotTaken) {
   auto views = agreeing(3);
   views[1].seed = 8;
-  EXPECT_EQ(verdict(views, SeedRule::take_rank0), "ok");
+  EXPECT_EQ(verdict(views, SeedRule::take_rank0), "(no error)");
   EXPECT_EQ(verdict(views, SeedRule::must_match),
             "agree_on_epoch: ranks disagree on the seed: ranks 0,2 have seed 7, rank 1 has "
             "seed 8 (give every rank the same seed: with a rank-dependent one the shards "
@@ -134,14 +130,9 @@ TEST(Agreement, WaitSettingsFromTheEnvironment) {
 
 TEST(FaultsAgreement, AMalformedWaitSettingNamesTheVariable) {
   const EnvVar timeout("STOKER_AGREE_TIMEOUT", "30m");
-  try {
-    stoker::agree_wait_from_environment();
-    FAIL() << "no error";
-  } catch (const stoker::Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "STOKER_AGREE_TIMEOUT: '30m' is not a whole number (unset it or set it to a "
-              "number such as 0)");
-  }
+  EXPECT_EQ(stoker::test::error_text([] { stoker::agree_wait_from_environment(); }),
+            "STOKER_AGREE_TIMEOUT: garbled value '30m' (expected a whole number from 0 to "
+            "604800; fix or unset STOKER_AGREE_TIMEOUT)");
 }
 
 TEST(Agreement, TheWaitingLineNamesTheLateRank) {
