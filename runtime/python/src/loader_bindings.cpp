@@ -10,7 +10,9 @@
 #include "bindings.hpp"
 #include "loader_sources.hpp"
 #include "options.hpp"
+#include "state_dict.hpp"
 #include "stats_dict.hpp"
+#include "stoker/distributed/agreement.hpp"
 #include "stoker/error.hpp"
 #include "stoker/loader/loader.hpp"
 
@@ -58,12 +60,7 @@ class PyLoader {
   }
 
   void restore(const std::string& text) {
-    SamplerState state;
-    try {
-      state = SamplerState::parse(text);
-    } catch (const Error& e) {
-      throw py::value_error(std::string("state_dict['sampler']: ") + e.what());
-    }
+    const SamplerState state = parse_state_text(text);
     locked([&](Loader& l) {
       l.restore(state);
       return 0;
@@ -94,16 +91,6 @@ class PyLoader {
   std::unique_ptr<Loader> loader_;
 };
 
-py::dict state_dict_of(const SamplerState& s) {
-  py::dict d;
-  d["sampler"] = s.to_string();
-  d["epoch"] = s.epoch;
-  d["consumed"] = s.consumed;
-  d["size"] = s.size;
-  d["seed"] = s.seed;
-  return d;
-}
-
 py::tuple spec_of(const SampleSpec& spec) {
   return py::make_tuple(std::string(numpy_name(spec.dtype)), spec.shape);
 }
@@ -127,6 +114,9 @@ void bind_loader(py::module_& m) {
            })
       .def_property_readonly(
           "epoch", [](PyLoader& l) { return l.locked([](Loader& x) { return x.epoch(); }); })
+      .def_property_readonly(
+          "next_loop_epoch",
+          [](PyLoader& l) { return l.locked([](Loader& x) { return x.next_loop_epoch(); }); })
       .def_property_readonly(
           "batches_per_epoch",
           [](PyLoader& l) { return l.locked([](Loader& x) { return x.batches_per_epoch(); }); })
@@ -162,6 +152,14 @@ void bind_loader(py::module_& m) {
       .def("state",
            [](PyLoader& l) { return l.locked([](Loader& x) { return state_dict_of(x.state()); }); })
       .def("restore", &PyLoader::restore, py::arg("text"))
+      .def(
+          "loop_view",
+          [](PyLoader& l, uint64_t comm_rank) {
+            return l.locked([comm_rank](Loader& x) {
+              return to_words(epoch_view(x.sampler().options(), x.next_loop_epoch(), comm_rank));
+            });
+          },
+          py::arg("comm_rank"))
       .def("stats",
            [](PyLoader& l) { return l.locked([](Loader& x) { return stats_dict(x.stats()); }); })
       .def("close", &PyLoader::close);

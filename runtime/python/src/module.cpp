@@ -15,6 +15,7 @@ PYBIND11_MODULE(_stoker, m) {
   stoker::python::bind_plan(m);
   stoker::python::bind_loader(m);
   stoker::python::bind_transforms(m);
+  stoker::python::bind_sampler(m);
 #ifdef STOKER_HAVE_CUDA
   m.attr("built_with_cuda") = true;
 #else

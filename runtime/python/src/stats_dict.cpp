@@ -65,6 +65,7 @@ py::dict stats_dict(const LoaderStats& s) {
   d["producer_bound_waits"] = s.producer_bound_waits;
   d["epoch_first_batch"] = first;
   d["notes"] = s.notes;
+  d["agreement"] = s.agreement;
   d["summary"] = s.summary();
   return d;
 }

@@ -6,6 +6,11 @@ Two ways in for PyTorch:
     loader = torch.utils.data.DataLoader(ds, batch_size=64,
                                          **stoker.plan().torch_dataloader_kwargs())
 
+    # ... or with stoker's sampler: the same DataLoader, plus exact elastic resume
+    sampler = stoker.DistributedSampler(ds, seed=0)
+    loader = torch.utils.data.DataLoader(ds, batch_size=64, sampler=sampler,
+                                         **stoker.plan().torch_dataloader_kwargs())
+
     # 2. use stoker's C++ loader (threads, recycled slots, zero-copy tensors)
     loader = stoker.Loader.images("/data/train", batch_size=64, size=224)
     for epoch in range(epochs):
@@ -16,6 +21,7 @@ Two ways in for PyTorch:
 from . import _stoker
 from ._loader import Loader
 from ._plan import Plan, plan
+from ._sampler import DistributedSampler
 from ._workers import WorkerInit
 
 Error = _stoker.Error  # a RuntimeError: a failed sample, disagreeing ranks, a bad dataset
@@ -26,5 +32,5 @@ flipped = _stoker.flipped
 split_cpus = _stoker.split_cpus
 
 __version__ = "0.1.0"
-__all__ = ["Error", "Loader", "Plan", "WorkerInit", "plan", "crop_box", "flipped",
-           "split_cpus", "built_with_cuda", "built_with_mpi"]
+__all__ = ["DistributedSampler", "Error", "Loader", "Plan", "WorkerInit", "plan", "crop_box",
+           "flipped", "split_cpus", "built_with_cuda", "built_with_mpi"]

@@ -4,6 +4,7 @@ import os
 import warnings
 
 from . import _stoker
+from ._agree import Agreement
 from ._checks import (check_bool, check_choice, check_float, check_int, check_pair,
                       check_path)
 from ._plan import Plan
@@ -62,13 +63,19 @@ class Loader:
                         ValueError when PyTorch has no such device.
       as_numpy          yield numpy arrays instead of torch tensors
       return_indices    yield (data, labels, indices) with the dataset indices
+      agree             check at each epoch start that every rank agrees on seed, epoch,
+                        dataset and options: over MPI (the C++ side), else over
+                        torch.distributed when it is initialised (a collective either
+                        way); stats()['agreement'] says which. False for a loader that one
+                        rank uses alone (an evaluation loader on rank 0); world_size=1
+                        enters no collective either
     """
 
     def __init__(self, kind, source, *, batch_size, shuffle=True, seed=0, drop_last=False,
                  world_size=None, rank=None, workers=None, prefetch=None, adaptive=True,
                  max_depth=0, held_batches=2, pin_threads=True, on_corrupt="error",
                  max_skip_fraction=0.01, shuffle_buffer=None, plan=None, to_device=None,
-                 as_numpy=False, return_indices=False):
+                 as_numpy=False, return_indices=False, agree=True):
         if plan is not None and not isinstance(plan, Plan):
             raise TypeError(f"plan must be a stoker.Plan or None, got {type(plan).__name__}")
         if (world_size is None) != (rank is None):
@@ -77,13 +84,20 @@ class Loader:
         if world_size is not None:
             check_int("rank", rank, 0, world_size - 1)
         max_prefetch = _LIMITS["max_prefetch"]
+        if world_size is None:
+            world = _stoker.world()  # what the C++ side detects too (MPI, RANK, SLURM_*)
+            world_size, rank, detected = world["world_size"], world["rank"], True
+        else:
+            detected = False
+        self._agreement = Agreement(rank, world_size, check_bool("agree", agree))
         options = {
             "batch_size": check_int("batch_size", batch_size, 1),
             "shuffle": check_bool("shuffle", shuffle),
             "seed": check_int("seed", seed, 0, 2**64 - 1),
             "drop_last": check_bool("drop_last", drop_last),
-            "world_size": world_size or 0,  # 0: detected by the C++ side
-            "rank": rank or 0,
+            "world_size": 0 if detected else world_size,  # 0: detected by the C++ side
+            "rank": 0 if detected else rank,
+            "agree": self._agreement.by_mpi,  # the C++ side checks over MPI, this module else
             "workers": check_int("workers", workers, 1, _LIMITS["max_workers"],
                                  allow_none=True),
             "prefetch": check_int("prefetch", prefetch, 1, max_prefetch, allow_none=True),
@@ -202,6 +216,7 @@ class Loader:
     # ---- iteration ----------------------------------------------------------------------
     def __iter__(self):
         core = self._core
+        self._agreement.check(core.loop_view, core.next_loop_epoch)  # collective
         core.start_epoch()
         while True:
             views = core.next()  # releases the GIL while waiting
@@ -236,7 +251,9 @@ class Loader:
     def stats(self):
         """Where time goes (ns per stage, consumer wait), prefetch depth decisions, slots,
         and the corrupt samples left out: 'skipped' (count), 'skipped_files' (paths)."""
-        return self._core.stats()
+        stats = self._core.stats()
+        stats["agreement"] = self._agreement.mode
+        return stats
 
     def close(self):
         """Stops the worker threads now (batches still held stay valid)."""

@@ -1,150 +1,132 @@
-// agree_on_epoch(): one all-gather of every rank's view of the epoch, then the same
-// comparison on every rank, so every rank reaches the same verdict and the same message.
+// agree_on_epoch() under MPI: one all-gather of every rank's EpochView, then the same check
+// on every rank (epoch_views.cpp), so every rank reaches the same verdict and message.
+// It waits like a collective: a late rank (rank 0 writing a checkpoint) is waited for, with
+// a note naming it every STOKER_AGREE_WARN seconds, up to STOKER_AGREE_TIMEOUT.
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "mpi_comm.hpp"
-#include "sampler_text.hpp"
+#include "stoker/distributed/agreement.hpp"
 #include "stoker/distributed/coordination.hpp"
-#include "stoker/error.hpp"
-#include "stoker/plan/cpuset.hpp"
-#include "stoker/plan/launch_env.hpp"
 
 namespace stoker {
 
 #ifdef STOKER_HAVE_MPI
 namespace {
-// What one rank believes; exchanged as kFields uint64 values.
-struct View {
-  uint64_t mpi_rank, rank, world_size, seed, epoch, size, fingerprint, shuffle, drop_last, block;
-  uint64_t stream;  // 0: by index; else 1 + the shuffle buffer
-};
-constexpr int kFields = sizeof(View) / sizeof(uint64_t);
-constexpr uint64_t kMaxAgreeSeconds = 7 * 24 * 3600;  // STOKER_AGREE_TIMEOUT's bound
+constexpr int kArrivedTag = 5700;  // arrival notes on stoker's own communicator
 
-std::string str(uint64_t v) {
-  return std::to_string(v);
-}
-using distributed::hex64;
-
-// "ranks 0-2 have X, rank 3 has Y": ranks grouped by what `describe` says of their view,
-// or "" when every rank says the same.
-std::string disagreement(const std::vector<View>& views,
-                         const std::function<std::string(const View&)>& describe) {
-  std::vector<std::string> kinds;
-  std::vector<std::vector<int>> members;
-  for (const auto& v : views) {
-    const std::string d = describe(v);
-    size_t k = 0;
-    while (k < kinds.size() && kinds[k] != d) ++k;
-    if (k == kinds.size()) {
-      kinds.push_back(d);
-      members.emplace_back();
+// Who has reached the agreement, as far as this rank can tell, at O(world) messages per
+// epoch: every rank tells rank 0, and rank 0 tells rank 1. So rank 0 can name every late
+// rank, and rank 1 can name rank 0 when rank 0 itself is late; the others name no one.
+class Arrivals {
+ public:
+  Arrivals(MPI_Comm comm, int rank, int size) {
+    if (rank == 0) {
+      for (int r = 1; r < size; ++r) receive(comm, r);
+      if (size > 1) send(comm, 1);
+    } else {
+      send(comm, 0);
+      if (rank == 1) receive(comm, 0);
     }
-    members[k].push_back(static_cast<int>(v.mpi_rank));
   }
-  if (kinds.size() < 2) return "";
-  std::string out;
-  for (size_t k = 0; k < kinds.size(); ++k) {
-    const bool many = members[k].size() > 1;
-    out += (k ? ", " : "") + std::string(many ? "ranks " : "rank ") +
-           CpuSet::from_list(members[k]).to_string() + (many ? " have " : " has ") + kinds[k];
+  Arrivals(const Arrivals&) = delete;
+  Arrivals& operator=(const Arrivals&) = delete;
+  ~Arrivals() {  // every rank arrived (the all-gather completed): the notes complete too
+    MPI_Waitall(static_cast<int>(receives_.size()), receives_.data(), MPI_STATUSES_IGNORE);
+    MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
   }
-  return out;
-}
 
-// All-gathers the views, polling so that a rank that never arrives cannot hang the rest.
-std::vector<View> gather(MPI_Comm comm, const View& mine, int size) {
-  std::vector<View> all(static_cast<size_t>(size));
+  // The ranks this rank has not heard from yet ("" when it cannot tell or heard from all).
+  std::string missing() {
+    std::vector<uint64_t> late;
+    for (size_t i = 0; i < receives_.size(); ++i) {
+      int done = 0;
+      MPI_Test(&receives_[i], &done, MPI_STATUS_IGNORE);
+      if (!done) late.push_back(static_cast<uint64_t>(from_[i]));
+    }
+    return late.empty() ? "" : rank_list(late);
+  }
+
+ private:
+  void receive(MPI_Comm comm, int from) {
+    from_.push_back(from);
+    receives_.emplace_back();
+    MPI_Irecv(&inbox_, 0, MPI_BYTE, from, kArrivedTag, comm, &receives_.back());
+  }
+  void send(MPI_Comm comm, int to) {
+    sends_.emplace_back();
+    MPI_Isend(&inbox_, 0, MPI_BYTE, to, kArrivedTag, comm, &sends_.back());
+  }
+
+  char inbox_ = 0;  // the notes carry no data
+  std::vector<int> from_;  // the rank each of receives_ hears from
+  std::vector<MPI_Request> receives_, sends_;
+};
+
+// All-gathers the views, polling so that a late rank is waited for with a note every
+// wait.warn, and a rank that never arrives aborts the job after wait.timeout.
+std::vector<EpochView> gather(MPI_Comm comm, const EpochView& mine, int size) {
+  using Clock = std::chrono::steady_clock;
+  const AgreeWait wait = agree_wait_from_environment();
+  const int rank = static_cast<int>(mine.comm_rank);
+  Arrivals arrivals(comm, rank, size);
+  std::vector<EpochView> all(static_cast<size_t>(size));
   MPI_Request request;
-  MPI_Iallgather(&mine, kFields, MPI_UINT64_T, all.data(), kFields, MPI_UINT64_T, comm, &request);
-  const auto limit = std::chrono::seconds(
-      env_whole(process_env(), "STOKER_AGREE_TIMEOUT", 1, kMaxAgreeSeconds).value_or(60));
-  const auto deadline = std::chrono::steady_clock::now() + limit;
+  MPI_Iallgather(&mine, kEpochViewWords, MPI_UINT64_T, all.data(), kEpochViewWords,
+                 MPI_UINT64_T, comm, &request);
+  const auto start = Clock::now();
+  auto next_note = start + wait.warn;
   auto pause = std::chrono::microseconds(50);
   for (int done = 0;;) {
     MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     if (done) return all;
-    if (std::chrono::steady_clock::now() > deadline) {
-      std::fprintf(stderr,
-                   "stoker: rank %llu: agree_on_epoch: not every rank arrived within %lld s (a "
-                   "rank hung, crashed or skipped set_epoch); aborting the job "
-                   "(STOKER_AGREE_TIMEOUT sets the limit)\n",
-                   static_cast<unsigned long long>(mine.mpi_rank),
-                   static_cast<long long>(limit.count()));
+    const auto now = Clock::now();
+    if (wait.timeout.count() > 0 && now - start > wait.timeout) {
+      std::fprintf(stderr, "stoker: rank %d: agree_on_epoch: %s; aborting the job\n", rank,
+                   agree_timeout_text(mine.epoch, arrivals.missing(), wait).c_str());
       MPI_Abort(comm, 3);
+    }
+    if (now >= next_note) {
+      next_note += wait.warn;
+      const std::string missing = arrivals.missing();
+      const auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - start);
+      if (!missing.empty()) {
+        std::fprintf(stderr, "%s\n",
+                     agree_waiting_line(mine.comm_rank, mine.epoch, missing, waited, wait).c_str());
+      }
     }
     std::this_thread::sleep_for(pause);
     if (pause < std::chrono::milliseconds(5)) pause *= 2;
-  }
-}
-
-void check(const std::vector<View>& views) {
-  std::string misplaced;
-  for (const auto& v : views) {
-    if (v.rank != v.mpi_rank || v.world_size != views.size()) {
-      misplaced += (misplaced.empty() ? "" : "; ") + std::string("MPI rank ") + str(v.mpi_rank) +
-                   " of " + str(views.size()) + " built its sampler as rank " + str(v.rank) +
-                   " of world size " + str(v.world_size);
-    }
-  }
-  if (!misplaced.empty()) {
-    throw Error("agree_on_epoch", misplaced,
-                "build the sampler from detect_world()'s rank and world size");
-  }
-  std::string d = disagreement(views, [](const View& v) {
-    return "dataset size " + str(v.size) + " (fingerprint " + hex64(v.fingerprint) + ")";
-  });
-  if (!d.empty()) {
-    throw Error("agree_on_epoch", "ranks disagree on the dataset: " + d,
-                "give every rank the same dataset (same files, same sizes)");
-  }
-  d = disagreement(views, [](const View& v) { return "epoch " + str(v.epoch); });
-  if (!d.empty()) {
-    throw Error("agree_on_epoch", "ranks disagree on the epoch: " + d,
-                "call set_epoch with the same epoch on every rank");
-  }
-  d = disagreement(views, [](const View& v) {
-    return std::string("shuffle ") + (v.shuffle ? "on" : "off") + ", drop_last " +
-           (v.drop_last ? "on" : "off") + ", block " + str(v.block) +
-           (v.stream ? ", streaming with a shuffle buffer of " + str(v.stream - 1) : "");
-  });
-  if (!d.empty()) {
-    throw Error("agree_on_epoch", "ranks disagree on the sampler options: " + d,
-                "give every rank the same sampler options");
   }
 }
 }  // namespace
 #endif
 
 uint64_t agree_on_epoch(const SamplerOptions& opts, uint64_t epoch) {
+  if (opts.world_size <= 1) return opts.seed;  // a loader of one rank enters no collective
 #ifdef STOKER_HAVE_MPI
   const WorldInfo world = detect_world();
   MPI_Comm comm = distributed::coordination_comm();
   if (world.mpi && comm != MPI_COMM_NULL) {
-    const View mine{world.rank,
-                    opts.rank,
-                    opts.world_size,
-                    opts.seed,
-                    epoch,
-                    opts.size,
-                    opts.fingerprint,
-                    opts.shuffle,
-                    opts.drop_last,
-                    opts.block,
-                    opts.shards ? 1 + opts.shuffle_buffer : 0};
-    const auto views = gather(comm, mine, static_cast<int>(world.world_size));
-    check(views);
+    const auto views =
+        gather(comm, epoch_view(opts, epoch, world.rank), static_cast<int>(world.world_size));
+    check_epoch_views(views, SeedRule::take_rank0);
     return views[0].seed;
   }
 #endif
+  note_unchecked_ranks(opts.rank, opts.world_size);
   (void)epoch;
   return opts.seed;
+}
+
+std::string agreement_mode(uint64_t rank, uint64_t world_size, bool agree) {
+  if (!agree) return "off";
+  if (world_size <= 1) return "single rank";
+  if (detect_world().mpi) return "MPI";
+  return note_unchecked_ranks(rank, world_size);
 }
 
 }  // namespace stoker

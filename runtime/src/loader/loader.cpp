@@ -8,6 +8,7 @@
 #include "loader/batch_arena.hpp"
 #include "loader/loader_core.hpp"
 #include "loader/worker_pool.hpp"
+#include "stoker/distributed/agreement.hpp"
 #include "stoker/distributed/coordination.hpp"
 #include "stoker/error.hpp"
 #include "stoker/loader/metrics.hpp"
@@ -216,6 +217,7 @@ Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Trans
                      " shards: whole shards in large sequential reads, shuffle buffer of " +
                      std::to_string(sampler.options().shuffle_buffer) + " samples");
   }
+  agreement_ = agreement_mode(options.rank, options.world_size, options.agree);
   LoaderCore::Setup setup =
       size_ring({source, transform, spec, std::move(options), sampler, workers, 0, {}});
   core_ = std::make_shared<LoaderCore>(std::move(setup));
@@ -255,7 +257,9 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
     options.world_size = w.world_size;
     options.rank = w.rank;
   }
-  options.seed = agree_on_epoch(sampler_options(*source, options), 0);  // rank 0's under MPI
+  if (options.agree) {  // rank 0's seed under MPI
+    options.seed = agree_on_epoch(sampler_options(*source, options), 0);
+  }
   const uint64_t rank = options.rank;
   auto loader =
       std::make_unique<Loader>(std::move(source), std::move(transform), std::move(options));
@@ -292,6 +296,9 @@ uint64_t Loader::length() const {
 void Loader::start_epoch() {
   core_->start_epoch();
 }
+uint64_t Loader::next_loop_epoch() const {
+  return core_->next_loop().epoch();
+}
 std::optional<Batch> Loader::next() {
   return core_->next();
 }
@@ -310,6 +317,7 @@ void Loader::restore(const SamplerState& state) {
 LoaderStats Loader::stats() const {
   LoaderStats st = core_->stats(notes_, pool_->threads_created());
   st.stream_reads = core_->stream_reads();
+  st.agreement = agreement_;
   return st;
 }
 const Plan& Loader::plan() const {

@@ -265,19 +265,18 @@ void LoaderCore::set_epoch(uint64_t epoch) {
   if (pending_restore_ && pending_restore_->epoch() != epoch) pending_restore_.reset();
 }
 
+DistributedSampler LoaderCore::next_loop() const {
+  std::lock_guard lk(mu_);
+  if (pending_restore_) return *pending_restore_;
+  DistributedSampler s = sampler_;
+  s.set_epoch(next_epoch_);
+  return s;
+}
+
 void LoaderCore::start_epoch() {
-  std::optional<DistributedSampler> s;
-  {
-    std::lock_guard lk(mu_);
-    if (pending_restore_) {
-      s = *pending_restore_;
-    } else {
-      s = sampler_;
-      s->set_epoch(next_epoch_);
-    }
-  }
+  std::optional<DistributedSampler> s = next_loop();
   // Collective under MPI: every rank starts its loops at the same points.
-  agree_on_epoch(sampler_.options(), s->epoch());
+  if (opt_.agree) agree_on_epoch(sampler_.options(), s->epoch());
   {
     std::lock_guard lk(mu_);
     bool prepared = boundary_ && boundary_epoch_ == s->epoch() && !pending_restore_ &&

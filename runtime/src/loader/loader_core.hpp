@@ -54,6 +54,8 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   // Consumer side (one consumer thread).
   void set_epoch(uint64_t epoch);
   void start_epoch();
+  // The sampler the next start_epoch() iterates (a pending restore, else next epoch's).
+  DistributedSampler next_loop() const;
   // `recycle`: a batch of this loader to give back in the same critical section.
   std::optional<Batch> next(Batch* recycle = nullptr);
   bool next_ready();

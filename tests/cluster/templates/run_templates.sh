@@ -114,9 +114,9 @@ templates="single multi cpu ddp"
 # The DDP template imports stoker (its DataLoader settings come from stoker.plan()).
 export PYTHONPATH=${STOKER_PYTHONPATH:+$STOKER_PYTHONPATH${PYTHONPATH:+:}}${PYTHONPATH:-}
 if "$PYTHON" -c 'import stoker, torch' 2>/dev/null; then
-  submit ddp pytorch_ddp.sbatch
+  submit ddp pytorch_ddp.sbatch DATA="$work/images"
   # torchrun on the CPU: no GPUs, two workers per node, each printing its plan first.
-  submit torchrun torchrun.sbatch SBATCH_GPUS_PER_NODE=0 NPROC_PER_NODE=2 \
+  submit torchrun torchrun.sbatch SBATCH_GPUS_PER_NODE=0 NPROC_PER_NODE=2 DATA="$work/images" \
     DDP_SCRIPT="$src/tests/cluster/templates/torchrun_worker.py" TRAIN_SCRIPT="$DDP_SCRIPT"
   templates="$templates torchrun"
 else

@@ -34,10 +34,15 @@ uint64_t seed_from_environment(uint64_t fallback);
 // Makes every rank agree on the seed (rank 0's is broadcast and returned), the epoch,
 // the dataset size and fingerprint, the sampler options (shuffle, drop_last, block) and
 // each rank's place (opts.rank/world_size must be its MPI rank and size). A mismatch
-// throws stoker::Error on every rank, naming the ranks that differ and what differs.
-// Never hangs: if a rank does not arrive within STOKER_AGREE_TIMEOUT seconds (default
-// 60), the waiting ranks print why and call MPI_Abort. Collective under MPI.
-// Without MPI it returns opts.seed.
+// throws stoker::Error on every rank, naming the ranks that differ and what differs
+// (check_epoch_views, agreement.hpp). Collective under MPI, and it waits like one: a late
+// rank is waited for, rank 0 (and rank 1, when rank 0 is the late one) printing a line
+// naming it every STOKER_AGREE_WARN seconds (default 60); only when a rank has not
+// arrived after STOKER_AGREE_TIMEOUT seconds (default 1800; 0: never) do the waiting
+// ranks print why and call MPI_Abort.
+// opts.world_size 1 (a loader one rank uses alone): no collective, returns opts.seed.
+// Without MPI it returns opts.seed and says once on stderr that the ranks are not checked
+// (note_unchecked_ranks).
 uint64_t agree_on_epoch(const SamplerOptions& opts, uint64_t epoch);
 
 }  // namespace stoker

@@ -66,6 +66,10 @@ struct LoaderOptions {
   uint64_t seed = 0;
   uint64_t world_size = 0;  // the world: required by the constructor; for_this_process
   uint64_t rank = 0;        // detects it (detect_world: MPI, RANK/WORLD_SIZE, SLURM_*) when 0
+  // Check at each loop's start that every rank agrees on the epoch (agree_on_epoch,
+  // collective under MPI). false: this loader enters no collective, for a loader that one
+  // rank uses alone (an evaluation loader on rank 0); world_size 1 enters none either.
+  bool agree = true;
   CorruptPolicy on_corrupt = CorruptPolicy::Error;
   // Under Skip, the largest share of corrupt samples an epoch may have (0..1; 1: no limit).
   // Measured on each rank as skipped / attempted samples of the epoch so far, in delivery
@@ -185,6 +189,8 @@ class Loader {
 
   // Starts a loop over the epoch named by set_epoch (or the one after the last finished).
   void start_epoch();
+  // The epoch the next start_epoch() iterates (a restored state's, else set_epoch's).
+  uint64_t next_loop_epoch() const;
   // The next batch of the epoch; nullopt at its end. Starts the epoch when none is running.
   // Throws stoker::Error for a failed sample (sample index, file and offset) or when the
   // consumer holds every slot (it would otherwise wait forever).
@@ -238,6 +244,7 @@ class Loader {
   std::unique_ptr<MetricsWriter> metrics_;  // STOKER_METRICS; stopped first in ~Loader
   bool summary_at_exit_ = false;            // STOKER_VERBOSE (for_this_process)
   std::string plan_source_ = "given by the caller";
+  std::string agreement_;  // what checks the ranks (agreement_mode), for stats()
 };
 
 }  // namespace stoker

@@ -43,6 +43,7 @@ struct LoaderStats {
   uint64_t producer_bound_waits = 0;               // waits that more depth would not have fixed
   std::vector<EpochFirstBatch> epoch_first_batch;  // one per epoch iterated
   std::vector<std::string> notes;                  // binding/pinning fallbacks, one line each
+  std::string agreement;  // what checks the ranks' epochs: agreement_mode()'s answer
 
   std::string summary() const;  // a few human-readable lines
 };

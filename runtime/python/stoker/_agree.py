@@ -1,0 +1,150 @@
+"""The epoch agreement of stoker.Loader and stoker.DistributedSampler: at each epoch start
+every rank checks that all ranks agree on the seed, epoch, dataset and sampler options.
+
+Under MPI the C++ side exchanges the views (rank 0's seed is taken). Otherwise, when
+torch.distributed is initialised, the views go through its store (whatever the backend:
+gloo, NCCL) and the C++ check judges them, so the messages are the same as under MPI; the
+seeds must then match, as torch's own DistributedSampler requires. Without either, the
+ranks are not checked, and stoker says so once.
+
+The store exchange waits like a collective: rank 0 names the late ranks (rank 1 names rank
+0 when it is the late one) every STOKER_AGREE_WARN seconds, and a rank gives up with
+stoker.Error after STOKER_AGREE_TIMEOUT seconds (0: never).
+"""
+import itertools
+import sys
+import time
+
+from . import _stoker
+
+__all__ = ["Agreement"]
+
+# Store exchanges made by this process: every rank makes them in the same order (like
+# collectives), so the n-th one has the same keys on every rank.
+_exchanges = itertools.count()
+
+
+def _torch_group():
+    """torch.distributed when this process initialised it, else None (never imports torch)."""
+    dist = sys.modules.get("torch.distributed")
+    if dist is None or not dist.is_available() or not dist.is_initialized():
+        return None
+    return dist
+
+
+class Agreement:
+    """What checks one loader's or sampler's epochs, and the check itself."""
+
+    def __init__(self, rank, world_size, agree):
+        self.rank, self.world_size = rank, world_size
+        if not agree:
+            self.mode = "off"
+        elif world_size == 1:
+            self.mode = "single rank"
+        elif _stoker.world()["mpi"]:
+            self.mode = "MPI"
+        else:
+            self.mode = None  # torch.distributed or not checked: decided at each epoch start
+
+    @property
+    def by_mpi(self):
+        return self.mode == "MPI"
+
+    def check(self, view, epoch, mpi=None):
+        """At an epoch start: view(comm_rank) -> this rank's epoch view (a list of ints).
+        Raises stoker.Error when the ranks disagree or a rank does not arrive in time.
+        Under MPI it calls mpi() (None: the caller's C++ side checks by itself)."""
+        if self.mode == "MPI" and mpi is not None:
+            mpi()
+        if self.mode in ("off", "single rank", "MPI"):
+            return
+        dist = _torch_group()
+        if dist is None:
+            self.mode = _stoker.note_unchecked_ranks(self.rank, self.world_size)
+            return
+        self.mode = f"torch.distributed ({dist.get_backend()})"
+        _StoreExchange(dist, epoch).run(view(dist.get_rank()))
+
+
+class _StoreExchange:
+    """One agreement over torch.distributed's store: every rank posts its view; rank 0
+    waits for all, checks them and posts the verdict; every rank reads it and
+    acknowledges; rank 0 waits for the acknowledgements (so that it never leaves, taking
+    the store with it, while a rank still reads) and removes the keys."""
+
+    def __init__(self, dist, epoch):
+        self.store = dist.distributed_c10d._get_default_store()
+        self.rank, self.world = dist.get_rank(), dist.get_world_size()
+        self.epoch = epoch
+        self.prefix = f"stoker/agree/{next(_exchanges)}"
+        self.warn, self.timeout = _stoker.agree_wait()
+
+    def run(self, words):
+        p, store, rank = self.prefix, self.store, self.rank
+        try:
+            store.set(f"{p}/view/{rank}", ",".join(str(w) for w in words))
+            store.add(f"{p}/here/{rank}", 1)
+            store.add(f"{p}/arrived", 1)
+            if rank == 0:
+                verdict = self._judge()
+            else:
+                self._wait(f"{p}/decided", 1, self._rank0_missing)
+                verdict = store.get(f"{p}/verdict").decode()
+                store.add(f"{p}/read", 1)
+        except RuntimeError as e:  # the store went away: rank 0 (its host) has exited
+            if isinstance(e, _stoker.Error):
+                raise
+            raise _stoker.Error(f"agree_on_epoch: rank {rank}: torch.distributed's store "
+                                f"failed at the start of epoch {self.epoch} (rank 0, which "
+                                f"holds it, may have exited): {e}") from None
+        if verdict != "ok":
+            raise _stoker.Error(verdict)
+
+    def _judge(self):
+        p, store = self.prefix, self.store
+        self._wait(f"{p}/arrived", self.world, self._missing)
+        views = [[int(w) for w in store.get(f"{p}/view/{r}").decode().split(",")]
+                 for r in range(self.world)]
+        try:
+            _stoker.check_epoch_views(views, seeds_must_match=True)
+            verdict = "ok"
+        except _stoker.Error as e:
+            verdict = str(e)
+        store.set(f"{p}/verdict", verdict)
+        store.add(f"{p}/decided", 1)
+        self._wait(f"{p}/read", self.world - 1, lambda: [])
+        for r in range(self.world):
+            store.delete_key(f"{p}/view/{r}")
+            store.delete_key(f"{p}/here/{r}")
+        for key in ("arrived", "decided", "read", "verdict"):
+            store.delete_key(f"{p}/{key}")
+        return verdict
+
+    def _missing(self):
+        return [r for r in range(self.world) if self.store.add(f"{self.prefix}/here/{r}", 0) == 0]
+
+    def _rank0_missing(self):
+        if self.rank != 1:
+            return []
+        return [0] if self.store.add(f"{self.prefix}/here/0", 0) == 0 else []
+
+    def _wait(self, key, target, missing):
+        """Polls the counter `key` until it reaches `target`: a note naming missing() every
+        warn seconds, stoker.Error after the timeout."""
+        start = time.monotonic()
+        next_note, pause = start + self.warn, 0.001
+        while self.store.add(key, 0) < target:
+            now = time.monotonic()
+            if self.timeout and now - start > self.timeout:
+                late = missing()
+                raise _stoker.Error("agree_on_epoch: " + _stoker.agree_timeout_text(
+                    self.epoch, _stoker.rank_list(late) if late else ""))
+            if now >= next_note:
+                next_note += self.warn
+                late = missing()
+                if late:
+                    print(_stoker.agree_waiting_line(self.rank, self.epoch,
+                                                     _stoker.rank_list(late), int(now - start)),
+                          file=sys.stderr, flush=True)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)  # ranks arriving together: ms; a long wait: 2 polls/s
