@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,8 @@ struct NodeState {
   std::string problem;  // why this step's tasks stay untuned (warned once per task)
   std::optional<ProfileSet> profiles;
   std::optional<Topology> topology;
+  std::string topology_from;  // where the topology came from, for the verbose line
+  double setup_ms = 0;        // the node's share of the step: decide and load (init_post_opt)
 };
 
 NodeState& state() {
@@ -51,6 +55,36 @@ std::optional<std::string> spank_env(spank_t sp, const std::string& name) {
     buf.resize(buf.size() * 4);
   }
   return std::nullopt;
+}
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::string ms_text(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f ms", ms);
+  return text;
+}
+
+// The topology the step's tasks are planned on: the admin's XML, else this node's through
+// the cache. A step without GPUs on this node needs no PCI discovery: its ranks get no GPU,
+// and the planner picks NICs only for ranks with one.
+Topology step_topology(spank_t sp, const PluginConfig& cfg, std::string* from) {
+  if (!cfg.topology_xml.empty()) {
+    *from = "plugstack topology_xml";
+    return load_topology_xml(cfg.topology_xml);
+  }
+  const EnvGetter env = [sp](const std::string& name) { return spank_env(sp, name); };
+  const bool with_io = step_gpu_ids(env).has_value();
+  CachedTopology c = load_topology_cached(cfg.topology_cache, with_io);
+  *from = std::string(with_io ? "" : "no GPUs, no I/O devices; ") +
+          (c.from_cache ? "read from " + c.path
+                        : "discovered" + std::string(c.written ? ", cached in " + c.path : "") +
+                              (c.note.empty() ? "" : " (" + c.note + ")"));
+  return std::move(c.topology);
 }
 
 // The task's stderr is the job's output: messages printed here reach the user. One write
@@ -150,10 +184,12 @@ int stepd_flag(int val, const char* optarg) {
   return 0;
 }
 
-// Once per node per step, as the user: decide, then load what planning needs.
-int stepd_user_init(spank_t sp) {
+// Once per node per step, as root (so that it may write the topology cache), after the
+// flags were replayed: decide, then load what planning needs.
+int stepd_init_post_opt(spank_t sp) {
   NodeState& st = state();
   if (!st.enabled) return 0;
+  const Clock::time_point start = Clock::now();
   const FlagState& f = flags();
   const uint32_t step = item_u32(sp, S_JOB_STEPID, 0);
   st.decision = should_tune(st.cfg.enable, st.cfg.batch_step, f.opts, f.any_flag, step_kind(step));
@@ -164,11 +200,11 @@ int stepd_user_init(spank_t sp) {
   }
   try {
     st.profiles = st.cfg.profiles.empty() ? builtin_profiles() : load_profiles(st.cfg.profiles);
-    st.topology =
-        st.cfg.topology_xml.empty() ? load_topology() : load_topology_xml(st.cfg.topology_xml);
+    st.topology = step_topology(sp, st.cfg, &st.topology_from);
   } catch (const std::exception& e) {
     st.problem = e.what();
   }
+  st.setup_ms = ms_since(start);
   return 0;
 }
 
@@ -188,10 +224,16 @@ int stepd_task_init(spank_t sp) {
     warn_untuned(rank, st.problem);
     return 0;
   }
+  const Clock::time_point start = Clock::now();
   try {
     tune_task(sp, verbose);
   } catch (const std::exception& e) {
     warn_untuned(rank, e.what());
+  }
+  if (verbose) {
+    to_task_stderr("stoker: rank " + std::to_string(rank) + ": task_init took " +
+                   ms_text(ms_since(start)) + "; this node's step setup took " +
+                   ms_text(st.setup_ms) + " (topology: " + st.topology_from + ")");
   }
   return 0;
 }
