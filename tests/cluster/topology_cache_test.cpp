@@ -28,10 +28,10 @@ TEST_F(TopologyCache, ASecondStepReadsTheCacheTheFirstWroteAndPlansTheSame) {
   const std::string step = "srun -N1 -n2 --stoker --stoker-verbose " + probe();
   const RunResult first = run(step);
   ASSERT_EQ(first.rc, 0) << first.err;
-  EXPECT_EQ(count_of(first.err, "(topology: no GPUs, no I/O devices; discovered, cached in " +
-                                    file + " (not read: folder " + topology_cache().string() +
-                                    " is absent))"),
-            2)
+  EXPECT_EQ(
+      count_of(first.err, "(topology: no GPUs, no I/O devices; discovered, cached in " + file +
+                              " (not read: folder " + topology_cache().string() + " is absent))"),
+      2)
       << first.err;
   struct stat st {};
   ASSERT_EQ(::stat(file.c_str(), &st), 0) << file;

@@ -143,7 +143,8 @@ std::string write_atomically(int dir_fd, const std::string& name, const std::str
   if (fd.get() < 0) return "cannot create a temporary file: " + errno_text();
   // fchmod: the umask must not narrow what every user of the node reads.
   const bool ok = write_all(fd.get(), text) && ::fchmod(fd.get(), 0644) == 0 &&
-                  ::fsync(fd.get()) == 0 && ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) == 0;
+                  ::fsync(fd.get()) == 0 &&
+                  ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) == 0;
   if (!ok) {
     const std::string why = errno_text();
     ::unlinkat(dir_fd, tmp.c_str(), 0);

@@ -44,9 +44,9 @@ TEST(PluginConfig, UnknownKeyNamesItAndTheKnownKeys) {
 }
 
 TEST(PluginConfig, BadValuesAreErrors) {
-  for (const char* arg : {"enable=sometimes", "batch_step=maybe", "profiles=", "novalue",
-                          "topology_xml=", "default_profile=", "topology_cache=",
-                          "topology_cache=relative/dir"}) {
+  for (const char* arg :
+       {"enable=sometimes", "batch_step=maybe", "profiles=", "novalue",
+        "topology_xml=", "default_profile=", "topology_cache=", "topology_cache=relative/dir"}) {
     EXPECT_THROW(parse_plugin_args({arg}), Error) << arg;
   }
   try {

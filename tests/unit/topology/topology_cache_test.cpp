@@ -224,7 +224,8 @@ TEST_F(FaultsTopologyCache, OnlyRootWritesTheCache) {
   if (pid == 0) {
     if (::setresuid(kNobody, kNobody, kNobody) != 0) ::_exit(2);
     const CachedTopology c = load_topology_cached(dir_, true);
-    ::_exit(!c.written && contains(c.note, "only root writes the cache") && !c.topology.cores.empty()
+    ::_exit(!c.written && contains(c.note, "only root writes the cache") &&
+                    !c.topology.cores.empty()
                 ? 0
                 : 1);
   }

@@ -110,10 +110,10 @@ Topology load_topology_xml_text(const std::string& xml, const std::string& name 
 // A cache that cannot be read or written is never an error: only a failed discovery throws.
 struct CachedTopology {
   Topology topology;
-  std::string path;      // the cache file for this machine's key ("" when there is no key)
+  std::string path;  // the cache file for this machine's key ("" when there is no key)
   bool from_cache = false;
   bool written = false;
-  std::string note;      // why it was not read, and why not written; "" when read or written
+  std::string note;  // why it was not read, and why not written; "" when read or written
 };
 CachedTopology load_topology_cached(const std::string& dir, bool with_io);
 
