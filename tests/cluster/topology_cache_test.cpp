@@ -47,6 +47,9 @@ TEST_F(TopologyCache, ASecondStepReadsTheCacheTheFirstWroteAndPlansTheSame) {
   ASSERT_EQ(a.size(), 2u) << first.out;
   EXPECT_EQ(a, b);
   EXPECT_EQ(a.at(0).at("STOKER_NICS"), "");  // a rank without GPU gets no NIC
+  // slurmstepd skips hwloc's plugins for its own discovery; the tasks' environment is the job's.
+  const RunResult env = run("srun -N1 -n1 --stoker printenv HWLOC_PLUGINS_BLACKLIST");
+  EXPECT_EQ(env.rc, 1) << env.out;
 }
 
 TEST_F(TopologyCache, AStepWithGpusCachesTheTopologyWithDevices) {
