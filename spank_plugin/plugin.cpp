@@ -25,7 +25,7 @@ extern const unsigned int spank_plugin_version;
 SPANK_PLUGIN(stoker, 1)
 
 int slurm_spank_init(spank_t sp, int ac, char** av);
-int slurm_spank_user_init(spank_t sp, int ac, char** av);
+int slurm_spank_init_post_opt(spank_t sp, int ac, char** av);
 int slurm_spank_task_init(spank_t sp, int ac, char** av);
 int slurm_spank_exit(spank_t sp, int ac, char** av);
 }
@@ -96,10 +96,11 @@ extern "C" int slurm_spank_init(spank_t sp, int ac, char** av) {
   });
 }
 
-// user_init and task_init run in slurmstepd only; the checks keep that explicit.
-extern "C" int slurm_spank_user_init(spank_t sp, int, char**) {
-  return plugin::guarded("user_init", 0,
-                         [&] { return plugin::remote() ? plugin::stepd_user_init(sp) : 0; });
+// Submit-time checks are done flag by flag; in slurmstepd init_post_opt runs as root once
+// the flags were replayed. task_init runs in slurmstepd only; the checks keep that explicit.
+extern "C" int slurm_spank_init_post_opt(spank_t sp, int, char**) {
+  return plugin::guarded("init_post_opt", 0,
+                         [&] { return plugin::remote() ? plugin::stepd_init_post_opt(sp) : 0; });
 }
 
 extern "C" int slurm_spank_task_init(spank_t sp, int, char**) {

@@ -8,7 +8,8 @@ namespace stoker::spank {
 
 namespace {
 
-constexpr const char* kKeys = "profiles, default_profile, enable, topology_xml, batch_step";
+constexpr const char* kKeys =
+    "profiles, default_profile, enable, topology_xml, topology_cache, batch_step";
 
 [[noreturn]] void bad_value(const std::string& arg, const std::string& allowed) {
   throw Error("plugstack argument '" + arg + "'", "bad value; allowed: " + allowed,
@@ -39,6 +40,9 @@ PluginConfig parse_plugin_args(const std::vector<std::string>& args) {
       cfg.default_profile = non_empty(arg, value);
     } else if (key == "topology_xml") {
       cfg.topology_xml = non_empty(arg, value);
+    } else if (key == "topology_cache") {
+      cfg.topology_cache = non_empty(arg, value);
+      if (cfg.topology_cache.front() != '/') bad_value(arg, "an absolute folder path");
     } else if (key == "enable") {
       if (value == "always")
         cfg.enable = EnableMode::Always;

@@ -16,7 +16,9 @@ struct PluginConfig {
   std::string default_profile;  // "" = the profiles file's DefaultProfile
   EnableMode enable = EnableMode::OptIn;
   std::string topology_xml;  // admin-provided hwloc XML; "" = discover this node
-  bool batch_step = false;   // tune the batch script's own step too
+  // Where the discovered topology is cached (root-owned hwloc XML, see load_topology_cached).
+  std::string topology_cache = "/run/stoker";
+  bool batch_step = false;  // tune the batch script's own step too
 };
 
 // Parses the arguments after the plugin path. Throws stoker::Error naming the

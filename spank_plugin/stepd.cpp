@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +32,8 @@ struct NodeState {
   std::string master_addr;  // the step's rendezvous address (rendezvous.hpp)
   std::optional<ProfileSet> profiles;
   std::optional<Topology> topology;
+  std::string topology_from;  // where the topology came from, for the verbose line
+  double setup_ms = 0;        // the node's share of the step: decide and load (init_post_opt)
 };
 
 NodeState& state() {
@@ -57,6 +62,49 @@ std::optional<std::string> spank_env(spank_t sp, const std::string& name) {
   return std::nullopt;
 }
 
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::string ms_text(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f ms", ms);
+  return text;
+}
+
+// hwloc's plugins are loaded (dlopen) at the first hwloc call of each process, and every step
+// is a new slurmstepd: 5-20 ms here, more than reading the cached topology. Discovery needs
+// none of them (hwloc's Linux component reads PCI from sysfs, and XML has a built-in parser),
+// and the CUDA, NVML, RSMI and Level Zero ones would initialise GPU drivers inside slurmstepd.
+// Set only when the admin did not set it (slurmd's environment).
+void skip_hwloc_plugins() {
+  ::setenv("HWLOC_PLUGINS_BLACKLIST",
+           "hwloc_pci,hwloc_xml_libxml,hwloc_opencl,hwloc_gl,hwloc_cuda,hwloc_nvml,hwloc_rsmi,"
+           "hwloc_levelzero",
+           0);
+}
+
+// The topology the step's tasks are planned on: the admin's XML, else this node's through
+// the cache. A step without GPUs on this node needs no PCI discovery: its ranks get no GPU,
+// and the planner picks NICs only for ranks with one.
+Topology step_topology(spank_t sp, const PluginConfig& cfg, std::string* from) {
+  skip_hwloc_plugins();
+  if (!cfg.topology_xml.empty()) {
+    *from = "plugstack topology_xml";
+    return load_topology_xml(cfg.topology_xml);
+  }
+  const EnvGetter env = [sp](const std::string& name) { return spank_env(sp, name); };
+  const bool with_io = step_gpu_ids(env).has_value();
+  CachedTopology c = load_topology_cached(cfg.topology_cache, with_io);
+  *from = std::string(with_io ? "" : "no GPUs, no I/O devices; ") +
+          (c.from_cache ? "read from " + c.path
+                        : "discovered" + std::string(c.written ? ", cached in " + c.path : "") +
+                              (c.note.empty() ? "" : " (" + c.note + ")"));
+  return std::move(c.topology);
+}
+
 // The task's stderr is the job's output: messages printed here reach the user. One write
 // per line, so that lines of tasks sharing the output do not interleave.
 void to_task_stderr(const std::string& line) {
@@ -74,7 +122,7 @@ void warn_untuned(uint32_t rank, const std::string& what) {
                  "; the task runs untuned");
 }
 
-// The first node's NodeAddr, asked of slurmctld (one RPC per node and step, in user_init):
+// The first node's NodeAddr, asked of slurmctld (one RPC per node and step, in init_post_opt):
 // the one source every node reads alike. nullopt when Slurm does not answer.
 std::optional<std::string> slurm_node_addr(const std::string& node) {
   node_info_msg_t* info = nullptr;
@@ -169,10 +217,12 @@ int stepd_flag(int val, const char* optarg) {
   return 0;
 }
 
-// Once per node per step, as the user: decide, then load what planning needs.
-int stepd_user_init(spank_t sp) {
+// Once per node per step, as root (so that it may write the topology cache), after the
+// flags were replayed: decide, then load what planning needs.
+int stepd_init_post_opt(spank_t sp) {
   NodeState& st = state();
   if (!st.enabled) return 0;
+  const Clock::time_point start = Clock::now();
   const FlagState& f = flags();
   const uint32_t step = item_u32(sp, S_JOB_STEPID, 0);
   st.decision = should_tune(st.cfg.enable, st.cfg.batch_step, f.opts, f.any_flag, step_kind(step));
@@ -187,11 +237,11 @@ int stepd_user_init(spank_t sp) {
   }
   try {
     st.profiles = st.cfg.profiles.empty() ? builtin_profiles() : load_profiles(st.cfg.profiles);
-    st.topology =
-        st.cfg.topology_xml.empty() ? load_topology() : load_topology_xml(st.cfg.topology_xml);
+    st.topology = step_topology(sp, st.cfg, &st.topology_from);
   } catch (const std::exception& e) {
     st.problem = e.what();
   }
+  st.setup_ms = ms_since(start);
   return 0;
 }
 
@@ -210,6 +260,7 @@ int stepd_task_init(spank_t sp) {
   const EnvGetter env = [sp](const std::string& name) { return spank_env(sp, name); };
   const TaskIds ids = task_ids(sp);
   std::optional<Plan> plan;
+  const Clock::time_point start = Clock::now();
   if (!st.problem.empty()) {
     warn_untuned(rank, st.problem);
   } else {
@@ -222,6 +273,11 @@ int stepd_task_init(spank_t sp) {
   // Tuned or not, the task gets the rendezvous (a launcher's fallback would differ per node).
   export_task_env(sp, plan ? &*plan : nullptr, ids, env);
   if (plan && verbose) spank_setenv(sp, "STOKER_VERBOSE", "1", 1);  // the runtime's summary
+  if (verbose) {
+    to_task_stderr("stoker: rank " + std::to_string(rank) + ": task_init took " +
+                   ms_text(ms_since(start)) + "; this node's step setup took " +
+                   ms_text(st.setup_ms) + " (topology: " + st.topology_from + ")");
+  }
   return 0;
 }
 

@@ -1,5 +1,6 @@
-// The plugin in slurmstepd (remote context). user_init, once per node and step, decides
-// whether the step is tuned and loads what planning needs (profiles, topology); task_init,
+// The plugin in slurmstepd (remote context). init_post_opt, once per node and step, as root
+// after the flags were replayed, decides whether the step is tuned and loads what planning
+// needs (profiles, topology through the root-owned cache); task_init,
 // in each forked task just before exec, fills the task's World from SPANK items and its
 // environment, plans it (plan_input, make_plan), binds it and exports the plan. Any
 // failure leaves the task untuned with exactly one warning on its stderr, never failed.
@@ -19,7 +20,7 @@ void stepd_init(const std::optional<PluginConfig>& cfg);
 // parses leaves the step's tasks untuned (warned at task_init). Returns 0.
 int stepd_flag(int val, const char* optarg);
 
-int stepd_user_init(spank_t sp);
+int stepd_init_post_opt(spank_t sp);
 int stepd_task_init(spank_t sp);
 void stepd_exit();
 

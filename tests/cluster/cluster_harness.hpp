@@ -90,11 +90,17 @@ class ClusterTest : public ::testing::Test {
     return r;
   }
 
-  // Rewrites the cluster's plugstack line for the plugin (re-read at each launch).
+  // Rewrites the cluster's plugstack line for the plugin (re-read at each launch). The
+  // topology cache goes into the cluster's folder, not the host's /run/stoker, unless the
+  // arguments name one.
   static void use_plugin(const std::string& args) {
+    const std::string cache = args.find("topology_cache=") == std::string::npos
+                                  ? " topology_cache=" + topology_cache().string()
+                                  : "";
     write_file(dir() / "plugstack.conf.d" / "stoker.conf",
-               "optional " STOKER_SPANK_PLUGIN " " + args + "\n");
+               "optional " STOKER_SPANK_PLUGIN " " + args + cache + "\n");
   }
+  static fs::path topology_cache() { return dir() / "topology-cache"; }
   static void no_plugin() { fs::remove(dir() / "plugstack.conf.d" / "stoker.conf"); }
   // The plugin (default_args) with an admin topology XML of a CPU-only node: the cluster's
   // fake gres GPUs cannot be located there, so a task given one is left untuned.
@@ -139,8 +145,8 @@ class ClusterTest : public ::testing::Test {
     ASSERT_EQ(clear.rc, 0) << clear.out;
     use_plugin(default_args());
   }
-  // Leave the plugstack line as cluster.start wrote it (the plugin, no arguments), so
-  // what runs next on the cluster does not inherit this test's settings.
+  // Leave the plugstack line as cluster.start wrote it (the plugin with its defaults, the
+  // cache aside), so what runs next on the cluster does not inherit this test's settings.
   void TearDown() override {
     if (fs::exists(dir() / "plugstack.conf.d")) use_plugin("");
   }

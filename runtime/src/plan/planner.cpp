@@ -283,8 +283,13 @@ class Planner {
                       (plan_.mem_bind == MemBind::None ? "; memory not bound (mem-bind=none)"
                                                        : " (mem-bind=local)"));
     }
-    nics(gpu_nodes_.empty() ? core_nodes : gpu_nodes_,
-         gpu_nodes_.empty() ? "the rank's cores" : "the GPU");
+    // NICs follow the GPU (its traffic is what they carry). A rank without one gets none, so
+    // that a GPU-less step's plan needs no PCI discovery (the plugin skips it).
+    if (gpu >= 0)
+      nics(gpu_nodes_.empty() ? core_nodes : gpu_nodes_,
+           gpu_nodes_.empty() ? "the rank's cores" : "the GPU");
+    else
+      why("nics", "none: the rank has no GPU (NICs follow the GPU)");
   }
 
   // The NICs nearest `anchor` (NUMA nodes): sharing a node, else the smallest hwloc

@@ -10,6 +10,7 @@
 #include "stoker/error.hpp"
 #include "stoker/plan/topology.hpp"
 #include "topology/hwloc_convert.hpp"
+#include "topology/hwloc_xml.hpp"
 
 namespace stoker {
 
@@ -58,9 +59,17 @@ Topology finish(HwlocHandle& handle, const std::string& source, bool this_system
 }
 
 // Loads from a file (path set) or from text (path empty); `name` goes into errors.
-Topology load_xml(const std::string& path, const std::string& text, const std::string& name) {
+// `this_machine`: the XML is this node's own (the plugin's cache), so hwloc may bind with
+// it and takes the allowed CPUs and nodes from this process, as a live discovery does.
+Topology load_xml(const std::string& path, const std::string& text, const std::string& name,
+                  bool this_machine = false, bool with_io = true) {
   HwlocHandle h(name);
-  configure(h.get(), HWLOC_TYPE_FILTER_KEEP_ALL);
+  configure(h.get(), with_io ? HWLOC_TYPE_FILTER_KEEP_ALL : HWLOC_TYPE_FILTER_KEEP_NONE);
+  if (this_machine) {
+    hwloc_topology_set_flags(h.get(), HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED |
+                                          HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM |
+                                          HWLOC_TOPOLOGY_FLAG_THISSYSTEM_ALLOWED_RESOURCES);
+  }
   // hwloc wants a buffer's length including the terminating NUL.
   int set = path.empty() ? hwloc_topology_set_xmlbuffer(h.get(), text.c_str(),
                                                         static_cast<int>(text.size() + 1))
@@ -74,15 +83,23 @@ Topology load_xml(const std::string& path, const std::string& text, const std::s
     throw Error(name, "the hwloc XML topology has no processing units (PU objects)",
                 "use a complete topology exported by lstopo");
   }
-  return finish(h, name, false);
+  return finish(h, name, this_machine);
+}
+
+// A root object's info value ("" when absent).
+std::string root_info(const Topology& t, const char* name) {
+  const auto topo = static_cast<hwloc_topology_t>(t.hwloc.get());
+  const char* v = topo ? hwloc_obj_get_info_by_name(hwloc_get_root_obj(topo), name) : nullptr;
+  return v ? v : "";
 }
 
 }  // namespace
 
-Topology load_topology() {
+Topology load_topology(bool with_io) {
   const std::string where = "hwloc (this machine)";
   HwlocHandle h(where);
-  configure(h.get(), HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  // Without I/O, hwloc reads no PCI bus and no OS devices: the slow part of discovery.
+  configure(h.get(), with_io ? HWLOC_TYPE_FILTER_KEEP_IMPORTANT : HWLOC_TYPE_FILTER_KEEP_NONE);
   if (hwloc_topology_load(h.get()) != 0) {
     throw Error(where, std::string("topology discovery failed: ") + std::strerror(errno),
                 "pass a topology file with --topology FILE.xml");
@@ -109,5 +126,46 @@ Topology load_topology_xml(const std::string& path) {
 Topology load_topology_xml_text(const std::string& xml, const std::string& name) {
   return load_xml("", xml, name);
 }
+
+namespace detail {
+
+std::string hwloc_runtime_version() {
+  // hwloc has no call for its release, but every load records it in the root's infos; a
+  // one-PU synthetic topology costs microseconds.
+  static const std::string version = [] {
+    HwlocHandle h("hwloc version");
+    if (hwloc_topology_set_synthetic(h.get(), "pu:1") != 0 || hwloc_topology_load(h.get()) != 0)
+      return std::string("api-") + std::to_string(hwloc_get_api_version());
+    const char* v = hwloc_obj_get_info_by_name(hwloc_get_root_obj(h.get()), "hwlocVersion");
+    return v ? std::string(v) : "api-" + std::to_string(hwloc_get_api_version());
+  }();
+  return version;
+}
+
+std::string export_this_machine_xml(const Topology& live, const std::string& key) {
+  const auto topo = static_cast<hwloc_topology_t>(live.hwloc.get());
+  if (!topo || !live.is_this_system) {
+    throw Error(live.source, "not a live topology of this machine", "discover it first");
+  }
+  hwloc_obj_add_info(hwloc_get_root_obj(topo), kCacheKeyInfo, key.c_str());
+  char* buffer = nullptr;
+  int length = 0;
+  if (hwloc_topology_export_xmlbuffer(topo, &buffer, &length, 0) != 0 || length <= 0) {
+    throw Error(live.source, std::string("hwloc cannot export it as XML: ") + std::strerror(errno),
+                "check that libhwloc has XML support");
+  }
+  std::string xml(buffer, static_cast<size_t>(length - 1));  // length counts the NUL
+  hwloc_free_xmlbuffer(topo, buffer);
+  return xml;
+}
+
+Topology load_this_machine_xml(const std::string& xml, const std::string& name, bool with_io,
+                               XmlKey* key) {
+  Topology t = load_xml("", xml, name, true, with_io);
+  if (key) *key = {root_info(t, kCacheKeyInfo), root_info(t, "hwlocVersion")};
+  return t;
+}
+
+}  // namespace detail
 
 }  // namespace stoker

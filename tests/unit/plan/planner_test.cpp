@@ -264,9 +264,10 @@ TEST(Planner, NicsNearTheGpuInfiniBandFirst) {
   EXPECT_EQ(make_plan(input_for(*topo, 0, 1, {1})).nics,
             (std::vector<std::string>{"mlx5_0", "eno1"}));
   EXPECT_EQ(make_plan(input_for(*topo, 0, 1, {3})).nics, std::vector<std::string>{"mlx5_1"});
-  // No GPU: the NICs of the rank's cores' node.
-  EXPECT_EQ(make_plan(input_for(*topo, 0, 1, {}, numa_cpus(*topo, 1))).nics,
-            std::vector<std::string>{"mlx5_1"});
+  // No GPU: no NICs (they follow the GPU), so a GPU-less plan needs no PCI discovery.
+  const Plan cpu_only = make_plan(input_for(*topo, 0, 1, {}, numa_cpus(*topo, 1)));
+  EXPECT_TRUE(cpu_only.nics.empty());
+  EXPECT_EQ(cpu_only.reason("nics"), "none: the rank has no GPU (NICs follow the GPU)");
 }
 
 TEST(Planner, EqualInputsGiveEqualPlans) {

@@ -89,13 +89,37 @@ struct Topology {
 
 // Every loader keeps disallowed PUs and nodes (HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED), so
 // allowed_cpus can be smaller than all_cpus.
-// Loads the live machine (with PCI/OS devices, so GPUs and NICs show).
-// Throws stoker::Error when hwloc fails.
-Topology load_topology();
+// Loads the live machine: with PCI/OS devices, so GPUs and NICs show; with_io false skips
+// them (no GPUs, no NICs) and is several times faster. Throws stoker::Error when hwloc fails.
+Topology load_topology(bool with_io = true);
 // Loads an hwloc XML file. Throws stoker::Error naming the file when unreadable or invalid.
 Topology load_topology_xml(const std::string& path);
 // Same, from XML text (used by tests and generated fixtures).
 Topology load_topology_xml_text(const std::string& xml, const std::string& name = "<xml>");
+
+// This machine's topology through a cache of hwloc XML in the folder `dir` (the plugin's;
+// /run/stoker by default), so that only the first step after boot pays for discovery.
+// - The file is dir/topology-<key>.xml, key = topology_cache_key(with_io): boot id and the
+//   running hwloc's release; the XML records the key and the hwloc release that wrote it,
+//   and both must match too. Another key (reboot, hwloc upgrade): discovered again.
+// - Read only when the folder and the file are owned by root and writable by no one else,
+//   the file is a regular file (no symbolic link) and a valid topology; otherwise ignored.
+// - Not read: discovered (load_topology(with_io)) and, when the caller is root, written
+//   atomically (a temporary file in dir, fsync, rename), mode 0644; dir is created (0755)
+//   when missing.
+// A cache that cannot be read or written is never an error: only a failed discovery throws.
+struct CachedTopology {
+  Topology topology;
+  std::string path;  // the cache file for this machine's key ("" when there is no key)
+  bool from_cache = false;
+  bool written = false;
+  std::string note;  // why it was not read, and why not written; "" when read or written
+};
+CachedTopology load_topology_cached(const std::string& dir, bool with_io);
+
+// The cache key of this machine: "<boot id>-hwloc<release>", plus "-noio" without I/O
+// devices. Throws stoker::Error when the boot id cannot be read.
+std::string topology_cache_key(bool with_io);
 
 // The calling process's (thread's) allowed CPUs (sched_getaffinity).
 CpuSet current_cpu_mask();
