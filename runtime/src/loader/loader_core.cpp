@@ -14,6 +14,10 @@ uint64_t elapsed_ns(std::chrono::steady_clock::time_point a,
 }
 }  // namespace
 
+void leak_in_forked_child(std::shared_ptr<LoaderCore> core) {
+  new std::shared_ptr<LoaderCore>(std::move(core));  // never deleted: the child's exit frees it
+}
+
 LoaderCore::LoaderCore(Setup s)
     : source_(std::move(s.source)),
       transform_(std::move(s.transform)),
@@ -139,6 +143,7 @@ void LoaderCore::fill(const Job& job, Scratch& scratch) {
   const uint64_t n = std::min<uint64_t>(batch_size_, sampler.length() - first);
   const uint64_t seed = sampler.options().seed;
   for (uint64_t k = 0; k < n; ++k) {
+    if (stopping_.load(std::memory_order_relaxed)) break;  // closed: the slot is discarded
     uint64_t index = 0;
     try {
       index = sampler.at(first + k);
@@ -164,6 +169,13 @@ void LoaderCore::fill(const Job& job, Scratch& scratch) {
       m.fail_where = where;
       m.fail_what = "sample " + std::to_string(index) + " is corrupt: " + e.what;
       m.fail_todo = skips_.error_todo();
+      break;
+    } catch (const Error& e) {  // it names its input (a file that shrank) and what to do
+      m.failed = true;
+      m.fail_where = e.where();
+      m.fail_what = "reading sample " + std::to_string(index) + " (" + source_->location(index) +
+                    ") failed: " + e.problem();
+      m.fail_todo = e.todo();
       break;
     } catch (const std::exception& e) {
       m.failed = true;
@@ -225,6 +237,7 @@ void LoaderCore::stop() {
   {
     std::lock_guard lk(mu_);
     stop_ = true;
+    stopping_.store(true, std::memory_order_relaxed);
   }
   work_cv_.notify_all();
   ready_cv_.notify_all();
@@ -325,7 +338,7 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
           "the consumer holds all " + std::to_string(slots_) + " batch slots and asks for another",
           "release batches before asking for more, or raise held_batches");
     }
-    ready_cv_.wait(lk);
+    wait_for_batch(lk);
   }
   const uint64_t got = now_ns();
   const uint64_t wait = ready > 0 ? 0 : got - asked;
@@ -369,6 +382,28 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
     work_cv_.notify_one();  // the window moved by one
   }
   return make_batch(slot);
+}
+
+void LoaderCore::set_wait_check(std::function<void()> check, std::chrono::milliseconds every) {
+  std::lock_guard lk(mu_);
+  wait_check_ = std::move(check);
+  wait_slice_ = every;
+}
+
+void LoaderCore::wait_for_batch(std::unique_lock<std::mutex>& lk) {
+  if (!wait_check_) {
+    ready_cv_.wait(lk);
+    return;
+  }
+  if (ready_cv_.wait_for(lk, wait_slice_) == std::cv_status::no_timeout) return;
+  lk.unlock();  // the check may run code that uses the loader (a signal handler's checkpoint)
+  try {
+    wait_check_();
+  } catch (...) {
+    interrupted_.store(true);  // the batch stays in the ring for the next call
+    throw;
+  }
+  lk.lock();
 }
 
 std::optional<Error> LoaderCore::loop_failure_locked(const Slot& m) {
