@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -16,7 +15,9 @@
 
 #include "common/proc_cgroup.hpp"
 #include "stoker/error.hpp"
+#include "stoker/plan/strings.hpp"
 #include "stoker/plan/topology.hpp"
+#include "stoker/plan/values.hpp"
 
 namespace stoker {
 
@@ -24,29 +25,6 @@ namespace {
 
 // cgroup v1 reports "no limit" as a page-rounded LONG_MAX; anything this big is no limit.
 constexpr uint64_t kNoLimitV1 = uint64_t{1} << 60;
-
-std::string join(const std::string& root, const std::string& rest) {
-  std::string r = root.empty() ? "/" : root;
-  if (r.back() != '/') r += '/';
-  size_t skip = rest.find_first_not_of('/');
-  return skip == std::string::npos ? r : r + rest.substr(skip);
-}
-
-std::optional<std::string> read_first_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line)) return std::nullopt;
-  while (!line.empty() && (line.back() == '\n' || line.back() == ' ' || line.back() == '\r'))
-    line.pop_back();
-  return line;
-}
-
-std::optional<uint64_t> parse_u64(const std::string& s) {
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
 
 // The smallest limit in `file` found in `dir` and its ancestors up to `top` (cgroup limits
 // nest: a child can never use more than its parents allow). `parse` maps a file's text to a
@@ -56,7 +34,7 @@ std::optional<uint64_t> min_over_ancestors(const std::string& top, std::string c
                                            const std::string& file, Parse parse) {
   std::optional<uint64_t> best;
   while (true) {
-    if (auto text = read_first_line(join(join(top, cgroup), file))) {
+    if (auto text = read_first_line(under_root(under_root(top, cgroup), file))) {
       if (auto v = parse(*text)) best = best ? std::min(*best, *v) : *v;
     }
     if (cgroup.empty() || cgroup == "/") break;
@@ -83,7 +61,7 @@ std::optional<uint64_t> status_number(const std::string& status, const std::stri
   if (at == std::string::npos) return std::nullopt;
   const size_t start = status.find_first_of("0123456789", at + key.size() + 1);
   if (start == std::string::npos) return std::nullopt;
-  return parse_u64(status.substr(start, status.find_first_not_of("0123456789", start) - start));
+  return values::parse_whole(status.substr(start, status.find_first_not_of("0123456789", start) - start));
 }
 
 std::string read_all(const std::string& path) {
@@ -96,11 +74,11 @@ std::string read_all(const std::string& path) {
 // Threads of every process whose real uid is `uid` (RLIMIT_NPROC counts them all).
 uint64_t threads_of_user(const std::string& root, uid_t uid) {
   uint64_t n = 0;
-  DIR* proc = ::opendir(join(root, "proc").c_str());
+  DIR* proc = ::opendir(under_root(root, "/proc").c_str());
   if (proc == nullptr) return 0;
   while (const dirent* e = ::readdir(proc)) {
-    if (!parse_u64(e->d_name)) continue;
-    const std::string status = read_all(join(root, std::string("proc/") + e->d_name + "/status"));
+    if (!values::parse_whole(e->d_name)) continue;
+    const std::string status = read_all(under_root(root, std::string("/proc/") + e->d_name + "/status"));
     if (status_number(status, "Uid:") == uint64_t{uid}) n += status_number(status, "Threads:").value_or(1);
   }
   ::closedir(proc);
@@ -121,7 +99,7 @@ std::optional<Limit> nproc_limit(const std::string& root) {
   rlimit rl{};
   if (::getrlimit(RLIMIT_NPROC, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return std::nullopt;
   const uid_t uid = ::getuid();
-  std::string caps = read_all(join(root, "proc/self/status"));
+  std::string caps = read_all(under_root(root, "/proc/self/status"));
   const size_t at = caps.find("\nCapEff:");
   uint64_t eff = 0;
   if (at != std::string::npos) eff = std::strtoull(caps.c_str() + at + 9, nullptr, 16);
@@ -136,11 +114,11 @@ std::optional<Limit> nproc_limit(const std::string& root) {
 std::optional<Limit> pids_limit(const std::string& top, std::string cgroup) {
   std::optional<Limit> best;
   while (true) {
-    const std::string dir = join(top, cgroup);
-    const auto max = read_first_line(join(dir, "pids.max"));
-    const auto current = read_first_line(join(dir, "pids.current"));
-    const auto m = max ? parse_u64(*max) : std::nullopt;  // "max": no limit
-    const auto c = current ? parse_u64(*current) : std::nullopt;
+    const std::string dir = under_root(top, cgroup);
+    const auto max = read_first_line(under_root(dir, "pids.max"));
+    const auto current = read_first_line(under_root(dir, "pids.current"));
+    const auto m = max ? values::parse_whole(*max) : std::nullopt;  // "max": no limit
+    const auto c = current ? values::parse_whole(*current) : std::nullopt;
     if (m && c && (!best || *m - std::min(*m, *c) < best->room)) {
       best = Limit{*m - std::min(*m, *c), "pids.max of cgroup " + dir + " is " +
                                               std::to_string(*m) + " with " + std::to_string(*c) +
@@ -155,12 +133,12 @@ std::optional<Limit> pids_limit(const std::string& top, std::string cgroup) {
 
 // kernel.threads-max against the threads of the whole machine (/proc/loadavg "run/total").
 std::optional<Limit> kernel_limit(const std::string& root) {
-  const auto max_text = read_first_line(join(root, "proc/sys/kernel/threads-max"));
-  const auto loadavg = read_first_line(join(root, "proc/loadavg"));
+  const auto max_text = read_first_line(under_root(root, "/proc/sys/kernel/threads-max"));
+  const auto loadavg = read_first_line(under_root(root, "/proc/loadavg"));
   const size_t slash = loadavg ? loadavg->find('/') : std::string::npos;
   if (!max_text || slash == std::string::npos) return std::nullopt;
-  const auto max = parse_u64(*max_text);
-  const auto total = parse_u64(loadavg->substr(slash + 1, loadavg->find(' ', slash) - slash - 1));
+  const auto max = values::parse_whole(*max_text);
+  const auto total = values::parse_whole(loadavg->substr(slash + 1, loadavg->find(' ', slash) - slash - 1));
   if (!max || !total) return std::nullopt;
   return Limit{*max - std::min(*max, *total), "kernel.threads-max is " + std::to_string(*max) +
                                                   " with " + std::to_string(*total) +
@@ -196,7 +174,7 @@ uint64_t memory_limit_bytes(const std::string& root) {
   uint64_t physical = physical_memory();
   std::string v2_path, v1_path;
   bool have_v2 = false, have_v1 = false;
-  for (const CgroupEntry& e : read_proc_cgroup(join(root, "proc/self/cgroup"))) {
+  for (const CgroupEntry& e : read_proc_cgroup(under_root(root, "/proc/self/cgroup"))) {
     if (e.is_v2()) {
       have_v2 = true;
       v2_path = e.path;
@@ -207,15 +185,16 @@ uint64_t memory_limit_bytes(const std::string& root) {
   }
   std::optional<uint64_t> limit;
   if (have_v2) {
-    limit = min_over_ancestors(join(root, "sys/fs/cgroup"), v2_path, "memory.max",
+    limit = min_over_ancestors(under_root(root, "/sys/fs/cgroup"), v2_path, "memory.max",
                                [](const std::string& t) -> std::optional<uint64_t> {
-                                 return t == "max" ? std::nullopt : parse_u64(t);
+                                 return t == "max" ? std::nullopt : values::parse_whole(t);
                                });
   }
   if (!limit && have_v1) {
-    limit = min_over_ancestors(join(root, "sys/fs/cgroup/memory"), v1_path, "memory.limit_in_bytes",
+    limit = min_over_ancestors(under_root(root, "/sys/fs/cgroup/memory"), v1_path,
+                               "memory.limit_in_bytes",
                                [](const std::string& t) -> std::optional<uint64_t> {
-                                 auto v = parse_u64(t);
+                                 auto v = values::parse_whole(t);
                                  return v && *v < kNoLimitV1 ? v : std::nullopt;
                                });
   }
@@ -234,9 +213,9 @@ std::string ThreadRoom::text() const {
 ThreadRoom thread_room(const std::string& root) {
   std::vector<Limit> found;
   if (auto l = nproc_limit(root)) found.push_back(*l);
-  for (const CgroupEntry& e : read_proc_cgroup(join(root, "proc/self/cgroup"))) {
-    const std::string top = e.is_v2() ? join(root, "sys/fs/cgroup")
-                            : e.has_controller("pids") ? join(root, "sys/fs/cgroup/pids")
+  for (const CgroupEntry& e : read_proc_cgroup(under_root(root, "/proc/self/cgroup"))) {
+    const std::string top = e.is_v2() ? under_root(root, "/sys/fs/cgroup")
+                            : e.has_controller("pids") ? under_root(root, "/sys/fs/cgroup/pids")
                                                        : "";
     if (top.empty()) continue;
     if (auto l = pids_limit(top, e.path)) found.push_back(*l);
