@@ -19,9 +19,9 @@ class Inputs(NoLeftovers, unittest.TestCase):
         self.path = os.path.join(self.tmp.path, "tokens.bin")
         make_tokens(self.path, 400 * SEQ + 1)
 
-    def loader(self, **kw):
+    def loader(self, shuffle=False, **kw):
         return stoker.Loader.tokens(self.path, seq_len=SEQ, batch_size=8, world_size=1, rank=0,
-                                    shuffle=False, return_indices=True, as_numpy=True, **kw)
+                                    shuffle=shuffle, return_indices=True, as_numpy=True, **kw)
 
     # ---- a second loop ------------------------------------------------------------------
     def test_a_second_loop_over_an_epoch_in_progress_is_an_error(self):
@@ -86,6 +86,32 @@ class Inputs(NoLeftovers, unittest.TestCase):
                 make()
             self.assertIn(f"{self.tmp.path}: is a folder, not a profiles file",
                           str(ctx.exception))
+
+    # ---- the plugin's plan checked against this machine --------------------------------
+    def test_a_plan_this_machine_cannot_hold_names_the_variable(self):
+        plugin = stoker.plan(environ={}).to_env()  # this machine's plan, as exported
+        saved = dict(os.environ)
+        self.addCleanup(lambda: (os.environ.clear(), os.environ.update(saved)))
+        cases = (("STOKER_CPUS", "999-1000",
+                  "STOKER_CPUS: names CPUs 999-1000 that this machine does not have"),
+                 ("STOKER_NUMA", "7", "STOKER_NUMA: names NUMA node 7, which this machine "
+                                      "does not have"),
+                 ("STOKER_MEM_BUDGET", "0", "STOKER_MEM_BUDGET: is 0: a budget of 0 bytes "
+                                            "holds no batch"))
+        for name, value, expected in cases:
+            with self.assertRaises(ValueError, msg=name) as ctx:
+                stoker.plan(environ=dict(plugin, **{name: value}))
+            self.assertIn(expected, str(ctx.exception))
+            os.environ.update(plugin)
+            os.environ[name] = value
+            with self.assertRaises(stoker.Error, msg=name) as ctx:
+                self.loader()
+            self.assertIn(expected, str(ctx.exception))
+        os.environ.update(plugin)
+        os.environ["STOKER_MEM_BUDGET"] = "100"  # below one batch of 8 x 17 tokens
+        with self.assertRaises(stoker.Error) as ctx:
+            self.loader()
+        self.assertIn("STOKER_MEM_BUDGET: is 100 bytes, below the ", str(ctx.exception))
 
     # ---- negative values for unsigned arguments -----------------------------------------
     def test_negative_values_name_the_argument(self):

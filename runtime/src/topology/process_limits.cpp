@@ -119,10 +119,12 @@ std::optional<Limit> pids_limit(const std::string& top, std::string cgroup) {
     const auto current = read_first_line(under_root(dir, "pids.current"));
     const auto m = max ? values::parse_whole(*max) : std::nullopt;  // "max": no limit
     const auto c = current ? values::parse_whole(*current) : std::nullopt;
-    if (m && c && (!best || *m - std::min(*m, *c) < best->room)) {
-      best = Limit{*m - std::min(*m, *c), "pids.max of cgroup " + dir + " is " +
-                                              std::to_string(*m) + " with " + std::to_string(*c) +
-                                              " in use"};
+    if (m.has_value() && c.has_value()) {
+      const uint64_t limit = m.value(), used = c.value(), room = limit - std::min(limit, used);
+      if (!best || room < best->room) {
+        best = Limit{room, "pids.max of cgroup " + dir + " is " + std::to_string(limit) +
+                               " with " + std::to_string(used) + " in use"};
+      }
     }
     if (cgroup.empty() || cgroup == "/") break;
     const size_t slash = cgroup.find_last_of('/');
