@@ -41,6 +41,11 @@ struct PlanInput {
   Caps caps;  // the admin's caps (worker fraction, prefetch, memory share)
   UserOverrides overrides;
   uint64_t batch_bytes_hint = 0;   // bytes per batch; 0 = profile's assumption
+  // Threads this rank may still create (its share of ulimit -u / the cgroup's pids.max,
+  // thread_room in topology.hpp), and which limit that is; nullopt = no limit known.
+  // Workers never exceed it less the loader's other threads (README "Planner rules").
+  std::optional<uint64_t> thread_room;
+  std::string thread_room_from;
   std::vector<std::string> notes;  // upstream findings to carry as reasons (field "input")
 };
 
