@@ -28,11 +28,13 @@ using Env = std::map<std::string, std::string>;
 // (a wrapper script that rewrote the environment), and silently planning anew would hide it.
 std::optional<Plan> plan_from_environ(const Env& env) {
   try {
-    return plan_from_env([&env](const std::string& name) -> std::optional<std::string> {
+    auto plan = plan_from_env([&env](const std::string& name) -> std::optional<std::string> {
       auto it = env.find(name);
       if (it == env.end()) return std::nullopt;
       return it->second;
     });
+    if (plan) check_env_plan(*plan);  // CPUs and NUMA nodes this machine has, a budget
+    return plan;
   } catch (const Error& e) {
     throw py::value_error(e.what());
   }

@@ -174,6 +174,16 @@ void check_worker_cpus(const std::vector<CpuSet>& shares) {
   }
 }
 
+// The plugin's budget (STOKER_MEM_BUDGET) cannot hold `held` batches and one in flight.
+[[noreturn]] void throw_budget_below_batches(uint64_t budget, uint64_t slot, int held) {
+  throw Error("STOKER_MEM_BUDGET",
+              "is " + bytes_text(budget) + ", below the " + std::to_string(held + 1) +
+                  " batch(es) of " + bytes_text(slot) + " the loader needs (" +
+                  std::to_string(held) + " held by the consumer and one in flight)",
+              "raise STOKER_MEM_BUDGET (the profile's MemShare, the job's memory), or lower "
+              "the batch size or held_batches");
+}
+
 }  // namespace
 
 Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Transform> transform,
@@ -246,15 +256,20 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
   const SampleSpec spec = checked_spec(source, transform, options);
   const uint64_t slot = BatchArena::slot_bytes_for(options.batch_size, spec.bytes());
   std::string plan_source;
+  bool from_environment = false;
   if (!options.plan) {  // the plugin's STOKER_* plan, or one computed for this batch
     PlanRequest request;
     request.batch_bytes = slot;
     LocalPlan local = plan_this_process(request);
     options.plan = std::move(local.plan);
     plan_source = std::move(local.source);
+    from_environment = local.from_environment;
   }
   // A plan from the environment assumed the profile's batch size: fit it to the real one.
-  if (options.plan->mem_budget > 0) fit_prefetch(*options.plan, slot, options.held_batches);
+  if (options.plan->mem_budget > 0 &&
+      !fit_prefetch(*options.plan, slot, options.held_batches) && from_environment) {
+    throw_budget_below_batches(options.plan->mem_budget, slot, options.held_batches);
+  }
   if (options.world_size == 0) {
     const WorldInfo w = detect_world();
     options.world_size = w.world_size;

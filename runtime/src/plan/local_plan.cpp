@@ -62,6 +62,7 @@ LocalPlan plan_this_process(const PlanRequest& req) {
   LocalPlan out;
   if (req.use_environment_plan && !req.what_if()) {
     if (auto p = plan_from_env(stoker_env)) {
+      check_env_plan(*p);
       out.plan = std::move(*p);
       out.source = "the STOKER_* environment (the Slurm plugin's plan)";
       out.from_environment = true;
