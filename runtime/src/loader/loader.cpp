@@ -266,8 +266,8 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
     from_environment = local.from_environment;
   }
   // A plan from the environment assumed the profile's batch size: fit it to the real one.
-  if (options.plan->mem_budget > 0 &&
-      !fit_prefetch(*options.plan, slot, options.held_batches) && from_environment) {
+  if (options.plan->mem_budget > 0 && !fit_prefetch(*options.plan, slot, options.held_batches) &&
+      from_environment) {
     throw_budget_below_batches(options.plan->mem_budget, slot, options.held_batches);
   }
   if (options.world_size == 0) {

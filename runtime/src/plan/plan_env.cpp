@@ -157,8 +157,10 @@ std::optional<CpuSet> online(const std::string& root, const std::string& path) {
 void check_cpus_exist(const std::string& name, const CpuSet& cpus, const CpuSet& machine) {
   if (cpus.is_subset_of(machine)) return;
   throw Error(name,
-              "names CPUs " + (cpus - machine).to_string() + " that this machine does not have "
-                  "(its online CPUs: " + machine.to_string() + ")",
+              "names CPUs " + (cpus - machine).to_string() +
+                  " that this machine does not have "
+                  "(its online CPUs: " +
+                  machine.to_string() + ")",
               "fix or unset " + name + "; the plugin plans for the node it runs on");
 }
 
@@ -171,7 +173,8 @@ void check_env_plan(const Plan& p, const std::string& root) {
     check_cpus_exist("STOKER_WORKER_CPUS", p.worker_cpus, *cpus);
   }
   // A kernel without NUMA has node 0 only.
-  const CpuSet nodes = online(root, "/sys/devices/system/node/online").value_or(CpuSet::from_list({0}));
+  const CpuSet nodes =
+      online(root, "/sys/devices/system/node/online").value_or(CpuSet::from_list({0}));
   for (int node : p.numa) {
     if (nodes.test(node)) continue;
     throw Error("STOKER_NUMA",

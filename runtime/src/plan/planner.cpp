@@ -178,13 +178,13 @@ class Planner {
   void fit_threads() {
     if (!in_.thread_room) return;
     const uint64_t room = *in_.thread_room;
-    const uint64_t fit = room > limits::kThreadsBesideWorkers
-                             ? room - limits::kThreadsBesideWorkers : 1;
+    const uint64_t fit =
+        room > limits::kThreadsBesideWorkers ? room - limits::kThreadsBesideWorkers : 1;
     if (static_cast<uint64_t>(plan_.workers) <= fit) return;
     plan_.workers = static_cast<int>(fit);
     why("workers", "lowered to " + std::to_string(fit) + ": this rank may create " +
-                       std::to_string(room) + " more thread(s) (" + in_.thread_room_from +
-                       "), " + std::to_string(limits::kThreadsBesideWorkers) +
+                       std::to_string(room) + " more thread(s) (" + in_.thread_room_from + "), " +
+                       std::to_string(limits::kThreadsBesideWorkers) +
                        " kept for the loader's other threads");
   }
 

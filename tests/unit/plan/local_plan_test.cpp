@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "plan_fixture.hpp"
 #include "run_command.hpp"
 #include "scoped_env.hpp"
-#include "plan_fixture.hpp"
 #include "stoker/error.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/plan_env.hpp"
@@ -145,7 +145,8 @@ TEST(LocalPlan, OutsideSlurmTheLocalRanksShareThisProcessesMask) {
   if (current_cpu_mask().count() >= 2) {
     EXPECT_LT(lp.plan.cpus.count(), current_cpu_mask().count()) << "the mask is shared";
   }
-  EXPECT_NE(lp.plan.reason("input").find("shared by the local ranks (this process's mask; not a Slurm task)"),
+  EXPECT_NE(lp.plan.reason("input").find(
+                "shared by the local ranks (this process's mask; not a Slurm task)"),
             std::string::npos)
       << lp.plan.reason("input");
 }
@@ -254,11 +255,11 @@ TEST(FaultsEnvContract, StokerPlanRefusesAPlanThisMachineCannotHold) {
       {"STOKER_MEM_BUDGET=0", "STOKER_MEM_BUDGET: is 0: a budget of 0 bytes holds no batch"},
   };
   for (const auto& [change, expected] : cases) {
-    const auto r =
-        test::run_command("env" + plugin_env + " " + change + " " + test::stoker_cli() + " plan 2>&1");
+    const auto r = test::run_command("env" + plugin_env + " " + change + " " + test::stoker_cli() +
+                                     " plan 2>&1");
     EXPECT_NE(r.status, 0) << change << "\n" << r.out;
     EXPECT_NE(r.out.find("stoker: error: " + expected), std::string::npos) << change << "\n"
-                                                                              << r.out;
+                                                                           << r.out;
   }
 }
 

@@ -241,8 +241,7 @@ TEST(FaultsEnvContract, APlanIsCheckedAgainstTheMachinesCpusNodesAndBudget) {
   EXPECT_EQ(refused(q).rfind("STOKER_MAIN_CPUS: names CPUs 8 ", 0), 0u) << refused(q);
   q = p;
   q.mem_budget = 0;
-  EXPECT_EQ(refused(q).rfind("STOKER_MEM_BUDGET: is 0: a budget of 0 bytes holds no batch", 0),
-            0u)
+  EXPECT_EQ(refused(q).rfind("STOKER_MEM_BUDGET: is 0: a budget of 0 bytes holds no batch", 0), 0u)
       << refused(q);
   fs::remove_all(root);
 }

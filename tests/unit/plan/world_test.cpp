@@ -292,8 +292,9 @@ TEST_F(FaultsThreadRoom, TheTasksThreadLimitBoundsTheWorkers) {
   World w;
   observe_task(w, env_from({}), {}, root());
   ASSERT_EQ(w.thread_room, std::optional<uint64_t>(20));
-  EXPECT_EQ(w.thread_room_from, "pids.max of cgroup " + root() + "/sys/fs/cgroup/job_9 is 24 "
-                                "with 4 in use");
+  EXPECT_EQ(w.thread_room_from, "pids.max of cgroup " + root() +
+                                    "/sys/fs/cgroup/job_9 is 24 "
+                                    "with 4 in use");
 
   auto topo = test::fixture(test::four_gpu_two_socket(false), "4gpu");
   World four = four_gpu_world(*topo, 1, 4);  // 4 ranks share room for 20: 5 each

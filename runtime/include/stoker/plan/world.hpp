@@ -84,9 +84,9 @@ struct SlurmAllocation {
 };
 
 // Fills the facts every filler reads the same way, from `env` (the task's environment) and
-// this process: own_mask, step, gpu_ids, gpu_minors, memory and thread_room. Under Slurm (SLURM_JOB_ID
-// set) these are Slurm's: step_cpus, step_gpu_ids (none set: no GPUs), node memory. Outside
-// Slurm (torchrun, a laptop) the local ranks share this process's mask and see every GPU
+// this process: own_mask, step, gpu_ids, gpu_minors, memory and thread_room. Under Slurm
+// (SLURM_JOB_ID set) these are Slurm's: step_cpus, step_gpu_ids (none set: no GPUs), node memory.
+// Outside Slurm (torchrun, a laptop) the local ranks share this process's mask and see every GPU
 // unless CUDA_VISIBLE_DEVICES says otherwise. `root` lets tests point at a fake /proc and
 // /sys tree.
 void observe_task(World& world, const EnvGetter& env, const SlurmAllocation& alloc = {},
