@@ -27,6 +27,9 @@ std::string run_epoch(Loader& loader) {
 }  // namespace
 
 TEST(FaultsMappedFile, ATokenFileThatShrinksWhileLoadedIsAnErrorNamingIt) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "TSan's runtime delivers SIGBUS through its own handler, not the loader's recovery point; the main build runs it";
+#endif
   test::TokenSetup t(2000, 64);  // 256 KiB of tokens: 63 pages past the first
   const std::string path = t.source->location(0).substr(0, t.source->location(0).find('@'));
   Loader loader(t.source, t.copy, test::test_options(8, 2));
