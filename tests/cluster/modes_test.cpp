@@ -106,6 +106,8 @@ TEST_F(Modes, BrokenProfilesFileLeavesJobsRunning) {
   expect_untuned_with_warning("broken profiles file");
   use_plugin("profiles=" + (dir() / "missing-profiles.conf").string());
   expect_untuned_with_warning("missing profiles file");
+  use_plugin("profiles=" + dir().string());  // a folder: once read as an empty file
+  expect_untuned_with_warning("profiles path that is a folder");
 }
 
 TEST_F(Modes, UnreadableTopologyLeavesJobsRunning) {

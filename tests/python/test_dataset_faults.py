@@ -10,7 +10,7 @@ import unittest
 from PIL import Image
 
 import stoker
-from testdata import TempDir, smooth_pixels, write_image_kinds
+from testdata import NoLeftovers, TempDir, smooth_pixels, write_image_kinds
 
 MIXED = {  # kind -> file name in the dataset (the .JPEG one is a PNG inside)
     "jpeg_cmyk": "cmyk.jpg", "ycck": "ycck.jpg", "jpeg_grey": "grey.jpg",
@@ -26,8 +26,9 @@ def load_all(root, **options):
     return loader, labels
 
 
-class MixedDataset(unittest.TestCase):
+class MixedDataset(NoLeftovers, unittest.TestCase):
     def setUp(self):
+        super().setUp()
         self.tmp = TempDir()
         self.root = os.path.join(self.tmp.path, "train")
         kinds = write_image_kinds(os.path.join(self.tmp.path, "kinds"))

@@ -9,12 +9,13 @@ import unittest
 
 import stoker
 from test_plan import env_plan
+from testdata import NoLeftovers
 
 TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "sbatch_templates",
                         "pytorch_ddp_train.py")
 
 
-class TorchPrefetchFactor(unittest.TestCase):
+class TorchPrefetchFactor(NoLeftovers, unittest.TestCase):
     def test_one_conversion_for_any_worker_count(self):
         plan = stoker.plan(environ=env_plan(STOKER_PREFETCH="6", STOKER_PREFETCH_MAX="24"))
         self.assertEqual([plan.torch_prefetch_factor(w) for w in (1, 2, 4, 6, 12)],

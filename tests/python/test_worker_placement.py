@@ -18,7 +18,7 @@ import time
 import unittest
 
 import stoker
-from testdata import TempDir
+from testdata import NoLeftovers, TempDir
 
 BATCH = 32
 SIZE = 128
@@ -81,7 +81,7 @@ def worker_thread_cpus():
     return sorted(out)
 
 
-class WorkerShares(unittest.TestCase):
+class WorkerShares(NoLeftovers, unittest.TestCase):
     def test_extra_workers_spread_over_the_ranks_cpus(self):
         env = stoker.plan(environ={}).to_env()
         env.update(STOKER_CPUS="0-1", STOKER_MAIN_CPUS="0", STOKER_WORKER_CPUS="1")
@@ -93,7 +93,7 @@ class WorkerShares(unittest.TestCase):
 
 @unittest.skipIf(len(os.sched_getaffinity(0)) < 2,
                  f"needs 2 CPUs; this process may use {sorted(os.sched_getaffinity(0))}")
-class PythonKeepsPaceWithCpp(unittest.TestCase):
+class PythonKeepsPaceWithCpp(NoLeftovers, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.stoker_bin = os.environ.get("STOKER_BIN", "")

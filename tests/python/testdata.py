@@ -140,3 +140,52 @@ def rss_bytes():
 
 def thread_count():
     return len(os.listdir("/proc/self/task"))
+
+
+def make_slow_images(root, seconds, side=2048):
+    """An image folder whose first batch takes at least `seconds` for one worker: one large
+    noisy JPEG, decoded at full size (dct_scaling=False), linked N times. Returns
+    (loader keyword arguments for Loader.images, the seconds one image takes)."""
+    import time
+
+    from PIL import Image
+
+    from stoker import _stoker
+
+    folder = os.path.join(root, "c0")
+    os.makedirs(folder, exist_ok=True)
+    first = os.path.join(folder, "00000.jpg")
+    rng = np.random.default_rng(0)
+    Image.fromarray(rng.integers(0, 256, size=(side, side, 3), dtype=np.uint8)).save(
+        first, quality=95)
+    with open(first, "rb") as f:
+        data = f.read()
+    start = time.monotonic()
+    for _ in range(3):
+        _stoker.decode_image(data)
+    per_image = (time.monotonic() - start) / 3
+    count = max(2, int(seconds / per_image) + 1)
+    for i in range(1, count):
+        os.symlink(first, os.path.join(folder, f"{i:05d}.jpg"))
+    options = dict(batch_size=count, size=16, resize_shorter=16, train=False, dtype="uint8",
+                   dct_scaling=False, workers=1, world_size=1, rank=0, as_numpy=True)
+    return options, per_image
+
+
+class NoLeftovers:
+    """For fault tests (mixed into unittest.TestCase first): each test must end with the
+    threads its process began it with. Threads that end by themselves (a loader's workers
+    abandoned after an interrupt finish their sample first) get a generous while."""
+
+    def setUp(self):
+        super().setUp()
+        threads = thread_count()
+        self.addCleanup(self._no_threads_left, threads)
+
+    def _no_threads_left(self, threads, patience=30.0):
+        import time
+
+        deadline = time.monotonic() + patience
+        while thread_count() > threads and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertLessEqual(thread_count(), threads, "the test left threads behind")

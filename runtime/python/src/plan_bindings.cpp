@@ -30,7 +30,7 @@ using Env = std::map<std::string, std::string>;
 // would hide it.
 std::optional<Plan> plan_from_environ(const Env& env) {
   try {
-    auto local = environment_plan(env_from(env));
+    auto local = environment_plan(env_from(env));  // checked against this machine
     if (!local) return std::nullopt;
     return std::move(local->plan);
   } catch (const Error& e) {

@@ -4,14 +4,16 @@
 #include <cstring>
 
 #include "stoker/error.hpp"
+#include "stoker/loader/mapped_read.hpp"
 
 namespace stoker::python {
 
 namespace {
+// Read under mapped_read's recovery point: nothing here needs a destructor.
 template <class T>
-void widen(const std::byte* in, int64_t n, std::byte* out) {
-  auto* dst = reinterpret_cast<int64_t*>(out);
-  for (int64_t i = 0; i < n; ++i) {
+void widen(const std::byte* in, size_t bytes, void* out) {
+  auto* dst = static_cast<int64_t*>(out);
+  for (size_t i = 0; i < bytes / sizeof(T); ++i) {
     T v;
     std::memcpy(&v, in + i * sizeof(T), sizeof(T));  // the mapping may be unaligned
     dst[i] = static_cast<int64_t>(v);
@@ -35,11 +37,8 @@ void TokenWidenTransform::apply(const RawSample& in, const SampleKey& key, std::
     throw SampleError{key.index, "",
                       "token window of " + std::to_string(in.bytes.size()) + " bytes, expected " +
                           std::to_string(want)};
-  if (from_ == DType::U16) {
-    widen<uint16_t>(in.bytes.data(), tokens_, out);
-  } else {
-    widen<uint32_t>(in.bytes.data(), tokens_, out);
-  }
+  // A token file that shrank while mapped is a stoker::Error naming it, not a SIGBUS.
+  read_sample_bytes(in.bytes, from_ == DType::U16 ? widen<uint16_t> : widen<uint32_t>, out);
   times.collate_ns += static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
           .count());

@@ -19,6 +19,7 @@ Two ways in for PyTorch:
             ...
 """
 from . import _stoker
+from ._choices import crop_box, flipped, split_cpus
 from ._loader import Loader
 from ._plan import Plan, plan
 from ._sampler import DistributedSampler
@@ -27,9 +28,6 @@ from ._workers import WorkerInit
 Error = _stoker.Error  # a RuntimeError: a failed sample, disagreeing ranks, a bad dataset
 built_with_cuda = _stoker.built_with_cuda
 built_with_mpi = _stoker.built_with_mpi
-crop_box = _stoker.crop_box
-flipped = _stoker.flipped
-split_cpus = _stoker.split_cpus
 
 __version__ = "0.1.0"
 __all__ = ["DistributedSampler", "Error", "Loader", "Plan", "WorkerInit", "plan", "crop_box",

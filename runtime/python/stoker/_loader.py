@@ -27,6 +27,14 @@ def _paths(name, value, what):
     return [check_path(f"{name}[{i}]", p, "any") for i, p in enumerate(value)]
 
 
+class _Loop:
+    """A loop in progress: its epoch, the batches it took, and whether set_epoch() or
+    load_state_dict() since let another loop replace it."""
+
+    def __init__(self, epoch):
+        self.epoch, self.batches, self.replaceable = epoch, 0, False
+
+
 class Loader:
     """Iterate it for (data, labels) batches: torch tensors that view the loader's batch
     slot without a copy. A slot returns to the pool when its tensors are freed; keep at most
@@ -114,6 +122,7 @@ class Loader:
         self._as_numpy = check_bool("as_numpy", as_numpy)
         self._return_indices = check_bool("return_indices", return_indices)
         self._device = self._check_device(to_device)
+        self._loop = None  # the _Loop in progress (see __iter__)
         self._core = _stoker._Loader(kind, source, options)  # Loader::for_this_process
         self._plan = Plan(self._core.plan, plan.source if plan is not None
                           else self._core.plan_source)
@@ -215,14 +224,43 @@ class Loader:
 
     # ---- iteration ----------------------------------------------------------------------
     def __iter__(self):
+        """One loop over the epoch set_epoch() named (or the next one). A loop is in progress
+        from its first batch until its iterator is exhausted, raises, or is closed:
+        it.close(), or when the iterator is garbage-collected, which CPython does as soon as
+        a `for` loop that owns it exits early (break, return, an exception). Starting another
+        loop while one is in progress is a stoker.Error, unless set_epoch() or
+        load_state_dict() came in between: then the new loop replaces the old one, whose
+        iterator raises stoker.Error if used again."""
         core = self._core
-        self._agreement.check(core.loop_view, core.next_loop_epoch)  # collective
-        core.start_epoch()
-        while True:
-            views = core.next()  # releases the GIL while waiting
-            if views is None:
-                return
-            yield self._convert(views)
+        loop = self._begin_loop()
+        try:
+            self._agreement.check(core.loop_view, core.next_loop_epoch)  # collective
+            core.start_epoch()
+            loop.epoch = core.epoch
+            while True:
+                views = core.next()  # releases the GIL while waiting
+                if views is None:
+                    return
+                loop.batches += 1
+                yield self._convert(views)
+                if self._loop is not loop:
+                    raise _stoker.Error(f"stoker.Loader: this loop over epoch {loop.epoch} was "
+                                        "replaced by a newer one (set_epoch or load_state_dict, "
+                                        "then another loop); iterate the newer one")
+        finally:
+            if self._loop is loop:
+                self._loop = None
+
+    def _begin_loop(self):
+        running = self._loop
+        if running is not None and not running.replaceable:
+            raise _stoker.Error(
+                f"stoker.Loader: a loop over epoch {running.epoch} is in progress ("
+                f"{running.batches} of {len(self)} batches taken); another loop would start "
+                "that epoch over (finish or break the first loop, or close its iterator; or call "
+                "set_epoch(e) first to start another epoch)")
+        self._loop = _Loop(self._core.epoch)
+        return self._loop
 
     def __len__(self):
         """Batches per full epoch on this rank."""
@@ -231,6 +269,7 @@ class Loader:
     def set_epoch(self, epoch):
         """The epoch the next loop iterates (its order depends on seed and epoch only)."""
         self._core.set_epoch(check_int("epoch", epoch, 0))
+        self._release_loop()
 
     @property
     def epoch(self):
@@ -247,6 +286,12 @@ class Loader:
             raise TypeError("state must be a dict from Loader.state_dict() "
                             f"(with a 'sampler' string), got {state!r}")
         self._core.restore(state["sampler"])
+        self._release_loop()
+
+    def _release_loop(self):
+        """The loop in progress may be replaced by the next one (set_epoch, a restore)."""
+        if self._loop is not None:
+            self._loop.replaceable = True
 
     def stats(self):
         """Where time goes (ns per stage, consumer wait), prefetch depth decisions, slots,

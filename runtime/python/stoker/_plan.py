@@ -4,6 +4,7 @@ import os
 import warnings
 
 from . import _stoker
+from ._checks import check_int
 from ._workers import WorkerInit
 
 __all__ = ["Plan", "plan"]
@@ -43,7 +44,7 @@ class Plan:
         """The CPU list of each of `workers` workers (default: the plan's), by the C++
         loader's rule: the plan's worker CPUs split among them; more workers than worker
         CPUs spread over all the rank's CPUs, one each, worker CPUs first."""
-        n = self.workers if workers is None else workers
+        n = self.workers if workers is None else check_int("workers", workers, 1, 2**31 - 1)
         return _stoker.worker_shares(self._core, n)
 
     def torch_prefetch_factor(self, workers=None):

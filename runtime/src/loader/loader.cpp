@@ -44,10 +44,13 @@ Batch& Batch::operator=(Batch&& o) noexcept {
 }
 
 void Batch::release() {
-  if (core_) {
+  if (!core_) return;
+  if (core_->made_in().forked()) {
+    leak_in_forked_child(std::move(core_));
+  } else {
     core_->release(slot_);
-    clear();
   }
+  clear();
 }
 
 void Batch::clear() {
@@ -172,6 +175,16 @@ void check_worker_cpus(const std::vector<CpuSet>& shares) {
   }
 }
 
+// The plugin's budget (STOKER_MEM_BUDGET) cannot hold `held` batches and one in flight.
+[[noreturn]] void throw_budget_below_batches(uint64_t budget, uint64_t slot, int held) {
+  throw Error("STOKER_MEM_BUDGET",
+              "is " + bytes_text(budget) + ", below the " + std::to_string(held + 1) +
+                  " batch(es) of " + bytes_text(slot) + " the loader needs (" +
+                  std::to_string(held) + " held by the consumer and one in flight)",
+              "raise STOKER_MEM_BUDGET (the profile's MemShare, the job's memory), or lower "
+              "the batch size or held_batches");
+}
+
 }  // namespace
 
 Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Transform> transform,
@@ -221,9 +234,11 @@ Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Trans
   LoaderCore::Setup setup =
       size_ring({source, transform, spec, std::move(options), sampler, workers, 0, {}});
   core_ = std::make_shared<LoaderCore>(std::move(setup));
-  LoaderCore* core = core_.get();
-  pool_ = std::make_unique<WorkerPool>(std::move(shares), [core](int w) { core->work(w); });
+  LoaderCore* raw = core_.get();
   try {
+    // Each worker holds the core: after an interrupt (~Loader) it may outlive the Loader.
+    pool_ = std::make_unique<WorkerPool>(
+        std::move(shares), [core = core_](int w) { core->work(w); }, [raw] { raw->stop(); });
     core_->wait_started();
     for (const std::string& why : pool_->bind_failures()) {
       if (!why.empty()) notes_.push_back(why);
@@ -243,15 +258,20 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
   const SampleSpec spec = checked_spec(source, transform, options);
   const uint64_t slot = BatchArena::slot_bytes_for(options.batch_size, spec.bytes());
   std::string plan_source;
+  bool from_environment = false;
   if (!options.plan) {  // the plugin's STOKER_* plan, or one computed for this batch
     PlanRequest request;
     request.batch_bytes = slot;
     LocalPlan local = plan_this_process(request);
     options.plan = std::move(local.plan);
     plan_source = std::move(local.source);
+    from_environment = local.from_environment;
   }
   // A plan from the environment assumed the profile's batch size: fit it to the real one.
-  if (options.plan->mem_budget > 0) fit_prefetch(*options.plan, slot, options.held_batches);
+  if (options.plan->mem_budget > 0 && !fit_prefetch(*options.plan, slot, options.held_batches) &&
+      from_environment) {
+    throw_budget_below_batches(options.plan->mem_budget, slot, options.held_batches);
+  }
   if (options.world_size == 0) {
     const WorldInfo w = detect_world();
     options.world_size = w.world_size;
@@ -274,17 +294,30 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
 }
 
 Loader::~Loader() {
+  if (core_->made_in().forked()) {  // none of the threads exists here; locks may be held
+    leak_in_forked_child(std::move(core_));
+    (void)pool_.release();
+    (void)metrics_.release();
+    return;
+  }
   metrics_.reset();  // its thread calls stats(): stop it while the core is alive
   if (summary_at_exit_)
     std::fprintf(stderr, "%s\n", summary_line(stats(), sampler().options().rank).c_str());
   core_->stop();
+  if (core_->interrupted()) pool_->abandon();  // the samples in flight are not waited for
   pool_.reset();
 }
 
+void Loader::check_process() const {
+  core_->made_in().check("stoker::Loader");
+}
+
 void Loader::set_epoch(uint64_t epoch) {
+  check_process();
   core_->set_epoch(epoch);
 }
 uint64_t Loader::epoch() const {
+  check_process();
   return core_->epoch();
 }
 uint64_t Loader::batches_per_epoch() const {
@@ -294,27 +327,38 @@ uint64_t Loader::length() const {
   return core_->length();
 }
 void Loader::start_epoch() {
+  check_process();
   core_->start_epoch();
 }
 uint64_t Loader::next_loop_epoch() const {
   return core_->next_loop().epoch();
 }
 std::optional<Batch> Loader::next() {
+  check_process();
   return core_->next();
 }
 bool Loader::next_ready() const {
+  check_process();
   return core_->next_ready();
 }
+void Loader::set_wait_check(std::function<void()> check, std::chrono::milliseconds every) {
+  check_process();
+  core_->set_wait_check(std::move(check), every);
+}
 std::optional<Batch> Loader::advance(Batch* done) {
+  check_process();
   return core_->next(done);
 }
 SamplerState Loader::state() const {
+  check_process();
   return core_->state();
 }
 void Loader::restore(const SamplerState& state) {
+  check_process();
   core_->restore(state);
 }
 LoaderStats Loader::stats() const {
+  check_process();
   LoaderStats st = core_->stats(notes_, pool_->threads_created());
   st.stream_reads = core_->stream_reads();
   st.agreement = agreement_;
@@ -330,6 +374,7 @@ const DistributedSampler& Loader::sampler() const {
   return core_->sampler();
 }
 int Loader::depth() const {
+  check_process();
   return core_->depth();
 }
 

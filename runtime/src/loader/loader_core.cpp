@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "stoker/distributed/coordination.hpp"
 #include "stoker/error.hpp"
 
 namespace stoker {
@@ -13,6 +12,10 @@ uint64_t elapsed_ns(std::chrono::steady_clock::time_point a,
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
 }
 }  // namespace
+
+void leak_in_forked_child(std::shared_ptr<LoaderCore> core) {
+  new std::shared_ptr<LoaderCore>(std::move(core));  // never deleted: the child's exit frees it
+}
 
 LoaderCore::LoaderCore(Setup s)
     : source_(std::move(s.source)),
@@ -139,6 +142,7 @@ void LoaderCore::fill(const Job& job, Scratch& scratch) {
   const uint64_t n = std::min<uint64_t>(batch_size_, sampler.length() - first);
   const uint64_t seed = sampler.options().seed;
   for (uint64_t k = 0; k < n; ++k) {
+    if (stopping_.load(std::memory_order_relaxed)) break;  // closed: the slot is discarded
     uint64_t index = 0;
     try {
       index = sampler.at(first + k);
@@ -164,6 +168,13 @@ void LoaderCore::fill(const Job& job, Scratch& scratch) {
       m.fail_where = where;
       m.fail_what = "sample " + std::to_string(index) + " is corrupt: " + e.what;
       m.fail_todo = skips_.error_todo();
+      break;
+    } catch (const Error& e) {  // it names its input (a file that shrank) and what to do
+      m.failed = true;
+      m.fail_where = e.where();
+      m.fail_what = "reading sample " + std::to_string(index) + " (" + source_->location(index) +
+                    ") failed: " + e.problem();
+      m.fail_todo = e.todo();
       break;
     } catch (const std::exception& e) {
       m.failed = true;
@@ -225,6 +236,7 @@ void LoaderCore::stop() {
   {
     std::lock_guard lk(mu_);
     stop_ = true;
+    stopping_.store(true, std::memory_order_relaxed);
   }
   work_cv_.notify_all();
   ready_cv_.notify_all();
@@ -237,197 +249,6 @@ void LoaderCore::release(int slot) {
     free_.push_back(slot);
   }
   work_cv_.notify_one();
-}
-
-// ---- consumer side ----
-
-void LoaderCore::reset_locked(const DistributedSampler& s) {
-  ++gen_;
-  for (uint64_t seq = consume_seq_; seq < next_seq_; ++seq) {
-    int& cell = ring_[seq % static_cast<uint64_t>(slots_)];
-    if (cell >= 0) {
-      free_.push_back(cell);
-      ++totals_.discarded_batches;
-      cell = -1;
-    }
-  }
-  next_seq_ = consume_seq_;
-  stream_.sampler = s;
-  stream_.number = 0;
-  stream_.batches = batches_for(s);
-  if (feed_) feed_->restart(gen_, s);
-}
-
-void LoaderCore::set_epoch(uint64_t epoch) {
-  std::lock_guard lk(mu_);
-  next_epoch_ = epoch;
-  // set_epoch(e) at the top of each loop (PyTorch style) keeps a restore into epoch e.
-  if (pending_restore_ && pending_restore_->epoch() != epoch) pending_restore_.reset();
-}
-
-DistributedSampler LoaderCore::next_loop() const {
-  std::lock_guard lk(mu_);
-  if (pending_restore_) return *pending_restore_;
-  DistributedSampler s = sampler_;
-  s.set_epoch(next_epoch_);
-  return s;
-}
-
-void LoaderCore::start_epoch() {
-  std::optional<DistributedSampler> s = next_loop();
-  // Collective under MPI: every rank starts its loops at the same points.
-  if (opt_.agree) agree_on_epoch(sampler_.options(), s->epoch());
-  {
-    std::lock_guard lk(mu_);
-    bool prepared = boundary_ && boundary_epoch_ == s->epoch() && !pending_restore_ &&
-                    !(loop_.active && loop_.pos < loop_.total);
-    if (!prepared) reset_locked(*s);
-    pending_restore_.reset();
-    loop_ = Loop{true, false, s, s->epoch(), 0, batches_for(*s), true};
-    boundary_ = false;
-    if (loop_.total == 0) {  // a restore at the very end of an epoch
-      next_epoch_ = loop_.epoch + 1;
-      boundary_ = true;
-      boundary_epoch_ = next_epoch_;
-    }
-  }
-  work_cv_.notify_all();
-}
-
-std::optional<Batch> LoaderCore::next(Batch* recycle) {
-  std::unique_lock lk(mu_);
-  if (recycle != nullptr && recycle->core_.get() == this) {
-    free_.push_back(recycle->slot_);  // the loop's previous batch: same lock, no extra wakeup
-    recycle->clear();
-  }
-  if (!loop_.active) {
-    lk.unlock();
-    start_epoch();
-    lk.lock();
-  }
-  if (loop_.failed || loop_.pos >= loop_.total) return std::nullopt;
-  const uint64_t seq = consume_seq_;
-  int& cell = ring_[seq % static_cast<uint64_t>(slots_)];
-  int ready = 0;
-  for (uint64_t s = seq; s < next_seq_; ++s) ready += ring_[s % static_cast<uint64_t>(slots_)] >= 0;
-  const bool filled = ring_filled_;
-  ring_filled_ = false;
-  const uint64_t asked = now_ns();
-  if (!requested_) {
-    requested_ = true;
-    first_request_ns_ = asked;
-  }
-  while (cell < 0) {
-    if (next_seq_ == seq && free_.empty() && busy_ == 0) {
-      throw Error(
-          "loader",
-          "the consumer holds all " + std::to_string(slots_) + " batch slots and asks for another",
-          "release batches before asking for more, or raise held_batches");
-    }
-    ready_cv_.wait(lk);
-  }
-  const uint64_t got = now_ns();
-  const uint64_t wait = ready > 0 ? 0 : got - asked;
-  const int slot = cell;
-  cell = -1;
-  ++consume_seq_;
-  ++loop_.pos;
-  Slot& m = meta_[static_cast<size_t>(slot)];
-  totals_.stages += m.times;
-  totals_.produce_ns += m.produce_ns;
-  totals_.consumer_wait_ns += wait;
-  totals_.skipped += m.skipped;
-  last_delivery_ns_ = got;
-  if (loop_.first_pending) {
-    loop_.first_pending = false;
-    first_batches_.push_back({loop_.epoch, wait});
-  }
-  if (std::optional<Error> failure = loop_failure_locked(m)) {
-    loop_.failed = true;
-    free_.push_back(slot);
-    lk.unlock();
-    work_cv_.notify_all();
-    throw *failure;
-  }
-  totals_.batches += 1;
-  totals_.samples += m.count;
-  totals_.bytes += m.count * sample_bytes_;
-  int old_depth = depth_;
-  if (opt_.adaptive) {
-    depth_ = controller_.observe({got, wait, m.produce_ns, ready, filled});
-  }
-  if (loop_.pos == loop_.total) {  // the producers already run on into the next epoch
-    next_epoch_ = loop_.epoch + 1;
-    boundary_ = true;
-    boundary_epoch_ = next_epoch_;
-  }
-  lk.unlock();
-  if (depth_ > old_depth) {
-    work_cv_.notify_all();
-  } else {
-    work_cv_.notify_one();  // the window moved by one
-  }
-  return make_batch(slot);
-}
-
-bool LoaderCore::next_ready() {
-  std::lock_guard lk(mu_);
-  if (!loop_.active) return false;  // next() would start an epoch and wait for its first batch
-  if (loop_.failed || loop_.pos >= loop_.total) return true;
-  return ring_[consume_seq_ % static_cast<uint64_t>(slots_)] >= 0;
-}
-
-std::optional<Error> LoaderCore::loop_failure_locked(const Slot& m) {
-  loop_.attempted += m.count + m.skipped;
-  loop_.skipped += m.skipped;
-  if (m.failed) return Error(m.fail_where, m.fail_what, m.fail_todo);
-  return skips_.check(loop_.epoch, loop_.attempted, loop_.skipped, loop_.pos == loop_.total);
-}
-
-Batch LoaderCore::make_batch(int slot) {
-  const Slot& m = meta_[static_cast<size_t>(slot)];
-  Batch b;
-  b.core_ = shared_from_this();
-  b.slot_ = slot;
-  b.data_ = arena_.data(slot);
-  b.labels_ = arena_.labels(slot);
-  b.indices_ = m.indices.data();
-  b.spec_ = &spec_;
-  b.size_ = m.count;
-  b.capacity_ = batch_size_;
-  b.epoch_ = m.epoch;
-  b.number_ = m.number;
-  return b;
-}
-
-uint64_t LoaderCore::epoch() const {
-  std::lock_guard lk(mu_);
-  return loop_.active && !loop_.failed && loop_.pos < loop_.total ? loop_.epoch : next_epoch_;
-}
-
-int LoaderCore::depth() const {
-  std::lock_guard lk(mu_);
-  return depth_;
-}
-
-SamplerState LoaderCore::state() const {
-  std::lock_guard lk(mu_);
-  if (loop_.active && loop_.pos < loop_.total) {
-    return loop_.sampler->state(std::min(loop_.pos * batch_size_, loop_.sampler->length()));
-  }
-  if (pending_restore_) return pending_restore_->state(0);
-  DistributedSampler s = sampler_;
-  s.set_epoch(next_epoch_);
-  return s.state(0);
-}
-
-void LoaderCore::restore(const SamplerState& state) {
-  DistributedSampler s = sampler_;
-  s.restore(state);  // throws for another dataset, seed or format: nothing changed yet
-  std::lock_guard lk(mu_);
-  pending_restore_ = s;
-  next_epoch_ = s.epoch();
-  loop_.active = false;
 }
 
 LoaderStats LoaderCore::stats(const std::vector<std::string>& extra_notes, uint64_t threads) const {

@@ -9,8 +9,10 @@
 // generation: stale jobs' slots go back to the pool instead of into the ring.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -20,10 +22,15 @@
 #include "loader/batch_arena.hpp"
 #include "loader/skip_log.hpp"
 #include "loader/stream_feed.hpp"
+#include "stoker/loader/fork_check.hpp"
 #include "stoker/loader/loader.hpp"
 #include "stoker/loader/prefetch_controller.hpp"
 
 namespace stoker {
+
+// A forked child's last reference must not destroy the core: its condition variables still
+// count the parent's waiting workers, and destroying them would wait forever.
+void leak_in_forked_child(std::shared_ptr<LoaderCore> core);
 
 class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
  public:
@@ -52,6 +59,10 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   void stop();
 
   // Consumer side (one consumer thread).
+  // While next() waits, check() runs every `every` without the lock; what it throws leaves
+  // next() (the batch is not consumed) and marks the loader interrupted.
+  void set_wait_check(std::function<void()> check, std::chrono::milliseconds every);
+  bool interrupted() const { return interrupted_.load(); }
   void set_epoch(uint64_t epoch);
   void start_epoch();
   // The sampler the next start_epoch() iterates (a pending restore, else next epoch's).
@@ -70,6 +81,7 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   // Any thread: a Batch gives its slot back.
   void release(int slot);
 
+  const ForkCheck& made_in() const { return made_in_; }
   const Plan& plan() const { return *opt_.plan; }
   const SampleSpec& spec() const { return spec_; }
   const DistributedSampler& sampler() const { return sampler_; }
@@ -104,6 +116,7 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   };
 
   uint64_t batches_for(const DistributedSampler& s) const;
+  void wait_for_batch(std::unique_lock<std::mutex>& lk);  // mu_ held; may throw (the check)
   uint64_t now_ns() const;
   bool can_take();  // mu_ held
   Job take_job();   // mu_ held
@@ -129,10 +142,15 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   std::vector<Scratch> scratch_;
   Clock::time_point t0_;
   std::unique_ptr<StreamFeed> feed_;  // a streamed source's reader stage, else null
+  ForkCheck made_in_;
 
   mutable std::mutex mu_;
   std::condition_variable work_cv_, ready_cv_;
+  std::atomic<bool> stopping_{false};     // stop_, read by the workers between samples
+  std::atomic<bool> interrupted_{false};  // a wait check threw
   // Guarded by mu_.
+  std::function<void()> wait_check_;
+  std::chrono::milliseconds wait_slice_{20};
   bool stop_ = false, open_ = false;
   int started_ = 0, busy_ = 0, depth_ = 1;
   uint64_t gen_ = 0, next_seq_ = 0, consume_seq_ = 0;

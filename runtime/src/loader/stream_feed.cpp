@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "common/thread_start.hpp"
 #include "distributed/stream_order.hpp"
 
 namespace stoker {
@@ -11,7 +12,7 @@ StreamFeed::StreamFeed(const ShardStreamSource& source, uint64_t capacity, uint6
     : source_(source), batch_size_(batch_size), drop_last_(drop_last), entries_(capacity) {
   free_.reserve(entries_.size());
   for (size_t i = entries_.size(); i-- > 0;) free_.push_back(static_cast<int>(i));
-  thread_ = std::thread([this] { run(); });
+  thread_ = start_thread("the stream reader thread", "", [this] { run(); });
 }
 
 StreamFeed::~StreamFeed() {

@@ -2,15 +2,19 @@
 
 #include <pthread.h>
 
+#include "common/thread_start.hpp"
 #include "stoker/plan/topology.hpp"
 
 namespace stoker {
 
-WorkerPool::WorkerPool(std::vector<CpuSet> shares, std::function<void(int)> body)
+WorkerPool::WorkerPool(std::vector<CpuSet> shares, std::function<void(int)> body,
+                       const std::function<void()>& stop)
     : shares_(std::move(shares)), bind_failures_(shares_.size()) {
   threads_.reserve(shares_.size());
   for (size_t i = 0; i < shares_.size(); ++i) {
-    threads_.emplace_back([this, i, body] {
+    const std::string which =
+        "worker thread " + std::to_string(i + 1) + " of " + std::to_string(shares_.size());
+    auto run = [this, i, body] {
       // "stoker-w<i>" in top -H, /proc/<pid>/task/*/comm and debuggers (15 bytes at most).
       pthread_setname_np(pthread_self(), ("stoker-w" + std::to_string(i % 10000000)).c_str());
       if (!shares_[i].empty()) {
@@ -21,13 +25,26 @@ WorkerPool::WorkerPool(std::vector<CpuSet> shares, std::function<void(int)> body
         }
       }
       body(static_cast<int>(i));
-    });
+    };
+    try {
+      threads_.push_back(start_thread(which, "use fewer workers (--workers, workers=, LoaderOptions::workers)", run));
+    } catch (...) {
+      if (stop) stop();  // the started bodies return: a joinable thread must not be destroyed
+      for (auto& t : threads_) t.join();
+      throw;
+    }
     ++created_;
   }
 }
 
 WorkerPool::~WorkerPool() {
-  for (auto& t : threads_) t.join();
+  for (auto& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+}
+
+void WorkerPool::abandon() {
+  for (auto& t : threads_) t.detach();
 }
 
 }  // namespace stoker

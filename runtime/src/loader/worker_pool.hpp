@@ -18,8 +18,14 @@ class WorkerPool {
  public:
   // Starts `shares.size()` threads. Thread i names itself "stoker-w<i>", binds itself to
   // shares[i] (when not empty; a failure is recorded, not thrown) and then runs body(i).
-  WorkerPool(std::vector<CpuSet> shares, std::function<void(int)> body);
-  ~WorkerPool();  // joins: the owner must first make every body return
+  // When the system refuses a thread (a thread limit), calls stop() (when given) so that
+  // the bodies already running return, joins them and throws stoker::Error naming the limit.
+  WorkerPool(std::vector<CpuSet> shares, std::function<void(int)> body,
+             const std::function<void()>& stop = {});
+  ~WorkerPool();  // joins: the owner must first make every body return (or abandon())
+  // Detaches the threads: they end when their bodies return, without anyone waiting. The
+  // bodies must hold what they use (and not touch the pool: its members are gone).
+  void abandon();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/thread_start.hpp"
 #include "stoker/error.hpp"
 #include "stoker/loader/metrics.hpp"
 
@@ -76,16 +77,22 @@ MetricsWriter::MetricsWriter(std::string path, MetricLabels labels, Snapshot sna
     throw Error("metrics interval", "must be above 0 seconds", "e.g. 5 seconds");
   write_file_atomically(path_, prometheus_text(snapshot_(), labels_));
   writes_ = 1;
-  thread_ = std::thread([this] { run(); });
+  thread_ = start_thread("the metrics writer thread (STOKER_METRICS)",
+                         "unset STOKER_METRICS", [this] { run(); });
 }
 
 MetricsWriter::~MetricsWriter() {
+  if (made_in_.forked()) {  // the thread is the parent's
+    if (thread_.joinable()) thread_.detach();
+    (void)cv_.release();
+    return;
+  }
   stop();
 }
 
 void MetricsWriter::run() {
   std::unique_lock<std::mutex> lock(mu_);
-  while (!cv_.wait_for(lock, interval_, [this] { return stopping_; })) {
+  while (!cv_->wait_for(lock, interval_, [this] { return stopping_; })) {
     lock.unlock();
     write_now();
     lock.lock();
@@ -114,7 +121,7 @@ void MetricsWriter::stop() {
     if (stopping_) return;
     stopping_ = true;
   }
-  cv_.notify_all();
+  cv_->notify_all();
   if (thread_.joinable()) thread_.join();
   write_now();  // the final numbers
 }

@@ -86,6 +86,7 @@ LocalPlan plan_launched_worker(const Plan& launcher, const LaunchRanks& ranks,
 std::optional<LocalPlan> environment_plan(const EnvGetter& env) {
   std::optional<Plan> exported = plan_from_env(env);
   if (!exported) return std::nullopt;
+  check_env_plan(*exported);  // CPUs and NUMA nodes this machine has, a budget above 0
   const LaunchRanks ranks = launch_ranks(env);
   // More local ranks than the plugin planned for: a launcher started them inside a task.
   // (Fewer: the environment does not say, e.g. no launcher variables; the plan stands.)

@@ -141,4 +141,52 @@ std::optional<Plan> plan_from_process_env() {
   return plan_from_env(process_env());
 }
 
+namespace {
+
+// The machine's online CPUs or NUMA nodes (a /sys list file); nullopt when unreadable.
+std::optional<CpuSet> online(const std::string& root, const std::string& path) {
+  const auto text = read_first_line(under_root(root, path));
+  if (!text) return std::nullopt;
+  try {
+    return CpuSet::parse(*text, path);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+void check_cpus_exist(const std::string& name, const CpuSet& cpus, const CpuSet& machine) {
+  if (cpus.is_subset_of(machine)) return;
+  throw Error(name,
+              "names CPUs " + (cpus - machine).to_string() +
+                  " that this machine does not have "
+                  "(its online CPUs: " +
+                  machine.to_string() + ")",
+              "fix or unset " + name + "; the plugin plans for the node it runs on");
+}
+
+}  // namespace
+
+void check_env_plan(const Plan& p, const std::string& root) {
+  if (const auto cpus = online(root, "/sys/devices/system/cpu/online")) {
+    check_cpus_exist("STOKER_CPUS", p.cpus, *cpus);
+    check_cpus_exist("STOKER_MAIN_CPUS", p.main_cpus, *cpus);
+    check_cpus_exist("STOKER_WORKER_CPUS", p.worker_cpus, *cpus);
+  }
+  // A kernel without NUMA has node 0 only.
+  const CpuSet nodes =
+      online(root, "/sys/devices/system/node/online").value_or(CpuSet::from_list({0}));
+  for (int node : p.numa) {
+    if (nodes.test(node)) continue;
+    throw Error("STOKER_NUMA",
+                "names NUMA node " + std::to_string(node) +
+                    ", which this machine does not have (its nodes: " + nodes.to_string() + ")",
+                "fix or unset STOKER_NUMA");
+  }
+  if (p.mem_budget == 0) {
+    throw Error("STOKER_MEM_BUDGET", "is 0: a budget of 0 bytes holds no batch",
+                "give the bytes the prefetched batches may use, at least one batch, as the "
+                "plugin does");
+  }
+}
+
 }  // namespace stoker

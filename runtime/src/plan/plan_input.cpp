@@ -100,10 +100,18 @@ PlanInput plan_input(const World& w, const UserOptions& options, const ProfileSe
     // See plan_input's comment in world.hpp: alone within its own mask.
     in.allowed = w.own_mask;
     if (!visible.empty()) in.local_gpus = {gpu_for_local_rank(visible, w.local_rank)};
-    in.notes.push_back("the step's CPUs on this node are unknown: planned alone within this "
-                       "task's mask " + w.own_mask.to_string());
+    in.notes.push_back(
+        "the step's CPUs on this node are unknown: planned alone within this "
+        "task's mask " +
+        w.own_mask.to_string());
   }
   in.mem_limit = rank_memory(w, in.notes);
+  if (w.thread_room) {
+    in.thread_room = *w.thread_room / static_cast<uint64_t>(std::max(1, w.local_size));
+    in.thread_room_from =
+        w.thread_room_from +
+        (w.local_size > 1 ? ", shared by " + std::to_string(w.local_size) + " local ranks" : "");
+  }
   if (w.kind == WorldKind::WhatIf) check_plan_input(in);
   return in;
 }

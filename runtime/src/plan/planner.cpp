@@ -152,6 +152,7 @@ class Planner {
         text += ", capped at " + std::to_string(plan_.workers) +
                 " (MaxWorkerFraction=" + format_fraction(caps.max_worker_fraction) + of + ")";
       why("workers", text);
+      fit_threads();
       return;
     }
     double frac = std::min(profile_.worker_fraction, caps.max_worker_fraction);
@@ -169,6 +170,22 @@ class Planner {
     }
     plan_.workers = w;
     why("workers", text);
+    fit_threads();
+  }
+
+  // The threads this rank may still create bound the workers, less the loader's other
+  // threads (a stream reader, the metrics writer): a worker the system refuses is an error.
+  void fit_threads() {
+    if (!in_.thread_room) return;
+    const uint64_t room = *in_.thread_room;
+    const uint64_t fit =
+        room > limits::kThreadsBesideWorkers ? room - limits::kThreadsBesideWorkers : 1;
+    if (static_cast<uint64_t>(plan_.workers) <= fit) return;
+    plan_.workers = static_cast<int>(fit);
+    why("workers", "lowered to " + std::to_string(fit) + ": this rank may create " +
+                       std::to_string(room) + " more thread(s) (" + in_.thread_room_from + "), " +
+                       std::to_string(limits::kThreadsBesideWorkers) +
+                       " kept for the loader's other threads");
   }
 
   // The depths before the budget (README "Planner rules", 6). A requested depth is fixed:

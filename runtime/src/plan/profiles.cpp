@@ -1,6 +1,8 @@
 // Built-in profiles, the profile set's look-ups, and profile range checks.
 #include "stoker/plan/profiles.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -77,13 +79,28 @@ std::string ProfileSet::names() const {
 }
 
 ProfileSet load_profiles(const std::string& path) {
+  // A folder or a device opens, reads as nothing and would give the built-ins without a
+  // word: the admin's file must be a regular file.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    throw Error(path, std::string("cannot read the profiles file: ") + std::strerror(errno),
+                "check the path and its permissions");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    throw Error(path,
+                std::string("is a ") + (S_ISDIR(st.st_mode) ? "folder" : "special file") +
+                    ", not a profiles file",
+                "name the profiles file itself (e.g. /etc/stoker/stoker.conf)");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error(path, std::string("cannot read the profiles file: ") + std::strerror(errno),
                 "check the path and its permissions");
   std::ostringstream text;
   text << in.rdbuf();
-  if (in.bad()) throw Error(path, "error while reading the profiles file", "check the file");
+  if (in.bad() || (st.st_size > 0 && text.str().empty())) {
+    throw Error(path, "error while reading the profiles file", "check the file");
+  }
   return parse_profiles(text.str(), path);
 }
 

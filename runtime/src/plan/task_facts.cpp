@@ -140,6 +140,9 @@ void observe_task(World& w, const EnvGetter& env, const SlurmAllocation& alloc,
   w.memory = m.bytes;
   w.memory_per_rank = false;
   w.memory_from = m.from;
+  const ThreadRoom threads = thread_room(root);
+  w.thread_room = threads.room;
+  w.thread_room_from = threads.limits.empty() ? "" : threads.limits.front();
 }
 
 }  // namespace stoker

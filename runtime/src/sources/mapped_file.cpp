@@ -36,12 +36,15 @@ MappedFile::MappedFile(std::string path) : path_(std::move(path)) {
     // Samples are read in shuffled order; readahead of neighbours is wasted work.
     ::madvise(p, size_, MADV_RANDOM);
     data_ = static_cast<const std::byte*>(p);
+    register_mapping(data_, size_, path_);
   }
   ::close(fd);
 }
 
 MappedFile::~MappedFile() {
-  if (data_ != nullptr) ::munmap(const_cast<std::byte*>(data_), size_);
+  if (data_ == nullptr) return;
+  unregister_mapping(data_);
+  ::munmap(const_cast<std::byte*>(data_), size_);
 }
 
 uint64_t MappedFile::fingerprint(uint64_t salt) const {

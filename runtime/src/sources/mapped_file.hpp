@@ -1,5 +1,7 @@
 // A read-only memory mapping of a whole file, shared by the fixed-layout sources
 // (token windows, fixed records): reading a sample is then a pointer into the page cache.
+// Its bytes are read through stoker/loader/mapped_read.hpp, so that a file that shrinks
+// while mapped is an error naming it instead of a SIGBUS.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +10,11 @@
 #include <string>
 
 namespace stoker {
+
+// Every mapping is registered (mapped_read.cpp): the first installs the SIGBUS handler, and
+// the error for a fault inside one names its file.
+void register_mapping(const std::byte* begin, uint64_t size, const std::string& path);
+void unregister_mapping(const std::byte* begin);
 
 class MappedFile {
  public:

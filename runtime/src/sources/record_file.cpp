@@ -1,7 +1,6 @@
-#include <cstring>
-
 #include "sources/mapped_file.hpp"
 #include "stoker/error.hpp"
+#include "stoker/loader/mapped_read.hpp"
 #include "stoker/loader/record_source.hpp"
 
 namespace stoker {
@@ -49,7 +48,10 @@ RawSample RecordFileSource::read(uint64_t index, std::vector<std::byte>&) const 
                       "record index beyond the file's " + std::to_string(records_) + " records"};
   }
   RawSample s{file_->bytes().subspan(index * record_bytes_, record_bytes_), 0};
-  if (labels_) std::memcpy(&s.label, labels_->bytes().data() + index * sizeof(int64_t), 8);
+  if (labels_) {
+    copy_sample_bytes(reinterpret_cast<std::byte*>(&s.label),
+                      labels_->bytes().subspan(index * sizeof(int64_t), sizeof(int64_t)));
+  }
   return s;
 }
 

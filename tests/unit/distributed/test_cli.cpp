@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "run_command.hpp"
 #include "stoker/distributed/sampler.hpp"
@@ -72,4 +74,24 @@ TEST(SamplerCli, BadInputs) {
             "stoker: error: --size: is required (the number of samples in the dataset) and must "
             "be > 0\n");
   EXPECT_EQ(status, 2);
+}
+
+// CLI11 read unsigned options with strtoull: `--seq-len -5` became 18446744073709551611.
+// Every unsigned option of every subcommand refuses a negative value, naming the option.
+TEST(FaultsCommandLine, NegativeValuesForUnsignedOptionsAreUsageErrors) {
+  REQUIRE_STOKER();
+  for (const auto& [args, option] : std::vector<std::pair<std::string, std::string>>{
+           {"bench tokens /dev/null --seq-len -5", "--seq-len"},
+           {"bench tokens /dev/null --batch-size -8", "--batch-size"},
+           {"bench images /dev/null --epochs -1", "--epochs"},
+           {"bench tokens /dev/null --world-size 2 --rank -1", "--rank"},
+           {"sampler --size 10 --world-size -2", "--world-size"},
+           {"sampler --size=-10", "--size"}}) {
+    const auto r = stoker::test::run_command(kStoker + " " + args + " 2>&1");
+    EXPECT_NE(r.status, 0) << args << ": " << r.out;
+    EXPECT_NE(r.out.find(option + ": -"), std::string::npos) << args << ": " << r.out;
+    EXPECT_NE(r.out.find("is negative: give a whole number, 0 or more"), std::string::npos)
+        << args << ": " << r.out;
+    EXPECT_EQ(r.out.find("18446744073709551"), std::string::npos) << args << ": " << r.out;
+  }
 }

@@ -160,7 +160,7 @@ TEST(Loader, AnotherEpochThanPreparedDiscardsWithoutLoss) {
   EXPECT_GT(loader.stats().discarded_batches, 0u);
 }
 
-TEST(Loader, BreakingOutEarlyRestartsTheEpochCleanly) {
+TEST(FaultsLoader, BreakingOutEarlyRestartsTheEpochCleanly) {
   TokenSetup t(500);
   Loader loader(t.source, t.copy, test::test_options(16, 2, 4));
   int n = 0;
@@ -175,7 +175,7 @@ TEST(Loader, BreakingOutEarlyRestartsTheEpochCleanly) {
   EXPECT_EQ(got, expected_order(loader, 0));  // the loop starts the epoch from its beginning
 }
 
-TEST(Loader, DestroyedMidEpochWhileBatchesAreHeld) {
+TEST(FaultsLoader, DestroyedMidEpochWhileBatchesAreHeld) {
   TokenSetup t(2000);
   std::vector<Batch> kept;
   {
@@ -186,7 +186,7 @@ TEST(Loader, DestroyedMidEpochWhileBatchesAreHeld) {
   kept.clear();
 }
 
-TEST(Loader, DestroyedWhileWorkersAreBusy) {
+TEST(FaultsLoader, DestroyedWhileWorkersAreBusy) {
   TokenSetup t(2000);
   auto slow = std::make_shared<test::SlowCopy>(t.source->spec(), 1, 200us);
   Loader loader(t.source, slow, test::test_options(16, 2, 8));
@@ -270,7 +270,7 @@ TEST(Loader, CorruptSamplesSkipPolicyCountsAndKeepsStepCount) {
   EXPECT_EQ(loader.stats().skipped, corrupt.size());
 }
 
-TEST(Loader, HeldBatchesUpToTheSlotCountThenAClearError) {
+TEST(FaultsLoader, HeldBatchesUpToTheSlotCountThenAClearError) {
   TokenSetup t(2000);
   LoaderOptions o = test::test_options(16, 2, 2);
   o.held_batches = 3;

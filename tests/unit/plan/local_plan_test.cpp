@@ -7,8 +7,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "run_command.hpp"
 #include "plan_fixture.hpp"
+#include "run_command.hpp"
+#include "scoped_env.hpp"
 #include "stoker/error.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/plan_env.hpp"
@@ -18,29 +19,7 @@ namespace {
 
 const std::string kPower8 = STOKER_SHARED_DIR "/topologies/power8gpudistances.xml";
 
-// Sets variables for one test and restores the previous values after it.
-class ScopedEnv {
- public:
-  void set(const std::string& name, const char* value) {
-    const char* old = std::getenv(name.c_str());
-    saved_.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
-    if (value)
-      setenv(name.c_str(), value, 1);
-    else
-      unsetenv(name.c_str());
-  }
-  ~ScopedEnv() {
-    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
-      if (it->second)
-        setenv(it->first.c_str(), it->second->c_str(), 1);
-      else
-        unsetenv(it->first.c_str());
-    }
-  }
-
- private:
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
-};
+using test::ScopedEnv;
 
 void clear_launcher_env(ScopedEnv& env) {
   for (const char* v : {"STOKER_PLAN_VERSION",
@@ -123,6 +102,9 @@ TEST(LocalPlan, ThePluginsEnvironmentComesFirst) {
   clear_launcher_env(env);
   auto topo = test::fixture(test::four_gpu_two_socket(false), "4gpu");
   Plan planned = make_plan(test::input_for(*topo, 1, 4, {0, 1, 2, 3}));
+  // On CPUs and a NUMA node this machine has (check_env_plan).
+  planned.cpus = planned.main_cpus = planned.worker_cpus = current_cpu_mask();
+  planned.numa = {0};
   for (const auto& [k, v] : plan_to_env(planned)) env.set(k, v.c_str());
   LocalPlan lp = plan_this_process();
   EXPECT_TRUE(lp.from_environment);
@@ -205,7 +187,8 @@ TEST(LocalPlan, OutsideSlurmTheLocalRanksShareThisProcessesMask) {
   if (current_cpu_mask().count() >= 2) {
     EXPECT_LT(lp.plan.cpus.count(), current_cpu_mask().count()) << "the mask is shared";
   }
-  EXPECT_NE(lp.plan.reason("input").find("shared by the local ranks (this process's mask; not a Slurm task)"),
+  EXPECT_NE(lp.plan.reason("input").find(
+                "shared by the local ranks (this process's mask; not a Slurm task)"),
             std::string::npos)
       << lp.plan.reason("input");
 }
@@ -290,6 +273,35 @@ TEST(StokerPlanCommand, BadInputExitsNonZeroNamingIt) {
     EXPECT_NE(status, 0) << args;
     EXPECT_NE(out.find("stoker: error: "), std::string::npos) << out;
     EXPECT_NE(out.find(expected), std::string::npos) << args << "\n" << out;
+  }
+}
+
+// The plugin's STOKER_* plan checked against this machine: `stoker plan` accepted
+// STOKER_CPUS=999-1000, STOKER_NUMA=7 and STOKER_MEM_BUDGET=0 without a word.
+TEST(FaultsEnvContract, StokerPlanRefusesAPlanThisMachineCannotHold) {
+  ScopedEnv env;
+  clear_launcher_env(env);
+  PlanRequest computed;
+  computed.ignore_env = true;
+  std::string plugin_env;  // this machine's plan, as the plugin exports it
+  for (const auto& [k, v] : plan_to_env(plan_this_process(computed).plan))
+    plugin_env += " " + k + "='" + v + "'";
+  int status = 0;
+  if (run("plan --json", &status) == "(absent)") GTEST_SKIP() << "the stoker binary is not built";
+  EXPECT_EQ((test::run_command("env" + plugin_env + " " + test::stoker_cli() + " plan").status), 0);
+  const std::pair<std::string, std::string> cases[] = {
+      {"STOKER_CPUS=999-1000",
+       "STOKER_CPUS: names CPUs 999-1000 that this machine does not have (its online CPUs: "},
+      {"STOKER_WORKER_CPUS=0,4096", "STOKER_WORKER_CPUS: names CPUs 4096 that this machine"},
+      {"STOKER_NUMA=7", "STOKER_NUMA: names NUMA node 7, which this machine does not have"},
+      {"STOKER_MEM_BUDGET=0", "STOKER_MEM_BUDGET: is 0: a budget of 0 bytes holds no batch"},
+  };
+  for (const auto& [change, expected] : cases) {
+    const auto r = test::run_command("env" + plugin_env + " " + change + " " + test::stoker_cli() +
+                                     " plan 2>&1");
+    EXPECT_NE(r.status, 0) << change << "\n" << r.out;
+    EXPECT_NE(r.out.find("stoker: error: " + expected), std::string::npos) << change << "\n"
+                                                                           << r.out;
   }
 }
 

@@ -2,6 +2,10 @@
 // or missing variable is an error naming it.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "stoker/error.hpp"
@@ -193,6 +197,54 @@ INSTANTIATE_TEST_SUITE_P(
         Garbled{"STOKER_LOCAL_SIZE", "0",
                 "STOKER_LOCAL_SIZE: garbled value '0' (expected a whole number from 1 to 65536; "
                 "fix or unset STOKER_LOCAL_SIZE)"}));
+
+// A plan read from the environment names only CPUs and NUMA nodes the machine has, and a
+// budget above 0 (a fake /sys: 4 CPUs, 2 nodes; and one without NUMA: node 0 only).
+TEST(FaultsEnvContract, APlanIsCheckedAgainstTheMachinesCpusNodesAndBudget) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(::testing::TempDir()) / ("env-" + std::to_string(::getpid()));
+  fs::create_directories(root / "sys/devices/system/cpu");
+  std::ofstream(root / "sys/devices/system/cpu/online") << "0-3\n";
+  Plan p = sample_plan();
+  p.cpus = CpuSet::parse("0-3");
+  p.main_cpus = CpuSet::parse("0");
+  p.worker_cpus = CpuSet::parse("1-3");
+  p.numa = {0};
+  EXPECT_NO_THROW(check_env_plan(p, root.string()));  // no node/online: node 0 only
+  const auto refused = [&](Plan q) -> std::string {
+    try {
+      check_env_plan(q, root.string());
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  Plan q = p;
+  q.numa = {1};
+  EXPECT_EQ(refused(q),
+            "STOKER_NUMA: names NUMA node 1, which this machine does not have (its nodes: 0) "
+            "(fix or unset STOKER_NUMA)");
+  fs::create_directories(root / "sys/devices/system/node");
+  std::ofstream(root / "sys/devices/system/node/online") << "0-1\n";
+  EXPECT_NO_THROW(check_env_plan(q, root.string()));
+  q.numa = {0, 7};
+  EXPECT_NE(refused(q).find("STOKER_NUMA: names NUMA node 7, which this machine does not have "
+                            "(its nodes: 0-1)"),
+            std::string::npos);
+  q = p;
+  q.cpus = CpuSet::parse("2-5,999");
+  EXPECT_EQ(refused(q),
+            "STOKER_CPUS: names CPUs 4-5,999 that this machine does not have (its online CPUs: "
+            "0-3) (fix or unset STOKER_CPUS; the plugin plans for the node it runs on)");
+  q = p;
+  q.main_cpus = CpuSet::parse("8");
+  EXPECT_EQ(refused(q).rfind("STOKER_MAIN_CPUS: names CPUs 8 ", 0), 0u) << refused(q);
+  q = p;
+  q.mem_budget = 0;
+  EXPECT_EQ(refused(q).rfind("STOKER_MEM_BUDGET: is 0: a budget of 0 bytes holds no batch", 0), 0u)
+      << refused(q);
+  fs::remove_all(root);
+}
 
 }  // namespace
 }  // namespace stoker

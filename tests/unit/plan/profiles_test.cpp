@@ -2,8 +2,10 @@
 // exact message, the shipped example file, and a fuzz-style robustness test.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <random>
 
+#include "run_command.hpp"
 #include "stoker/error.hpp"
 #include "stoker/plan/profiles.hpp"
 
@@ -111,6 +113,33 @@ TEST(Profiles, UnreadableFileNamesThePath) {
     EXPECT_STREQ(e.what(),
                  "/nonexistent/stoker.conf: cannot read the profiles file: No such file or "
                  "directory (check the path and its permissions)");
+  }
+}
+
+// `stoker plan --profiles DIR` (or STOKER_PROFILES=DIR, or the plugin's profiles=) used to
+// read the folder as an empty file and plan with the built-ins, exit 0, without a word.
+TEST(FaultsProfiles, AProfilesPathThatIsNoRegularFileIsAnErrorNamingIt) {
+  const std::string dir = testing::TempDir();
+  for (const auto& [path, what] : {std::pair<std::string, std::string>{dir, "is a folder"},
+                                   {"/dev/null", "is a special file"}}) {
+    try {
+      load_profiles(path);
+      ADD_FAILURE() << path << " was read as a profiles file";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), path + ": " + what +
+                                           ", not a profiles file (name the profiles file "
+                                           "itself (e.g. /etc/stoker/stoker.conf))");
+    }
+  }
+  if (!std::filesystem::exists(test::stoker_cli())) GTEST_SKIP() << "the stoker command was not built";
+  const std::string cli = test::stoker_cli() + " plan ";
+  for (const std::string& command :
+       {cli + "--profiles " + dir, "STOKER_PROFILES=" + dir + " " + cli,
+        cli + "--list --profiles " + dir}) {
+    const test::CommandResult r = test::run_command(command + " 2>&1");
+    EXPECT_EQ(r.status, 2) << command << ": " << r.out;
+    EXPECT_NE(r.out.find(dir + ": is a folder, not a profiles file"), std::string::npos)
+        << command << ": " << r.out;
   }
 }
 

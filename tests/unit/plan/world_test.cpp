@@ -278,5 +278,45 @@ TEST(FaultsPlanInput, GarbledSlurmMemoryNamesTheVariable) {
   }
 }
 
+// A task under ulimit -u or a job's pids.max: the plan asked for more workers than the
+// task may create, and the loader then failed to start them. The thread room observed
+// for the task bounds the workers (shared by the local ranks), the requested ones too.
+class FaultsThreadRoom : public FakeRoot {};  // a Faults* suite: the faults family
+
+TEST_F(FaultsThreadRoom, TheTasksThreadLimitBoundsTheWorkers) {
+  put("proc/self/cgroup", "0::/job_9/step_0\n");
+  put("sys/fs/cgroup/job_9/pids.max", "24\n");
+  put("sys/fs/cgroup/job_9/pids.current", "4\n");
+  put("sys/fs/cgroup/job_9/step_0/pids.max", "max\n");
+  put("sys/fs/cgroup/job_9/step_0/pids.current", "3\n");
+  World w;
+  observe_task(w, env_from({}), {}, root());
+  ASSERT_EQ(w.thread_room, std::optional<uint64_t>(20));
+  EXPECT_EQ(w.thread_room_from, "pids.max of cgroup " + root() +
+                                    "/sys/fs/cgroup/job_9 is 24 "
+                                    "with 4 in use");
+
+  auto topo = test::fixture(test::four_gpu_two_socket(false), "4gpu");
+  World four = four_gpu_world(*topo, 1, 4);  // 4 ranks share room for 20: 5 each
+  four.thread_room = w.thread_room;
+  four.thread_room_from = w.thread_room_from;
+  UserOptions opts;
+  opts.overrides.workers = 8;
+  const Plan p = make_plan(plan_input(four, opts, builtin_profiles()));
+  EXPECT_EQ(p.workers, 3);  // 5, less 2 for the stream reader and the metrics writer
+  EXPECT_NE(p.reason("workers").find("lowered to 3: this rank may create 5 more thread(s) ("
+                                     "pids.max of cgroup "),
+            std::string::npos)
+      << p.reason("workers");
+  EXPECT_NE(p.reason("workers").find("shared by 4 local ranks), 2 kept for the loader's other "
+                                     "threads"),
+            std::string::npos)
+      << p.reason("workers");
+  four.thread_room = 1;  // no room at all: still one worker (its failure is a clear error)
+  EXPECT_EQ(make_plan(plan_input(four, {}, builtin_profiles())).workers, 1);
+  four.thread_room.reset();  // no limit known: as before (capped by MaxWorkerFraction only)
+  EXPECT_GT(make_plan(plan_input(four, opts, builtin_profiles())).workers, 3);
+}
+
 }  // namespace
 }  // namespace stoker

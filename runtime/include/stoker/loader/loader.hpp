@@ -12,6 +12,10 @@
 // world, makes the ranks agree and starts metrics); the constructor is only the mechanism
 // and takes the plan and the world as they are (a what-if, a test, a caller that decided).
 //
+// After fork() the child's copy of a Loader (and of its batches) has no worker threads:
+// using it throws stoker::Error ("created in another process"), and destroying it (or the
+// child's exit) does not wait for them. Make a new Loader in the child.
+//
 // Epochs: set_epoch(e) names the epoch the next loop iterates. While epoch e is being
 // consumed, the workers already prepare epoch e+1's first batches (the order is a pure
 // function of seed and epoch), so the next loop starts without waiting. Starting a loop
@@ -19,8 +23,10 @@
 // the prepared batches (nothing is lost: they are made again when needed).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -178,7 +184,11 @@ class Loader {
   // "Streaming shards"); the batches are as deterministic as by index.
   Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Transform> transform,
          LoaderOptions options);
-  ~Loader();  // stops and joins the workers; batches still held stay valid
+  // Stops and joins the workers; batches still held stay valid. After an interrupted
+  // wait (set_wait_check) it does not wait for the samples in flight: the workers abandon
+  // them and end by themselves, keeping what they write to alive until then. In a forked
+  // child (where the workers do not exist) it joins and locks nothing: fork_check.hpp.
+  ~Loader();
   Loader(const Loader&) = delete;
   Loader& operator=(const Loader&) = delete;
 
@@ -198,6 +208,13 @@ class Loader {
   // Whether next() would return at once: an epoch is running and its next batch (or its
   // end, or a failure to report) is there. A device feeder tops up its copies only then.
   bool next_ready() const;
+  // While next() waits for a batch, `check` runs every `every` (without the loader's
+  // lock); an exception from it leaves next() with the batch not consumed (the next call
+  // waits for it again) and marks the loader interrupted (see ~Loader). The Python module
+  // runs the interpreter's signal handlers here, so Ctrl-C and SIGTERM handlers act while a
+  // slow batch is awaited. `check` must not call next() or destroy the loader.
+  void set_wait_check(std::function<void()> check,
+                      std::chrono::milliseconds every = std::chrono::milliseconds(20));
 
   class Iterator {
    public:
@@ -238,6 +255,7 @@ class Loader {
 
  private:
   std::optional<Batch> advance(Batch* done);
+  void check_process() const;  // stoker::Error in a forked child (fork_check.hpp)
   std::shared_ptr<LoaderCore> core_;
   std::unique_ptr<WorkerPool> pool_;
   std::vector<std::string> notes_;          // from construction (binding)

@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "stoker/loader/fork_check.hpp"
 #include "stoker/loader/loader_stats.hpp"
 
 namespace stoker {
@@ -43,7 +44,9 @@ class MetricsWriter {
   // `interval` from a thread of its own. Later write failures are counted, not thrown.
   MetricsWriter(std::string path, MetricLabels labels, Snapshot snapshot,
                 std::chrono::duration<double> interval = std::chrono::seconds(5));
-  ~MetricsWriter();  // stop(): the file ends with the final numbers
+  // stop(): the file ends with the final numbers. In a forked child (fork_check.hpp) it
+  // writes, joins and locks nothing.
+  ~MetricsWriter();
   MetricsWriter(const MetricsWriter&) = delete;
   MetricsWriter& operator=(const MetricsWriter&) = delete;
 
@@ -68,9 +71,12 @@ class MetricsWriter {
   std::chrono::duration<double> interval_;
   mutable std::mutex mu_;
   std::mutex write_mu_;  // one write at a time (flush() and the thread share PATH.tmp)
-  std::condition_variable cv_;
+  // On the heap: a forked child leaves it alone (destroying it would wait for the parent's
+  // thread, which waited on it at the fork).
+  std::unique_ptr<std::condition_variable> cv_ = std::make_unique<std::condition_variable>();
   bool stopping_ = false;
   uint64_t writes_ = 0, failures_ = 0;
+  ForkCheck made_in_;
   std::thread thread_;
 };
 

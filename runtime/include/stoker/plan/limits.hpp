@@ -14,6 +14,9 @@ inline constexpr int kMaxPrefetchPerWorker = 64;
 // STOKER_PREFETCH_MAX, LoaderOptions::prefetch/max_depth/held_batches.
 inline constexpr int kMaxPrefetch = 4096;
 inline constexpr int kMaxWorkers = 1024;  // also bounds MaxReaders and STOKER_WORKERS
+// Threads a loader may start besides its workers (the stream reader, the metrics writer):
+// the planner keeps them out of the workers' share of a thread limit.
+inline constexpr uint64_t kThreadsBesideWorkers = 2;
 // Samples a streamed source holds to shuffle: ShuffleBuffer, LoaderOptions::shuffle_buffer.
 inline constexpr int64_t kMaxShuffleBuffer = int64_t{1} << 24;
 // The depth a Plan starts with before the planner decides (and the default of

@@ -40,7 +40,12 @@ struct PlanInput {
   Profile profile;
   Caps caps;  // the admin's caps (worker fraction, prefetch, memory share)
   UserOverrides overrides;
-  uint64_t batch_bytes_hint = 0;   // bytes per batch; 0 = profile's assumption
+  uint64_t batch_bytes_hint = 0;  // bytes per batch; 0 = profile's assumption
+  // Threads this rank may still create (its share of ulimit -u / the cgroup's pids.max,
+  // thread_room in topology.hpp), and which limit that is; nullopt = no limit known.
+  // Workers never exceed it less the loader's other threads (README "Planner rules").
+  std::optional<uint64_t> thread_room;
+  std::string thread_room_from;
   std::vector<std::string> notes;  // upstream findings to carry as reasons (field "input")
 };
 
@@ -66,7 +71,7 @@ struct Plan {
   bool pin_memory = false;
   bool stream = false;             // read tar shards as streams (the profile's Stream)
   uint64_t shuffle_buffer = 1000;  // samples a streaming rank holds to shuffle
-  std::string gpu;  // PCI bus id, "" for none
+  std::string gpu;                 // PCI bus id, "" for none
   std::vector<std::string> nics;
   BindMode bind = BindMode::GpuNuma;
   MemBind mem_bind = MemBind::Local;

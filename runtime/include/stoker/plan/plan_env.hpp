@@ -25,4 +25,12 @@ std::optional<Plan> plan_from_env(const EnvGetter& get);
 // Same, from this process's environment.
 std::optional<Plan> plan_from_process_env();
 
+// What a plan read from the environment must be on this machine (every entry point that
+// uses one calls it: plan_this_process, stoker.plan()): CPUs of STOKER_CPUS,
+// STOKER_MAIN_CPUS and STOKER_WORKER_CPUS that are not online, NUMA nodes of STOKER_NUMA
+// that do not exist, and STOKER_MEM_BUDGET=0 throw stoker::Error naming the variable.
+// (A budget below one batch is the loader's to say: Loader::for_this_process.) `root`
+// points at a fake /sys in tests.
+void check_env_plan(const Plan& plan, const std::string& root = "/");
+
 }  // namespace stoker

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,23 @@ CpuSet current_cpu_mask();
 // The memory this process may use: cgroup v2 memory.max, else cgroup v1
 // memory.limit_in_bytes, else physical memory. `root` lets tests point at a fake tree.
 uint64_t memory_limit_bytes(const std::string& root = "/");
+
+// How many more threads this process may create, and the limits that say so:
+//  - ulimit -u (RLIMIT_NPROC): counts every thread of the real user on the machine (root
+//    and CAP_SYS_RESOURCE / CAP_SYS_ADMIN are exempt);
+//  - the pids cgroup (v2 or v1): pids.max - pids.current of this process's cgroup and of
+//    each cgroup above it (Slurm and systemd set it per job or per service);
+//  - kernel.threads-max, when it is the tightest.
+// `root` lets tests point at a fake /proc and /sys (the rlimit is always this process's).
+struct ThreadRoom {
+  std::optional<uint64_t> room;  // nullopt: none could be read (no /proc)
+  // Each limit that applies, with its numbers ("ulimit -u (RLIMIT_NPROC) is 20 and user
+  // nobody (uid 65534) runs 18 threads"), the tightest first.
+  std::vector<std::string> limits;
+  // "may create 2 more thread(s): ulimit -u ..." or "no thread limit applies".
+  std::string text() const;
+};
+ThreadRoom thread_room(const std::string& root = "/");
 
 struct BindResult {
   bool cpus_bound = false, memory_bound = false;

@@ -48,6 +48,10 @@ struct World {
   std::string memory_from;
   int local_rank = 0, local_size = 1;
   std::string ranks_from;
+  // Threads the task may still create (thread_room): the local ranks share it (ulimit -u
+  // counts the user's threads, pids.max the job's); nullopt = no limit known.
+  std::optional<uint64_t> thread_room;
+  std::string thread_room_from;
   // The profile when the options name none: the plugstack default_profile (plugin), or
   // STOKER_PROFILE (runtime); "" = the profiles file's DefaultProfile.
   std::string default_profile, default_profile_from;
@@ -62,7 +66,8 @@ struct World {
 //   runtime re-plans inside a tuned task); dividing it again would shrink it, while
 //   planning alone inside it gives the same plan again (so plugin and runtime agree);
 // - GPUs: local rank i uses visible[i % count] (PyTorch's LOCAL_RANK rule);
-// - memory: the node's memory divided by the local ranks, unless given per rank.
+// - memory: the node's memory divided by the local ranks, unless given per rank;
+// - threads: the task's thread room divided by the local ranks (they share the limit).
 // Throws stoker::Error naming the input when it cannot plan (options over the caps, an
 // unknown profile, GPU ids it cannot locate unless kind is ThisProcess, and for WhatIf
 // anything check_plan_input refuses).
@@ -79,9 +84,9 @@ struct SlurmAllocation {
 };
 
 // Fills the facts every filler reads the same way, from `env` (the task's environment) and
-// this process: own_mask, step, gpu_ids, gpu_minors and memory. Under Slurm (SLURM_JOB_ID
-// set) these are Slurm's: step_cpus, step_gpu_ids (none set: no GPUs), node memory. Outside
-// Slurm (torchrun, a laptop) the local ranks share this process's mask and see every GPU
+// this process: own_mask, step, gpu_ids, gpu_minors, memory and thread_room. Under Slurm
+// (SLURM_JOB_ID set) these are Slurm's: step_cpus, step_gpu_ids (none set: no GPUs), node memory.
+// Outside Slurm (torchrun, a laptop) the local ranks share this process's mask and see every GPU
 // unless CUDA_VISIBLE_DEVICES says otherwise. `root` lets tests point at a fake /proc and
 // /sys tree.
 void observe_task(World& world, const EnvGetter& env, const SlurmAllocation& alloc = {},
