@@ -318,6 +318,9 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
     requested_ = true;
     first_request_ns_ = asked;
   }
+  // The consumer's wait is from asking for this batch to getting it, whatever later
+  // batches are ready meanwhile: blocked behind a slow batch is exactly the bursty case.
+  const bool blocked = cell < 0;
   while (cell < 0) {
     if (next_seq_ == seq && free_.empty() && busy_ == 0) {
       throw Error(
@@ -327,8 +330,8 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
     }
     ready_cv_.wait(lk);
   }
-  const uint64_t got = now_ns();
-  const uint64_t wait = ready > 0 ? 0 : got - asked;
+  const uint64_t got = blocked ? now_ns() : asked;
+  const uint64_t wait = got - asked;
   const int slot = cell;
   cell = -1;
   ++consume_seq_;
