@@ -210,9 +210,8 @@ int on_task_init(spank_t sp) {
     const TaskTuning t = plan_task(task, st.cfg, option_state().opts, *st.profiles);
     std::string binding = "not asked (bind=none)";
     if (t.plan.bind != BindMode::None) {
-      const std::vector<int> numa =
-          t.plan.mem_bind == MemBind::Local ? t.plan.numa : std::vector<int>{};
-      const BindResult b = bind_this_process(*task.topology, t.plan.cpus, numa);
+      const BindResult b =
+          bind_this_process(*task.topology, t.plan.cpus, t.plan.numa, t.plan.mem_bind);
       if (task.topology->is_this_system && !b.cpus_bound) {
         warn_untuned(rank, "cannot bind to CPUs " + t.plan.cpus.to_string() + ": " + b.reason);
         return 0;

@@ -15,6 +15,7 @@
 #include "stoker/loader/worker_shares.hpp"
 #include "stoker/plan/limits.hpp"
 #include "stoker/plan/local_plan.hpp"
+#include "stoker/plan/main_thread.hpp"
 #include "topology/process_hwloc.hpp"
 
 namespace stoker {
@@ -240,13 +241,14 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
                                                  LoaderOptions options) {
   const SampleSpec spec = checked_spec(source, transform, options);
   const uint64_t slot = BatchArena::slot_bytes_for(options.batch_size, spec.bytes());
-  std::string plan_source;
+  std::string plan_source, main_thread;
   if (!options.plan) {  // the plugin's STOKER_* plan, or one computed for this batch
     PlanRequest request;
     request.batch_bytes = slot;
     LocalPlan local = plan_this_process(request);
     options.plan = std::move(local.plan);
     plan_source = std::move(local.source);
+    if (options.pin_main_thread) main_thread = pin_main_thread(*options.plan).note;
   }
   // A plan from the environment assumed the profile's batch size: fit it to the real one.
   if (options.plan->mem_budget > 0) fit_prefetch(*options.plan, slot, options.held_batches);
@@ -263,9 +265,13 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
     loader->plan_source_ = plan_source;
     loader->notes_.insert(loader->notes_.begin(), "plan from " + plan_source);
   }
+  if (!main_thread.empty()) loader->notes_.insert(loader->notes_.begin() + 1, main_thread);
   Loader* l = loader.get();
   loader->metrics_ = MetricsWriter::from_environment([l] { return l->stats(); }, rank);
   loader->summary_at_exit_ = verbose_from_environment();
+  if (loader->summary_at_exit_ && !main_thread.empty())
+    std::fprintf(stderr, "stoker: rank %llu: %s\n", static_cast<unsigned long long>(rank),
+                 main_thread.c_str());
   return loader;
 }
 

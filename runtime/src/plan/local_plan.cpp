@@ -107,7 +107,7 @@ LocalPlan plan_this_process(const PlanRequest& req) {
   in.notes.push_back("local rank " + std::to_string(in.local_rank) + " of " +
                      std::to_string(in.local_size) + " from " + ranks_from);
 
-  in.allowed = req.cpus ? *req.cpus : xml ? topo->allowed_cpus : current_cpu_mask();
+  in.allowed = req.cpus ? *req.cpus : xml ? topo->allowed_cpus : task_cpu_mask();
 
   // GPUs visible to this rank: explicit ids are checked strictly; the environment's
   // unresolvable ids give a CPU-only plan with the reason, as in the plugin.

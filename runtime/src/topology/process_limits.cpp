@@ -6,12 +6,14 @@
 #include <cerrno>
 #include <charconv>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <sstream>
 
 #include "common/proc_cgroup.hpp"
 #include "stoker/error.hpp"
 #include "stoker/plan/topology.hpp"
+#include "topology/process_hwloc.hpp"
 
 namespace stoker {
 
@@ -68,6 +70,24 @@ uint64_t physical_memory() {
 
 // True when the comma-separated controller list names `want`.
 }  // namespace
+
+namespace {
+std::mutex task_mask_mu;
+std::optional<CpuSet> task_mask;  // set once stoker pinned a thread (pin_main_thread)
+}  // namespace
+
+void remember_task_mask(const CpuSet& mask) {
+  std::lock_guard lk(task_mask_mu);
+  if (!task_mask) task_mask = mask;
+}
+
+CpuSet task_cpu_mask() {
+  {
+    std::lock_guard lk(task_mask_mu);
+    if (task_mask) return *task_mask;
+  }
+  return current_cpu_mask();
+}
 
 CpuSet current_cpu_mask() {
   // Grow the mask until the kernel accepts its size (machines with more than 1024 CPUs).

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "loader_fixture.hpp"
 #include "stoker/distributed/coordination.hpp"
@@ -297,4 +298,46 @@ TEST(Loader, WorkersBeyondThePlansWorkerCpusSpreadAndSaySo) {
   uint64_t samples = 0;
   for (Batch& b : loader) samples += b.size();
   EXPECT_EQ(samples, 500u);
+}
+
+TEST(Loader, ForThisProcessPinsTheTrainingLoopToTheMainCpus) {
+  TokenSetup t(100);
+  LoaderOptions o = test::test_options(16, 1);
+  o.plan.reset();  // planned here, as a job's would be
+  struct Seen {
+    CpuSet loop;
+    std::multiset<std::string> workers;
+    Plan plan;
+    std::vector<std::string> notes;
+  };
+  // The thread that builds the loader stands for the training loop (and keeps this test
+  // process's own thread as it was).
+  const auto build_on_a_thread = [&](bool pin) {
+    Seen s;
+    o.pin_main_thread = pin;
+    std::thread loop([&] {
+      auto loader = Loader::for_this_process(t.source, t.copy, o);
+      s.loop = current_cpu_mask();
+      s.workers = worker_thread_cpus();
+      s.plan = loader->plan();
+      s.notes = loader->stats().notes;
+    });
+    loop.join();
+    return s;
+  };
+  const Seen s = build_on_a_thread(true);
+  EXPECT_EQ(s.loop, s.plan.main_cpus) << "read back from the kernel";
+  const std::string note =
+      "main thread pinned to CPUs " + s.plan.main_cpus.to_string() + " (main_cpus)";
+  EXPECT_EQ(s.plan.reason("main_thread"), note);
+  ASSERT_GE(s.notes.size(), 2u);
+  EXPECT_EQ(s.notes[1], note);
+  std::multiset<std::string> shares;
+  for (const CpuSet& share : worker_shares(s.plan, s.plan.workers))
+    shares.insert(share.to_string());
+  EXPECT_EQ(s.workers, shares) << "the workers run on the plan's worker CPUs";
+
+  const Seen unpinned = build_on_a_thread(false);
+  EXPECT_EQ(unpinned.loop, current_cpu_mask());
+  EXPECT_EQ(unpinned.plan.reason("main_thread"), "");
 }
