@@ -6,6 +6,7 @@
 #   scripts/local-cluster.sh stop   DIR
 #   scripts/local-cluster.sh status DIR
 #   scripts/local-cluster.sh env    DIR      # prints `export SLURM_CONF=...` for a shell
+#   scripts/local-cluster.sh clear  DIR      # cancels every job, waits for idle nodes
 #
 # Everything lives in DIR (config, state, spool, logs, pid files): the script writes
 # its own slurm.conf there and never reads or writes /etc/slurm. It refuses a DIR
@@ -31,7 +32,7 @@ export PATH=/usr/sbin:/sbin:$PATH  # slurmctld, slurmd, munged live in sbin
 marker_name=.stoker-local-cluster
 die() { echo "local-cluster: $*" >&2; exit 1; }
 
-usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 [ $# -ge 2 ] || usage
 cmd=$1 dir_arg=$2
@@ -285,6 +286,23 @@ stop() {
   echo "local-cluster: stopped ($dir)"
 }
 
+# Cancels every job left on the cluster and waits (up to 30 s) until both nodes are idle:
+# a test whose srun was killed by a timeout must not leave its job holding the nodes,
+# or every later test queues behind it and times out too.
+clear() {
+  owned || die "no cluster of this script in $dir"
+  export SLURM_CONF=$conf
+  [ -z "$(squeue -h -o %i 2>/dev/null)" ] && return 0
+  echo "local-cluster: cancelling jobs left by an earlier run: $(squeue -h -o '%i %j' | tr '\n' ' ')" >&2
+  scancel --full "$(squeue -h -o %i | tr '\n' ',' | sed 's/,$//')" 2>/dev/null || true
+  local i
+  for i in $(seq 1 60); do
+    [ -z "$(squeue -h -o %i 2>/dev/null)" ] && nodes_idle && return 0
+    sleep 0.5
+  done
+  die "jobs still on the cluster after 30 s: $(squeue -h -o '%i %j %T' | tr '\n' ' ')"
+}
+
 status() {
   owned || die "no cluster of this script in $dir"
   local d pid up=0
@@ -300,6 +318,7 @@ case $cmd in
   start) start "$@" ;;
   stop) stop ;;
   status) status ;;
+  clear) clear ;;
   env) echo "export SLURM_CONF=$conf" ;;
   _watch)
     owner=$1

@@ -1,11 +1,10 @@
-// The user's --stoker flags: registered with Slurm in every context (so sbatch,
-// salloc and srun accept them, also as #SBATCH lines), parsed by the shared
-// set_user_option, and kept for the rest of the plugin. Callbacks may run twice
-// (environment, then command line; and again in remote context): setting the same
-// value again is harmless.
+// The user's --stoker flags as the plugin sees them: registered with Slurm in every context
+// (so sbatch, salloc and srun accept them, also as #SBATCH lines) from the one table of
+// them (kUserFlags), and parsed by the shared set_user_option. Callbacks may run twice
+// (environment, then command line; and again in remote context): setting the same value
+// again is harmless.
 #pragma once
 
-#include <functional>
 #include <string>
 
 #include "spank_api.hpp"
@@ -13,20 +12,21 @@
 
 namespace stoker::spank {
 
-struct OptionState {
+struct FlagState {
   UserOptions opts;
-  bool any_flag = false;     // some --stoker* flag was given (enable=opt-in)
-  std::string remote_error;  // a flag value that failed to parse in remote context
-  // Submit-time check of all flags so far against the admin's profiles and caps
-  // ("" = fine, else the line to print). Set by the plugin in local/allocator context:
-  // only an option callback's error stops srun/sbatch (init_post_opt's does not), so
-  // each callback checks the whole set, and the first failing flag is the culprit.
-  std::function<std::string(const UserOptions&)> check;
+  bool any_flag = false;  // some --stoker* flag was given (enable=opt-in)
 };
+FlagState& flags();
 
-OptionState& option_state();
+// Registers every flag of kUserFlags with `callback`; the flag's index is its `val`.
+// Returns the first error text, "" when all were registered.
+std::string register_flags(spank_t sp, spank_opt_cb_f callback);
 
-// Registers every flag. Returns the first error text, "" when all were registered.
-std::string register_options(spank_t sp);
+// Records flag number `val` with Slurm's `optarg` into flags(). Returns the problem line
+// ("stoker: --stoker-workers=abc: ..."), "" when the value parsed.
+std::string record_flag(int val, const char* optarg);
+
+// "--stoker-workers" for flag number `val`; "--stoker-?" when out of range.
+std::string flag_name(int val);
 
 }  // namespace stoker::spank

@@ -64,16 +64,4 @@ PluginConfig parse_plugin_args(const std::vector<std::string>& args) {
   return cfg;
 }
 
-const char* to_string(EnableMode m) {
-  switch (m) {
-    case EnableMode::Always:
-      return "always";
-    case EnableMode::OptIn:
-      return "opt-in";
-    case EnableMode::Never:
-      return "never";
-  }
-  return "?";
-}
-
 }  // namespace stoker::spank

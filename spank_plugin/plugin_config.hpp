@@ -7,11 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace stoker::spank {
+#include "stoker/plan/world.hpp"
 
-// Which jobs are tuned: every job unless --stoker=off, only jobs with a stoker
-// flag, or none.
-enum class EnableMode { Always, OptIn, Never };
+namespace stoker::spank {
 
 struct PluginConfig {
   std::string profiles;         // profiles file; "" = the built-in profiles
@@ -24,7 +22,5 @@ struct PluginConfig {
 // Parses the arguments after the plugin path. Throws stoker::Error naming the
 // argument and what is allowed.
 PluginConfig parse_plugin_args(const std::vector<std::string>& args);
-
-const char* to_string(EnableMode m);
 
 }  // namespace stoker::spank

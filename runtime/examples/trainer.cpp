@@ -19,6 +19,7 @@
 #include "stoker/cuda/cuda_pinner.hpp"
 #include "stoker/error.hpp"
 #include "stoker/loader/loader.hpp"
+#include "stoker/plan/launch_env.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/plan_env.hpp"
 #if STOKER_HAVE_CUDA
@@ -42,10 +43,12 @@ std::string rank_of(const WorldInfo& w) {
 
 // The rank before the world is known (an MPI initialisation failure), from the launcher.
 std::string launcher_rank() {
-  for (const char* v : {"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "RANK"}) {
-    if (const char* r = std::getenv(v)) return std::string("rank ") + r + " (" + v + ")";
+  try {
+    const LaunchRanks r = launch_ranks(process_env());
+    return "rank " + std::to_string(r.rank) + " (" + r.source + ")";
+  } catch (const Error&) {
+    return "rank ?";
   }
-  return "rank ?";
 }
 
 std::string host_name() {
@@ -179,7 +182,8 @@ Dataset checked_data(const TrainOptions& o, WorldInfo& world) {
 }
 
 // Step 2: the plugin's plan when it tuned this task; else one computed here, for this
-// rank's place among the ranks on its node as the launcher (MPI) says.
+// rank's place among the ranks on its node as the launcher says (launch_ranks: the same
+// ranks MPI has).
 Plan rank_plan(const TrainOptions& o, const WorldInfo& world, const Dataset& data) {
   Plan plan;
   std::string plan_source;
@@ -189,8 +193,6 @@ Plan rank_plan(const TrainOptions& o, const WorldInfo& world, const Dataset& dat
   } else {
     PlanRequest request;
     request.batch_bytes = o.batch_size * data.transform->output_spec().bytes();
-    request.local_rank = static_cast<int>(world.local_rank);
-    request.local_size = static_cast<int>(world.local_size);
     LocalPlan local = plan_this_process(request);
     plan = local.plan;
     plan_source = local.source + " (no plugin plan)";

@@ -23,7 +23,7 @@ struct Args {
   std::string cpus, gpus, profile, profiles, mem_limit, batch_bytes;
   std::string workers, prefetch, bind, mem_bind, pin_memory;
   int local_rank = 0, local_size = 1;
-  bool json = false;
+  bool json = false, ignore_env = false;
   CLI::Option *topology_opt = nullptr, *cpus_opt = nullptr, *gpus_opt = nullptr,
               *rank_opt = nullptr, *size_opt = nullptr, *profile_opt = nullptr,
               *profiles_opt = nullptr, *mem_opt = nullptr, *batch_opt = nullptr;
@@ -59,17 +59,18 @@ PlanRequest request_from(const Args& a) {
   for (const auto& [flag, value] : flags) {
     if (value->empty()) continue;
     if (std::string err = set_user_option(opts, flag, *value); !err.empty())
-      throw Error("", err.substr(std::string("stoker: ").size()));
+      throw user_option_error(err);
   }
   if (a.profile_opt->count()) {
     if (std::string err = set_user_option(opts, "stoker-profile", a.profile); !err.empty())
-      throw Error("", err.substr(std::string("stoker: ").size()));
+      throw user_option_error(err);
     r.profile = a.profile;
   }
   ProfileSet profiles = r.profiles_file ? load_profiles(*r.profiles_file) : builtin_profiles();
   if (std::string err = validate_user_options(opts, profiles); !err.empty())
-    throw Error("", err.substr(std::string("stoker: ").size()));
+    throw user_option_error(err);
   r.overrides = opts.overrides;
+  r.ignore_env = a.ignore_env;
   return r;
 }
 
@@ -166,6 +167,9 @@ const Command plan_command(10, [](CLI::App& app) {
   cmd->add_option("--mem-bind,--stoker-mem-bind", a.mem_bind, "local, strict or none");
   cmd->add_option("--pin-memory,--stoker-pin-memory", a.pin_memory, "auto, yes or no");
   cmd->add_flag("--json", a.json, "one JSON object instead of the table");
+  cmd->add_flag(
+      "--ignore-env", a.ignore_env,
+      "recompute, ignoring STOKER_* (the plugin's plan, STOKER_PROFILE, STOKER_PROFILES)");
   cmd->callback([args] {
     const Args& a = *args;
     if (a.list)

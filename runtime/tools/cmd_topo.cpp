@@ -10,6 +10,7 @@
 
 #include "command.hpp"
 #include "node_svg.hpp"
+#include "stoker/plan/strings.hpp"
 #include "stoker/plan/topology.hpp"
 
 namespace stoker::cli {
@@ -28,16 +29,8 @@ struct ProcessView {
   uint64_t memory_limit = 0;
 };
 
-std::string join(const std::vector<std::string>& v, const char* sep = ",") {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
-
 std::string join_ints(const std::vector<int>& v) {
-  std::vector<std::string> s;
-  for (int x : v) s.push_back(std::to_string(x));
-  return s.empty() ? "-" : join(s);
+  return v.empty() ? "-" : join_numbers(v);
 }
 
 std::string gib(uint64_t bytes) {

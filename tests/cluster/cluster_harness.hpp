@@ -123,6 +123,11 @@ class ClusterTest : public ::testing::Test {
     setenv("SLURM_CONF", (dir() / "slurm.conf").c_str(), 1);
     use_mpi_loopback();
     fs::create_directories(jobs());
+    // A job an earlier test left behind (its srun killed by a timeout) would hold the
+    // nodes and make this test queue until it times out too.
+    const RunResult clear =
+        run(STOKER_SOURCE_DIR "/scripts/local-cluster.sh clear '" + dir().string() + "' 2>&1");
+    ASSERT_EQ(clear.rc, 0) << clear.out;
     use_plugin(default_args());
   }
   // Leave the plugstack line as cluster.start wrote it (the plugin, no arguments), so

@@ -13,7 +13,8 @@ TEST_F(Mpi, AllreduceAcrossTwoNodesWithThePlugin) {
   GTEST_SKIP() << "built without MPI";
 #else
   const RunResult r =
-      run("srun --mpi=pmix -N2 -n4 --stoker --stoker-workers=1 " STOKER_MPI_PROGRAM);
+      run(STOKER_SOURCE_DIR "/tests/support/mpi_launch.sh srun --mpi=pmix -N2 -n4 --stoker "
+          "--stoker-workers=1 " STOKER_MPI_PROGRAM);
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   for (int rank = 0; rank < 4; ++rank) {
     EXPECT_NE(

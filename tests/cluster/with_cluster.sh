@@ -4,10 +4,11 @@
 #   tests/cluster/with_cluster.sh CLUSTER_DIR COMMAND [ARGS...]
 #
 # Exits 77 (ctest: skipped) with the harness's reason when no cluster could be started
-# here; otherwise runs COMMAND with SLURM_CONF set to the cluster's config and Open MPI
-# restricted to TCP over the loopback (scripts/mpi-loopback.env).
+# here; otherwise cancels any job an earlier test left behind (local-cluster.sh clear)
+# and runs COMMAND with SLURM_CONF set to the cluster's config and Open MPI restricted
+# to TCP over the loopback (scripts/mpi-loopback.env).
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 cluster=$1
 shift
 if [ -f "$cluster/skip-reason" ]; then
@@ -16,6 +17,7 @@ if [ -f "$cluster/skip-reason" ]; then
 fi
 export PATH=/usr/sbin:/sbin:$PATH
 export SLURM_CONF=$cluster/slurm.conf
+"$(dirname "$0")/../../scripts/local-cluster.sh" clear "$cluster"
 set -a
 . "$(dirname "$0")/../../scripts/mpi-loopback.env"
 set +a

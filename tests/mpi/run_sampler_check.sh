@@ -20,11 +20,13 @@ size=${STOKER_MPI_SIZE:-1001}
 work=${STOKER_MPI_WORKDIR:-$bin/mpi-work}/${check//[:,]/_}.$$
 rm -rf "$work" && mkdir -p "$work"
 
-# launch N ARGS...: the launcher with {n} set to N, then mpi_sampler_ranks ARGS...
+# launch N ARGS...: the launcher with {n} set to N, then mpi_sampler_ranks ARGS... (through
+# mpi_launch.sh, which repeats a launch that Open MPI's TCP wire-up crashed)
 launch() {
   local n=$1
   shift
-  timeout 120 "${launcher[@]//\{n\}/$n}" "$bin/mpi_sampler_ranks" "$@"
+  "$(dirname "$0")/../support/mpi_launch.sh" timeout 30 "${launcher[@]//\{n\}/$n}" \
+    "$bin/mpi_sampler_ranks" "$@"
 }
 
 case $check in

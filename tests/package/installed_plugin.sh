@@ -26,6 +26,7 @@ if [ -f "$cluster/skip-reason" ]; then
   exit 77
 fi
 export SLURM_CONF=$cluster/slurm.conf
+"$(dirname "$0")/../../scripts/local-cluster.sh" clear "$cluster"  # jobs an earlier test left
 plugstack=$cluster/plugstack.conf.d/stoker.conf
 trap 'echo "optional $build_plugin" >"$plugstack"' EXIT
 failures=0

@@ -14,6 +14,19 @@ import threading
 import warnings
 
 
+def cpu_text(cpus):
+    """[0, 1, 2, 5] -> "0-2,5", as /proc prints CPU lists."""
+    out, run = [], []
+    for c in sorted(cpus) + [None]:
+        if run and c is not None and c == run[-1] + 1:
+            run.append(c)
+            continue
+        if run:
+            out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+        run = [c]
+    return ",".join(out)
+
+
 def thread_cpus(tid):
     with open(f"/proc/self/task/{tid}/status") as f:
         for line in f:
@@ -81,7 +94,7 @@ def main():
         "main_thread": thread_cpus(main_tid),
         "sched_getaffinity": sorted(os.sched_getaffinity(0)),
         "main_cpus": plan.main_cpu_list,
-        "worker_shares": sorted(",".join(map(str, s)) for s in plan.worker_shares()),
+        "worker_shares": sorted(cpu_text(s) for s in plan.worker_shares()),
         "workers": sorted(thread_cpus(t) for t in tids if names[t].startswith("stoker-w")),
         # Threads besides the main one and stoker's: torch's OpenMP pool (and Python's own).
         "other_threads": sorted(thread_cpus(t) for t in tids

@@ -12,24 +12,10 @@ import sys
 import unittest
 
 import stoker
+from apply_probe import cpu_text
 from testdata import TempDir, make_tokens
 
 PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "apply_probe.py")
-
-
-def cpu_text(cpus):
-    """[0, 1, 2, 5] -> "0-2,5", as /proc prints lists."""
-    out, run = [], []
-    for c in sorted(cpus):
-        if run and c == run[-1] + 1:
-            run.append(c)
-        else:
-            if run:
-                out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
-            run = [c]
-    if run:
-        out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
-    return ",".join(out)
 
 
 class ApplyPlan(unittest.TestCase):

@@ -2,19 +2,18 @@
 
 #include <algorithm>
 #include <bit>
-#include <charconv>
 
 #include "stoker/error.hpp"
+#include "stoker/plan/strings.hpp"
+#include "stoker/plan/values.hpp"
 
 namespace stoker {
 
 namespace {
-constexpr int kMaxCpu = 1 << 16;  // far above any real machine; bounds parsing of garbage
-
 bool parse_int(std::string_view s, int& out) {
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && p == s.data() + s.size() && out >= 0 && out < kMaxCpu;
+  const auto v = values::parse_whole(s, 0, CpuSet::kMaxCpu - 1);
+  if (v) out = static_cast<int>(*v);
+  return v.has_value();
 }
 }  // namespace
 
@@ -37,25 +36,16 @@ CpuSet CpuSet::parse(std::string_view text, std::string_view where) {
                  "malformed CPU list '" + std::string(text) + "' at '" + std::string(part) + "'",
                  "use OS CPU numbers and ranges such as 0-5,12");
   };
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t comma = text.find(',', pos);
-    std::string_view part = text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos);
-    if (part.empty()) {
-      if (text.empty()) break;
-      throw bad(part);
-    }
-    size_t dash = part.find('-');
+  if (text.empty()) return s;
+  for (std::string_view part : split(text, ',')) {
+    const size_t dash = part.find('-');
     int a = 0, b = 0;
-    if (dash == std::string_view::npos) {
-      if (!parse_int(part, a)) throw bad(part);
-      b = a;
-    } else if (!parse_int(part.substr(0, dash), a) || !parse_int(part.substr(dash + 1), b) || b < a) {
-      throw bad(part);
-    }
+    const bool ok =
+        dash == std::string_view::npos
+            ? parse_int(part, a) && parse_int(part, b)
+            : parse_int(part.substr(0, dash), a) && parse_int(part.substr(dash + 1), b) && a <= b;
+    if (!ok) throw bad(part);
     for (int c = a; c <= b; ++c) s.set(c);
-    if (comma == std::string_view::npos) break;
-    pos = comma + 1;
   }
   return s;
 }

@@ -2,16 +2,13 @@
 
 #include <fstream>
 
+#include "stoker/plan/strings.hpp"
+
 namespace stoker {
 
 bool comma_list_has(std::string_view list, std::string_view want) {
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t end = list.find(',', start);
-    if (end == std::string_view::npos) end = list.size();
-    if (list.substr(start, end - start) == want) return true;
-    start = end + 1;
-  }
+  for (std::string_view item : split(list, ','))
+    if (item == want) return true;
   return false;
 }
 

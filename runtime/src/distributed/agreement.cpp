@@ -8,12 +8,12 @@
 #include <thread>
 #include <vector>
 
-#include "env_number.hpp"
 #include "mpi_comm.hpp"
 #include "sampler_text.hpp"
 #include "stoker/distributed/coordination.hpp"
-#include "stoker/plan/cpuset.hpp"
 #include "stoker/error.hpp"
+#include "stoker/plan/cpuset.hpp"
+#include "stoker/plan/launch_env.hpp"
 
 namespace stoker {
 
@@ -25,6 +25,7 @@ struct View {
   uint64_t stream;  // 0: by index; else 1 + the shuffle buffer
 };
 constexpr int kFields = sizeof(View) / sizeof(uint64_t);
+constexpr uint64_t kMaxAgreeSeconds = 7 * 24 * 3600;  // STOKER_AGREE_TIMEOUT's bound
 
 std::string str(uint64_t v) {
   return std::to_string(v);
@@ -63,7 +64,7 @@ std::vector<View> gather(MPI_Comm comm, const View& mine, int size) {
   MPI_Request request;
   MPI_Iallgather(&mine, kFields, MPI_UINT64_T, all.data(), kFields, MPI_UINT64_T, comm, &request);
   const auto limit = std::chrono::seconds(
-      distributed::env_number("STOKER_AGREE_TIMEOUT", std::getenv("STOKER_AGREE_TIMEOUT")).value_or(60));
+      env_whole(process_env(), "STOKER_AGREE_TIMEOUT", 1, kMaxAgreeSeconds).value_or(60));
   const auto deadline = std::chrono::steady_clock::now() + limit;
   auto pause = std::chrono::microseconds(50);
   for (int done = 0;;) {

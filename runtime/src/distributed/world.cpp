@@ -1,41 +1,17 @@
-// detect_world(): MPI first, then the launchers' environment variables.
+// detect_world(): MPI first, then the launchers' variables (launch_ranks).
 #include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <string>
 
-#include "env_number.hpp"
 #include "mpi_comm.hpp"
 #include "stoker/distributed/coordination.hpp"
-
-#include "common/slurm_tasks.hpp"
 #include "stoker/error.hpp"
+#include "stoker/plan/launch_env.hpp"
 
 namespace stoker {
 
 namespace {
-using distributed::env_number;
-using Env = const char* (*)(const char*);
-
-std::string str(uint64_t v) {
-  return std::to_string(v);
-}
-
-// Slurm's tasks-per-node list, "2(x3),1": 2 tasks on each of 3 nodes, then 1. Returns the
-// count for node `node`, or 0 when the list is shorter.
-
-void check_rank(WorldInfo& w, const char* rank_name, const char* size_name) {
-  if (w.world_size == 0) throw Error(size_name, "is 0; a job has at least one rank");
-  if (w.rank >= w.world_size) {
-    throw Error(rank_name,
-                "rank " + str(w.rank) + " is not below " + size_name + "=" + str(w.world_size),
-                "ranks are numbered 0 to world size - 1");
-  }
-  if (w.local_size == 0 || w.local_rank >= w.local_size) {
-    w.local_rank = 0;  // an unusable local layout: treat the rank as alone on its node
-    w.local_size = 1;
-  }
-}
 
 #ifdef STOKER_HAVE_MPI
 MPI_Comm g_comm = MPI_COMM_NULL;
@@ -98,38 +74,6 @@ MPI_Comm distributed::coordination_comm() {
 }
 #endif
 
-WorldInfo world_from_environment(Env env) {
-  WorldInfo w;
-  if (const auto rank = env_number("RANK", env("RANK"))) {
-    const auto size = env_number("WORLD_SIZE", env("WORLD_SIZE"));
-    if (!size) throw Error("WORLD_SIZE", "is unset while RANK is set", "set both, or neither");
-    w.rank = *rank;
-    w.world_size = *size;
-    w.local_rank = env_number("LOCAL_RANK", env("LOCAL_RANK")).value_or(0);
-    w.local_size = env_number("LOCAL_WORLD_SIZE", env("LOCAL_WORLD_SIZE")).value_or(1);
-    w.source = "RANK/WORLD_SIZE";
-    check_rank(w, "RANK", "WORLD_SIZE");
-    return w;
-  }
-  if (const auto rank = env_number("SLURM_PROCID", env("SLURM_PROCID"))) {
-    const auto size = env_number("SLURM_NTASKS", env("SLURM_NTASKS"));
-    if (!size) throw Error("SLURM_NTASKS", "is unset while SLURM_PROCID is set");
-    w.rank = *rank;
-    w.world_size = *size;
-    w.local_rank = env_number("SLURM_LOCALID", env("SLURM_LOCALID")).value_or(0);
-    const char* list_name = "SLURM_STEP_TASKS_PER_NODE";
-    const char* list = env(list_name);
-    if (list == nullptr) list = env(list_name = "SLURM_TASKS_PER_NODE");
-    const uint64_t node = env_number("SLURM_NODEID", env("SLURM_NODEID")).value_or(0);
-    w.local_size = list ? slurm_tasks_on_node(list_name, list, node) : 1;
-    w.source = "SLURM_PROCID/SLURM_NTASKS";
-    check_rank(w, "SLURM_PROCID", "SLURM_NTASKS");
-    return w;
-  }
-  w.source = "single process";
-  return w;
-}
-
 WorldInfo detect_world() {
   static std::mutex mutex;
   static std::optional<WorldInfo> cached;
@@ -138,13 +82,13 @@ WorldInfo detect_world() {
 #ifdef STOKER_HAVE_MPI
   if (auto w = mpi_world()) return *(cached = w);
 #endif
-  cached =
-      world_from_environment([](const char* name) -> const char* { return std::getenv(name); });
+  const LaunchRanks r = launch_ranks(process_env());
+  cached = WorldInfo{r.rank, r.world_size, r.local_rank, r.local_size, false, r.source};
   return *cached;
 }
 
 uint64_t seed_from_environment(uint64_t fallback) {
-  return env_number("STOKER_SEED", std::getenv("STOKER_SEED")).value_or(fallback);
+  return env_whole(process_env(), "STOKER_SEED", 0, UINT64_MAX).value_or(fallback);
 }
 
 }  // namespace stoker

@@ -3,21 +3,14 @@
 #include <algorithm>
 
 #include "stoker/doctor.hpp"
+#include "stoker/plan/strings.hpp"
 
 namespace stoker::doctor {
 
 namespace {
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
 std::string numa_text(const std::vector<int>& numa) {
-  std::vector<std::string> s;
-  for (int n : numa) s.push_back(std::to_string(n));
-  return s.empty() ? "?" : join(s);
+  return numa.empty() ? "?" : join_numbers(numa, ", ");
 }
 
 }  // namespace
@@ -64,12 +57,12 @@ Finding check_gpu_locality(const Topology& topo, const CpuSet& mask,
   }
   Finding f{"gpu", Severity::Ok, "", ""};
   if (far.empty()) {
-    f.message =
-        near.empty() ? "no GPU to check" : "every GPU has allowed CPUs near it: " + join(near);
+    f.message = near.empty() ? "no GPU to check"
+                             : "every GPU has allowed CPUs near it: " + join(near, ", ");
     return f;
   }
   f.severity = Severity::Warn;
-  f.message = "no allowed CPU (" + mask.to_string() + ") is near GPU " + join(far) +
+  f.message = "no allowed CPU (" + mask.to_string() + ") is near GPU " + join(far, ", ") +
               ": its batches and copies cross the socket link";
   f.fix =
       "ask for cores next to the GPUs (sbatch --gres-flags=enforce-binding, "

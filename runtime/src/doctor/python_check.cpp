@@ -17,6 +17,7 @@
 
 #include "stoker/doctor.hpp"
 #include "stoker/error.hpp"
+#include "stoker/plan/strings.hpp"
 
 extern char** environ;
 
@@ -147,23 +148,20 @@ Finding check_python_sources(const std::map<std::string, std::optional<std::stri
     roots.insert(r.path);
     where.push_back(module + " from " + r.path + " (" + r.kind + ")");
   }
-  auto join = [](const std::vector<std::string>& v) {
-    std::string s;
-    for (const std::string& x : v) s += (s.empty() ? "" : "; ") + x;
-    return s;
-  };
   Finding f{"python", Severity::Ok, "", ""};
   if (roots.size() > 1) {
     f.severity = Severity::Warn;
-    f.message = "modules come from " + std::to_string(roots.size()) + " places: " + join(where);
+    f.message =
+        "modules come from " + std::to_string(roots.size()) + " places: " + join(where, "; ");
     f.fix =
         "install torch, numpy and Pillow the same way (all pip in one virtualenv, or all "
         "Debian packages: apt install python3-torch python3-numpy python3-pil)";
   } else if (!missing.empty()) {
     f.severity = Severity::Info;
-    f.message = "not installed: " + join(missing) + (where.empty() ? "" : "; " + join(where));
+    f.message =
+        "not installed: " + join(missing, "; ") + (where.empty() ? "" : "; " + join(where, "; "));
   } else {
-    f.message = "all from one place: " + join(where);
+    f.message = "all from one place: " + join(where, "; ");
   }
   return f;
 }

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
 
 #include "stoker/loader/metrics.hpp"
+#include "stoker/plan/launch_env.hpp"
 
 namespace stoker {
 
@@ -73,19 +73,9 @@ double seconds(uint64_t ns) {
 }  // namespace
 
 MetricLabels MetricLabels::from_environment(std::optional<uint64_t> rank) {
-  auto env = [](const char* n) {
-    const char* v = std::getenv(n);
-    return std::string(v ? v : "");
-  };
-  MetricLabels l{env("SLURM_JOB_ID"), env("SLURM_STEP_ID"), ""};
-  if (rank) {
-    l.rank = std::to_string(*rank);
-    return l;
-  }
-  for (const char* name : {"RANK", "SLURM_PROCID"}) {
-    if (!(l.rank = env(name)).empty()) return l;
-  }
-  l.rank = "0";
+  const EnvGetter env = process_env();
+  MetricLabels l{env("SLURM_JOB_ID").value_or(""), env("SLURM_STEP_ID").value_or(""), ""};
+  l.rank = std::to_string(rank ? *rank : launch_ranks(env).rank);
   return l;
 }
 

@@ -1,33 +1,19 @@
 // The STOKER_* environment contract (README table): writing a plan out and reading it back.
 #include "stoker/plan/plan_env.hpp"
 
-#include <cstdlib>
-
 #include "stoker/error.hpp"
 #include "stoker/plan/limits.hpp"
+#include "stoker/plan/strings.hpp"
 #include "stoker/plan/values.hpp"
 
 namespace stoker {
 
 namespace {
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ",") + s;
-  return out;
-}
-
-std::string numa_text(const std::vector<int>& nodes) {
-  std::string out;
-  for (int n : nodes) out += (out.empty() ? "" : ",") + std::to_string(n);
-  return out;
-}
-
 // Reads one variable; `required` ones must be present when a plan is.
 class Reader {
  public:
-  explicit Reader(const std::function<std::optional<std::string>(const std::string&)>& get)
-      : get_(get) {}
+  explicit Reader(const EnvGetter& get) : get_(get) {}
 
   std::optional<std::string> optional(const std::string& name) const { return get_(name); }
 
@@ -41,37 +27,21 @@ class Reader {
 
   [[noreturn]] static void garbled(const std::string& name, const std::string& value,
                                    const std::string& expected) {
-    throw Error(name, "garbled value '" + value + "'", "expected " + expected);
+    throw_garbled_env(name, value, expected);
   }
 
-  int64_t whole(const std::string& name, int64_t lo, int64_t hi, bool need = true) const {
-    auto v = need ? std::optional<std::string>(required(name)) : optional(name);
-    if (!v) return lo;
-    auto n = values::parse_whole(*v, lo, hi);
-    if (!n)
-      garbled(name, *v, "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
-    return *n;
-  }
-
-  uint64_t bytes(const std::string& name, bool need) const {
-    auto v = need ? std::optional<std::string>(required(name)) : optional(name);
-    if (!v) return 0;
-    auto n = values::parse_bytes_plain(*v);
-    if (!n) garbled(name, *v, "a number of bytes");
-    return *n;
+  uint64_t whole(const std::string& name, uint64_t lo, uint64_t hi, bool need = true) const {
+    if (need) required(name);
+    return env_whole(get_, name, lo, hi).value_or(lo);
   }
 
   CpuSet cpus(const std::string& name) const {
-    std::string v = required(name);
-    try {
-      return CpuSet::parse(v, name);
-    } catch (const Error&) {
-      garbled(name, v, "an OS CPU list such as 0-5,12");
-    }
+    required(name);
+    return *env_cpus(get_, name);
   }
 
  private:
-  const std::function<std::optional<std::string>(const std::string&)>& get_;
+  const EnvGetter& get_;
 };
 
 }  // namespace
@@ -86,7 +56,7 @@ EnvVars plan_to_env(const Plan& p) {
       {"STOKER_CPUS", p.cpus.to_string()},
       {"STOKER_MAIN_CPUS", p.main_cpus.to_string()},
       {"STOKER_WORKER_CPUS", p.worker_cpus.to_string()},
-      {"STOKER_NUMA", numa_text(p.numa)},
+      {"STOKER_NUMA", join_numbers(p.numa)},
       {"STOKER_GPU", p.gpu},
       {"STOKER_PIN_MEMORY", p.pin_memory ? "1" : "0"},
       {"STOKER_STREAM", p.stream ? "1" : "0"},
@@ -101,8 +71,7 @@ EnvVars plan_to_env(const Plan& p) {
   };
 }
 
-std::optional<Plan> plan_from_env(
-    const std::function<std::optional<std::string>(const std::string&)>& get) {
+std::optional<Plan> plan_from_env(const EnvGetter& get) {
   Reader env(get);
   auto version = env.optional("STOKER_PLAN_VERSION");
   if (!version) return std::nullopt;
@@ -123,15 +92,10 @@ std::optional<Plan> plan_from_env(
   p.main_cpus = env.cpus("STOKER_MAIN_CPUS");
   p.worker_cpus = env.cpus("STOKER_WORKER_CPUS");
   if (auto numa = env.optional("STOKER_NUMA"); numa && !numa->empty()) {
-    size_t pos = 0;
-    while (true) {
-      size_t comma = numa->find(',', pos);
-      std::string_view item = std::string_view(*numa).substr(pos, comma - pos);
+    for (std::string_view item : split(*numa, ',')) {
       auto n = values::parse_whole(item, 0, 1 << 16);
       if (!n) Reader::garbled("STOKER_NUMA", *numa, "NUMA node numbers such as 0,1");
       p.numa.push_back(static_cast<int>(*n));
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
     }
   }
   p.gpu = env.optional("STOKER_GPU").value_or("");
@@ -143,20 +107,14 @@ std::optional<Plan> plan_from_env(
     p.stream = *stream == "1";
   }
   if (env.optional("STOKER_SHUFFLE_BUFFER")) {
-    p.shuffle_buffer =
-        static_cast<uint64_t>(env.whole("STOKER_SHUFFLE_BUFFER", 1, int64_t{1} << 24, false));
+    p.shuffle_buffer = env.whole("STOKER_SHUFFLE_BUFFER", 1, limits::kMaxShuffleBuffer, false);
   }
-  p.mem_budget = env.bytes("STOKER_MEM_BUDGET", true);
-  p.batch_bytes = env.bytes("STOKER_BATCH_BYTES", false);
+  p.mem_budget = env.whole("STOKER_MEM_BUDGET", 0, UINT64_MAX);
+  p.batch_bytes = env.whole("STOKER_BATCH_BYTES", 0, UINT64_MAX, false);
   if (auto nics = env.optional("STOKER_NICS"); nics && !nics->empty()) {
-    size_t pos = 0;
-    while (true) {
-      size_t comma = nics->find(',', pos);
-      std::string item = nics->substr(pos, comma - pos);
+    for (std::string_view item : split(*nics, ',')) {
       if (item.empty()) Reader::garbled("STOKER_NICS", *nics, "NIC names separated by commas");
-      p.nics.push_back(item);
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
+      p.nics.emplace_back(item);
     }
   }
   if (auto bind = env.optional("STOKER_BIND")) {
@@ -180,10 +138,7 @@ std::optional<Plan> plan_from_env(
 }
 
 std::optional<Plan> plan_from_process_env() {
-  return plan_from_env([](const std::string& name) -> std::optional<std::string> {
-    const char* v = std::getenv(name.c_str());
-    return v ? std::optional<std::string>(v) : std::nullopt;
-  });
+  return plan_from_env(process_env());
 }
 
 }  // namespace stoker

@@ -39,7 +39,7 @@ KeySpec<Target> spec(const char* key, const char* expects, T Target::*member, Pa
           }};
 }
 
-auto whole(int64_t lo, int64_t hi) {
+auto whole(uint64_t lo, uint64_t hi) {
   return [lo, hi](std::string_view v) { return values::parse_whole(v, lo, hi); };
 }
 auto fraction() {

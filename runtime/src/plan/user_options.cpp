@@ -18,7 +18,7 @@ std::string line(std::string_view flag, std::string_view value, bool has_value,
 
 std::string flag_list() {
   std::string out;
-  for (const char* f : kUserFlags) out += std::string(out.empty() ? "" : ", ") + "--" + f;
+  for (const UserFlag& f : kUserFlags) out += std::string(out.empty() ? "" : ", ") + "--" + f.name;
   return out;
 }
 
@@ -104,8 +104,9 @@ std::string validate_user_options(const UserOptions& opts, const ProfileSet& pro
   return {};
 }
 
-const Profile& selected_profile(const UserOptions& opts, const ProfileSet& profiles) {
-  return profiles.get(opts.profile.value_or(profiles.caps.default_profile));
+Error user_option_error(const std::string& problem) {
+  const std::string_view prefix = "stoker: ";
+  return Error("", problem.starts_with(prefix) ? problem.substr(prefix.size()) : problem);
 }
 
 }  // namespace stoker

@@ -15,19 +15,11 @@ bool all_digits(std::string_view s) {
 }
 }  // namespace
 
-std::optional<int64_t> parse_whole(std::string_view s, int64_t lo, int64_t hi) {
-  if (!all_digits(s) || s.size() > 18) return std::nullopt;
-  int64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || v < lo || v > hi) return std::nullopt;
-  return v;
-}
-
-std::optional<uint64_t> parse_bytes_plain(std::string_view s) {
-  if (!all_digits(s) || s.size() > 20) return std::nullopt;
+std::optional<uint64_t> parse_whole(std::string_view s, uint64_t lo, uint64_t hi) {
+  if (!all_digits(s)) return std::nullopt;
   uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);  // ec: out of range
+  if (ec != std::errc() || p != s.data() + s.size() || v < lo || v > hi) return std::nullopt;
   return v;
 }
 
@@ -76,7 +68,7 @@ std::optional<uint64_t> parse_size(std::string_view s) {
   if (!known) return std::nullopt;
   if (scale == 1 && number.find('.') != std::string_view::npos) return std::nullopt;
   if (scale == 1) {
-    auto v = parse_bytes_plain(number);
+    auto v = parse_whole(number);
     if (!v || *v == 0) return std::nullopt;
     return v;
   }

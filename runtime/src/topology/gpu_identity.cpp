@@ -1,26 +1,17 @@
 // Slurm-style GPU ids -> topology GPUs, from /proc/driver/nvidia or PCI bus order.
 #include "stoker/plan/gpu_identity.hpp"
 
-#include <algorithm>
-#include <cctype>
-#include <charconv>
+#include <climits>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
+#include "stoker/plan/strings.hpp"
+#include "stoker/plan/values.hpp"
+
 namespace stoker {
 
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string trim(std::string_view s) {
-  size_t a = s.find_first_not_of(" \t\r\n"), b = s.find_last_not_of(" \t\r\n");
-  return a == std::string_view::npos ? "" : std::string(s.substr(a, b - a + 1));
-}
 
 // The value after "key:" on the line that starts with `key`, trimmed; "" when absent.
 std::string field(const std::string& path, std::string_view key) {
@@ -36,8 +27,9 @@ std::string field(const std::string& path, std::string_view key) {
 }
 
 bool parse_index(const std::string& s, int& out) {
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return !s.empty() && ec == std::errc() && p == s.data() + s.size() && out >= 0;
+  const auto v = values::parse_whole(s, 0, INT_MAX);
+  if (v) out = static_cast<int>(*v);
+  return v.has_value();
 }
 
 bool is_uuid_style(const std::string& id) {
@@ -71,19 +63,14 @@ GpuResolution resolve_gpu_ids(const Topology& topo, std::string_view ids,
   GpuResolution r;
   std::string all = trim(ids);
   if (all.empty()) return r;
-  const std::string suffix = "; planning without a GPU";
   auto fail = [&](const std::string& msg) {
     r.gpus.clear();
-    r.error = msg + suffix;
+    r.error = msg;
     return r;
   };
   std::set<int> seen;
-  size_t pos = 0;
-  while (pos <= all.size()) {
-    size_t comma = all.find(',', pos);
-    std::string id = trim(std::string_view(all).substr(
-        pos, comma == std::string::npos ? std::string::npos : comma - pos));
-    pos = comma == std::string::npos ? all.size() + 1 : comma + 1;
+  for (std::string_view item : split(all, ',')) {
+    const std::string id = trim(item);
     if (id.empty()) return fail("cannot locate GPU '': empty id in GPU list '" + all + "'");
     if (is_uuid_style(id)) {
       return fail("cannot locate GPU " + id +

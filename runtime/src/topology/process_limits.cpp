@@ -4,15 +4,14 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
-#include <fstream>
 #include <mutex>
 #include <optional>
-#include <sstream>
 
 #include "common/proc_cgroup.hpp"
 #include "stoker/error.hpp"
+#include "stoker/plan/strings.hpp"
 #include "stoker/plan/topology.hpp"
+#include "stoker/plan/values.hpp"
 #include "topology/process_hwloc.hpp"
 
 namespace stoker {
@@ -22,29 +21,6 @@ namespace {
 // cgroup v1 reports "no limit" as a page-rounded LONG_MAX; anything this big is no limit.
 constexpr uint64_t kNoLimitV1 = uint64_t{1} << 60;
 
-std::string join(const std::string& root, const std::string& rest) {
-  std::string r = root.empty() ? "/" : root;
-  if (r.back() != '/') r += '/';
-  size_t skip = rest.find_first_not_of('/');
-  return skip == std::string::npos ? r : r + rest.substr(skip);
-}
-
-std::optional<std::string> read_first_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line)) return std::nullopt;
-  while (!line.empty() && (line.back() == '\n' || line.back() == ' ' || line.back() == '\r'))
-    line.pop_back();
-  return line;
-}
-
-std::optional<uint64_t> parse_u64(const std::string& s) {
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
 // The smallest limit in `file` found in `dir` and its ancestors up to `top` (cgroup limits
 // nest: a child can never use more than its parents allow). `parse` maps a file's text to a
 // limit, nullopt meaning none.
@@ -53,7 +29,7 @@ std::optional<uint64_t> min_over_ancestors(const std::string& top, std::string c
                                            const std::string& file, Parse parse) {
   std::optional<uint64_t> best;
   while (true) {
-    if (auto text = read_first_line(join(join(top, cgroup), file))) {
+    if (auto text = read_first_line(under_root(under_root(top, cgroup), file))) {
       if (auto v = parse(*text)) best = best ? std::min(*best, *v) : *v;
     }
     if (cgroup.empty() || cgroup == "/") break;
@@ -68,10 +44,6 @@ uint64_t physical_memory() {
   return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
 }
 
-// True when the comma-separated controller list names `want`.
-}  // namespace
-
-namespace {
 std::mutex task_mask_mu;
 std::optional<CpuSet> task_mask;  // set once stoker pinned a thread (pin_main_thread)
 }  // namespace
@@ -116,7 +88,7 @@ uint64_t memory_limit_bytes(const std::string& root) {
   uint64_t physical = physical_memory();
   std::string v2_path, v1_path;
   bool have_v2 = false, have_v1 = false;
-  for (const CgroupEntry& e : read_proc_cgroup(join(root, "proc/self/cgroup"))) {
+  for (const CgroupEntry& e : read_proc_cgroup(under_root(root, "/proc/self/cgroup"))) {
     if (e.is_v2()) {
       have_v2 = true;
       v2_path = e.path;
@@ -127,15 +99,16 @@ uint64_t memory_limit_bytes(const std::string& root) {
   }
   std::optional<uint64_t> limit;
   if (have_v2) {
-    limit = min_over_ancestors(join(root, "sys/fs/cgroup"), v2_path, "memory.max",
+    limit = min_over_ancestors(under_root(root, "/sys/fs/cgroup"), v2_path, "memory.max",
                                [](const std::string& t) -> std::optional<uint64_t> {
-                                 return t == "max" ? std::nullopt : parse_u64(t);
+                                 return t == "max" ? std::nullopt : values::parse_whole(t);
                                });
   }
   if (!limit && have_v1) {
-    limit = min_over_ancestors(join(root, "sys/fs/cgroup/memory"), v1_path, "memory.limit_in_bytes",
+    limit = min_over_ancestors(under_root(root, "/sys/fs/cgroup/memory"), v1_path,
+                               "memory.limit_in_bytes",
                                [](const std::string& t) -> std::optional<uint64_t> {
-                                 auto v = parse_u64(t);
+                                 auto v = values::parse_whole(t);
                                  return v && *v < kNoLimitV1 ? v : std::nullopt;
                                });
   }

@@ -39,6 +39,7 @@ if [ -f "$cluster/skip-reason" ]; then
 fi
 [ -f "$cluster/slurm.conf" ] || { echo "FAIL: $cluster/slurm.conf missing: start the cluster first"; exit 1; }
 export SLURM_CONF=$cluster/slurm.conf
+"$(dirname "$0")/../../../scripts/local-cluster.sh" clear "$cluster"  # jobs an earlier test left
 if [ $# -eq 3 ]; then
   [ -f "$3" ] || { echo "FAIL: plugin $3 not found"; exit 1; }
   echo "optional $(realpath "$3")" >"$cluster/plugstack.conf.d/stoker.conf"
@@ -133,7 +134,7 @@ rank_line='^stoker_train: rank [0-9]+/%d .*plan from (the STOKER_\* environment|
 env_line='^stoker_train: rank [0-9]+/%d .*plan from the STOKER_\* environment'
 # The plugin's word on each rank of the srun step (--stoker-verbose): its plan, or why it left
 # the task alone (the fake GPUs). The batch step's own "not tuned" line is not counted.
-plugin_line='^stoker: (rank [0-9]+ \(local [0-9]+/[0-9]+\): profile=|warning: rank [0-9]+: GPUs )'
+plugin_line='^stoker: (rank [0-9]+ \(local [0-9]+/[0-9]+\): profile=|warning: rank [0-9]+: GPU ids )'
 # single node, 2 GPUs: two ranks on one node, fake GPUs -> the trainer's CPU path, said out loud.
 expect single out 2 "$(printf "$rank_line" 2)"
 expect single out 2 '^stoker_train: rank [01]/2: device cpu \('

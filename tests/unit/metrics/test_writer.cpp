@@ -93,6 +93,7 @@ TEST(MetricsWriter, FromEnvironment) {
   EnvGuard job("SLURM_JOB_ID", "77");
   EnvGuard step("SLURM_STEP_ID", "1");
   EnvGuard rank("RANK", "5");
+  EnvGuard world("WORLD_SIZE", "8");
   {
     EnvGuard bad("STOKER_METRICS_INTERVAL", "soon");
     EXPECT_THROW(MetricsWriter::from_environment(counting(calls)), Error);
@@ -117,8 +118,10 @@ TEST(MetricsWriter, FromEnvironment) {
 
 TEST(MetricLabels, RankFallbacks) {
   EnvGuard rank("RANK", std::nullopt);
+  EnvGuard world("WORLD_SIZE", std::nullopt);
   {
     EnvGuard procid("SLURM_PROCID", "9");
+    EnvGuard ntasks("SLURM_NTASKS", "16");
     EXPECT_EQ(MetricLabels::from_environment().rank, "9");
   }
   EnvGuard procid("SLURM_PROCID", std::nullopt);

@@ -42,9 +42,31 @@ class ScopedEnv {
 };
 
 void clear_launcher_env(ScopedEnv& env) {
-  for (const char* v :
-       {"STOKER_PLAN_VERSION", "STOKER_PROFILE", "STOKER_PROFILES", "LOCAL_RANK",
-        "LOCAL_WORLD_SIZE", "SLURM_LOCALID", "SLURM_NTASKS_PER_NODE", "CUDA_VISIBLE_DEVICES"})
+  for (const char* v : {"STOKER_PLAN_VERSION",
+                        "STOKER_PROFILE",
+                        "STOKER_PROFILES",
+                        "RANK",
+                        "WORLD_SIZE",
+                        "LOCAL_RANK",
+                        "LOCAL_WORLD_SIZE",
+                        "OMPI_COMM_WORLD_RANK",
+                        "OMPI_COMM_WORLD_SIZE",
+                        "OMPI_COMM_WORLD_LOCAL_RANK",
+                        "OMPI_COMM_WORLD_LOCAL_SIZE",
+                        "SLURM_JOB_ID",
+                        "SLURM_PROCID",
+                        "SLURM_NTASKS",
+                        "SLURM_LOCALID",
+                        "SLURM_NODEID",
+                        "SLURM_STEP_TASKS_PER_NODE",
+                        "SLURM_TASKS_PER_NODE",
+                        "SLURM_CPU_BIND_TYPE",
+                        "SLURM_CPU_BIND_LIST",
+                        "SLURM_STEP_GPUS",
+                        "SLURM_JOB_GPUS",
+                        "SLURM_MEM_PER_NODE",
+                        "SLURM_MEM_PER_CPU",
+                        "CUDA_VISIBLE_DEVICES"})
     env.set(v, nullptr);
 }
 
@@ -63,7 +85,7 @@ TEST(LocalPlan, LauncherVariablesGiveTheLocalRanks) {
   ScopedEnv env;
   clear_launcher_env(env);
   env.set("SLURM_LOCALID", "1");
-  env.set("SLURM_NTASKS_PER_NODE", "2");
+  env.set("SLURM_STEP_TASKS_PER_NODE", "2");
   env.set("STOKER_PROFILE", "nlp");
   LocalPlan lp = plan_this_process();
   EXPECT_EQ(lp.plan.local_rank, 1);
@@ -78,7 +100,8 @@ TEST(LocalPlan, LauncherVariablesGiveTheLocalRanks) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),
-                 "LOCAL_RANK: garbled value 'x' (expected a whole number from 0, or unset it)");
+                 "LOCAL_RANK: garbled value 'x' (expected a whole number from 0 to 65535; fix or "
+                 "unset LOCAL_RANK)");
   }
 }
 
@@ -88,7 +111,8 @@ TEST(LocalPlan, UnresolvableCudaVisibleDevicesGivesACpuOnlyPlanWithTheReason) {
   env.set("CUDA_VISIBLE_DEVICES", "GPU-8a1f0000-0000");
   LocalPlan lp = plan_this_process();
   EXPECT_EQ(lp.plan.gpu, "");
-  EXPECT_NE(lp.plan.reason("input").find("CUDA_VISIBLE_DEVICES: cannot locate GPU GPU-8a1f"),
+  EXPECT_NE(lp.plan.reason("input").find(
+                "GPU ids 'GPU-8a1f0000-0000' (CUDA_VISIBLE_DEVICES): cannot locate GPU GPU-8a1f"),
             std::string::npos)
       << lp.plan.reason("input");
 }
@@ -109,6 +133,41 @@ TEST(LocalPlan, ThePluginsEnvironmentComesFirst) {
   EXPECT_FALSE(plan_this_process(what_if).from_environment);
 }
 
+TEST(LocalPlan, IgnoreEnvRecomputesWithoutAnyStokerVariable) {
+  ScopedEnv env;
+  clear_launcher_env(env);
+  auto topo = test::fixture(test::four_gpu_two_socket(false), "4gpu");
+  Plan planned = make_plan(test::input_for(*topo, 1, 4, {0, 1, 2, 3}));
+  for (const auto& [k, v] : plan_to_env(planned)) env.set(k, v.c_str());
+  env.set("STOKER_PROFILE", "nlp");
+  env.set("STOKER_PROFILES", "/nonexistent/profiles.conf");
+  PlanRequest r;
+  r.ignore_env = true;
+  const LocalPlan lp = plan_this_process(r);
+  EXPECT_FALSE(lp.from_environment);
+  EXPECT_EQ(lp.plan.profile, builtin_profiles().caps.default_profile);
+  EXPECT_EQ(lp.plan, plan_this_process(r).plan);
+  env.set("STOKER_PROFILE", nullptr);
+  env.set("STOKER_PROFILES", nullptr);
+  env.set("STOKER_PLAN_VERSION", nullptr);
+  EXPECT_EQ(lp.plan, plan_this_process().plan) << "the same as without any STOKER_*";
+}
+
+TEST(LocalPlan, OutsideSlurmTheLocalRanksShareThisProcessesMask) {
+  ScopedEnv env;
+  clear_launcher_env(env);
+  env.set("LOCAL_RANK", "0");
+  env.set("LOCAL_WORLD_SIZE", "2");
+  const LocalPlan lp = plan_this_process();
+  EXPECT_EQ(lp.plan.local_size, 2);
+  if (current_cpu_mask().count() >= 2) {
+    EXPECT_LT(lp.plan.cpus.count(), current_cpu_mask().count()) << "the mask is shared";
+  }
+  EXPECT_NE(lp.plan.reason("input").find("shared by the local ranks (this process's mask; not a Slurm task)"),
+            std::string::npos)
+      << lp.plan.reason("input");
+}
+
 TEST(LocalPlan, WhatIfInputsAreCheckedStrictly) {
   if (!std::filesystem::exists(kPower8)) GTEST_SKIP() << kPower8 << " absent";
   ScopedEnv env;
@@ -120,7 +179,7 @@ TEST(LocalPlan, WhatIfInputsAreCheckedStrictly) {
     plan_this_process(r);
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(e.where(), "GPU ids '0,7'");
+    EXPECT_EQ(e.where(), "GPU ids '0,7' (--gpus)");
     EXPECT_EQ(e.problem().rfind("cannot locate GPU 7", 0), 0u) << e.what();
     EXPECT_EQ(e.todo(), "list GPU ids that the node has");
   }
@@ -172,7 +231,7 @@ TEST(StokerPlanCommand, BadInputExitsNonZeroNamingIt) {
       {"plan --topology /nonexistent.xml", "/nonexistent.xml"},
       {"plan" + topo + " --cpus 900-901", "CPU mask: CPUs 900-901 are not on this node"},
       {"plan" + topo + " --cpus ''", "CPU mask: the CPU mask is empty"},
-      {"plan" + topo + " --gpus 9", "GPU ids '9': cannot locate GPU 9"},
+      {"plan" + topo + " --gpus 9", "GPU ids '9' (--gpus): cannot locate GPU 9"},
       {"plan" + topo + " --mem-limit 0", "--mem-limit: '0' is not a size above 0"},
       {"plan" + topo + " --profiles /nonexistent.conf", "/nonexistent.conf: cannot read"},
       {"plan" + topo + " --local-rank 2 --local-size 2", "local rank: local rank 2 is not below"},

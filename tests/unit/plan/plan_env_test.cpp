@@ -131,59 +131,70 @@ INSTANTIATE_TEST_SUITE_P(
     PlanEnv, PlanEnvErrors,
     testing::Values(
         Garbled{"STOKER_PLAN_VERSION", "2",
-                "STOKER_PLAN_VERSION: version '2' is not the one this runtime reads (this runtime "
-                "reads version 1: use the plugin and runtime of the same stoker release)"},
+                "STOKER_PLAN_VERSION: version '2' is not the one this runtime reads (this "
+                "runtime reads version 1: use the plugin and runtime of the same stoker release)"},
         Garbled{"STOKER_WORKERS", "many",
-                "STOKER_WORKERS: garbled value 'many' (expected a whole number from 1 to 1024)"},
+                "STOKER_WORKERS: garbled value 'many' (expected a whole number from 1 to 1024; "
+                "fix or unset STOKER_WORKERS)"},
         Garbled{"STOKER_WORKERS", nullptr,
                 "STOKER_WORKERS: is missing while STOKER_PLAN_VERSION is set (export the whole "
                 "STOKER_* set (the plugin does), or unset STOKER_PLAN_VERSION)"},
-        Garbled{"STOKER_STREAM", "yes", "STOKER_STREAM: garbled value 'yes' (expected 0 or 1)"},
+        Garbled{"STOKER_STREAM", "yes",
+                "STOKER_STREAM: garbled value 'yes' (expected 0 or 1; fix or unset STOKER_STREAM)"},
         Garbled{"STOKER_SHUFFLE_BUFFER", "0",
                 "STOKER_SHUFFLE_BUFFER: garbled value '0' (expected a whole number from 1 to "
-                "16777216)"},
+                "16777216; fix or unset STOKER_SHUFFLE_BUFFER)"},
         Garbled{"STOKER_PREFETCH", "0",
-                "STOKER_PREFETCH: garbled value '0' (expected a whole number from 1 to 4096)"},
+                "STOKER_PREFETCH: garbled value '0' (expected a whole number from 1 to 4096; fix "
+                "or unset STOKER_PREFETCH)"},
         Garbled{"STOKER_PREFETCH", "5000",
-                "STOKER_PREFETCH: garbled value '5000' (expected a whole number from 1 to 4096)"},
+                "STOKER_PREFETCH: garbled value '5000' (expected a whole number from 1 to 4096; "
+                "fix or unset STOKER_PREFETCH)"},
         Garbled{"STOKER_PREFETCH_MAX", "11",
                 "STOKER_PREFETCH_MAX: garbled value '11' (expected a whole number from 12 to "
-                "4096)"},
+                "4096; fix or unset STOKER_PREFETCH_MAX)"},
         Garbled{"STOKER_PREFETCH_MAX", nullptr,
                 "STOKER_PREFETCH_MAX: is missing while STOKER_PLAN_VERSION is set (export the "
                 "whole STOKER_* set (the plugin does), or unset STOKER_PLAN_VERSION)"},
         Garbled{"STOKER_CPUS", "0-",
-                "STOKER_CPUS: garbled value '0-' (expected an OS CPU list "
-                "such as 0-5,12)"},
+                "STOKER_CPUS: garbled value '0-' (expected an OS CPU list such as 0-5,12; fix or "
+                "unset STOKER_CPUS)"},
         Garbled{"STOKER_MAIN_CPUS", "x",
-                "STOKER_MAIN_CPUS: garbled value 'x' (expected an OS "
-                "CPU list such as 0-5,12)"},
+                "STOKER_MAIN_CPUS: garbled value 'x' (expected an OS CPU list such as 0-5,12; "
+                "fix or unset STOKER_MAIN_CPUS)"},
         Garbled{"STOKER_WORKER_CPUS", nullptr,
                 "STOKER_WORKER_CPUS: is missing while STOKER_PLAN_VERSION is set (export the "
                 "whole STOKER_* set (the plugin does), or unset STOKER_PLAN_VERSION)"},
         Garbled{"STOKER_NUMA", "0,,1",
-                "STOKER_NUMA: garbled value '0,,1' (expected NUMA node numbers such as 0,1)"},
+                "STOKER_NUMA: garbled value '0,,1' (expected NUMA node numbers such as 0,1; fix "
+                "or unset STOKER_NUMA)"},
         Garbled{"STOKER_PIN_MEMORY", "yes",
-                "STOKER_PIN_MEMORY: garbled value 'yes' (expected 0 or 1)"},
+                "STOKER_PIN_MEMORY: garbled value 'yes' (expected 0 or 1; fix or unset "
+                "STOKER_PIN_MEMORY)"},
         Garbled{"STOKER_MEM_BUDGET", "1G",
-                "STOKER_MEM_BUDGET: garbled value '1G' (expected a number of bytes)"},
+                "STOKER_MEM_BUDGET: garbled value '1G' (expected a whole number, 0 or more; fix "
+                "or unset STOKER_MEM_BUDGET)"},
         Garbled{"STOKER_BATCH_BYTES", "-1",
-                "STOKER_BATCH_BYTES: garbled value '-1' (expected a number of bytes)"},
+                "STOKER_BATCH_BYTES: garbled value '-1' (expected a whole number, 0 or more; fix "
+                "or unset STOKER_BATCH_BYTES)"},
         Garbled{"STOKER_NICS", "mlx5_0,",
-                "STOKER_NICS: garbled value 'mlx5_0,' (expected NIC names separated by commas)"},
+                "STOKER_NICS: garbled value 'mlx5_0,' (expected NIC names separated by commas; "
+                "fix or unset STOKER_NICS)"},
         Garbled{"STOKER_BIND", "numa",
-                "STOKER_BIND: garbled value 'numa' (expected gpu-numa, even or none)"},
+                "STOKER_BIND: garbled value 'numa' (expected gpu-numa, even or none; fix or "
+                "unset STOKER_BIND)"},
         Garbled{"STOKER_MEM_BIND", "all",
-                "STOKER_MEM_BIND: garbled value 'all' (expected local, strict or none)"},
+                "STOKER_MEM_BIND: garbled value 'all' (expected local, strict or none; fix or "
+                "unset STOKER_MEM_BIND)"},
         Garbled{"STOKER_PROFILE", "a b",
-                "STOKER_PROFILE: garbled value 'a b' (expected a "
-                "profile name (letters, digits, '-', '_'))"},
+                "STOKER_PROFILE: garbled value 'a b' (expected a profile name (letters, digits, "
+                "'-', '_'); fix or unset STOKER_PROFILE)"},
         Garbled{"STOKER_LOCAL_RANK", "4",
                 "STOKER_LOCAL_RANK: garbled value '4' (expected a rank below "
-                "STOKER_LOCAL_SIZE=4)"},
+                "STOKER_LOCAL_SIZE=4; fix or unset STOKER_LOCAL_RANK)"},
         Garbled{"STOKER_LOCAL_SIZE", "0",
-                "STOKER_LOCAL_SIZE: garbled value '0' (expected a whole number from 1 to "
-                "65536)"}));
+                "STOKER_LOCAL_SIZE: garbled value '0' (expected a whole number from 1 to 65536; "
+                "fix or unset STOKER_LOCAL_SIZE)"}));
 
 }  // namespace
 }  // namespace stoker

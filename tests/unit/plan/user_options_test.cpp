@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "stoker/plan/user_options.hpp"
+#include "stoker/plan/world.hpp"
 
 namespace stoker {
 namespace {
@@ -103,7 +104,7 @@ TEST(UserOptions, ValidateUnknownProfileListsTheKnownOnes) {
             "cv, netfs, nlp");
   ProfileSet site = parse_profiles("Profile=video", "site.conf");
   EXPECT_EQ(validate_user_options(o, site), "");
-  EXPECT_EQ(selected_profile(o, site).name, "video");
+  EXPECT_EQ(chosen_profile(World{}, o, site), "video");
 }
 
 TEST(UserOptions, ValidatePrefetchOverTheCapNamesTheCap) {
@@ -135,9 +136,24 @@ TEST(UserOptions, AllowOverrideNoRejectsAnyTuningFlagButNotAProfile) {
   }
 }
 
-TEST(UserOptions, SelectedProfileDefaultsToTheAdminsDefault) {
+TEST(UserOptions, ChosenProfileDefaultsToTheAdminsDefault) {
   ProfileSet site = parse_profiles("Defaults DefaultProfile=nlp", "site.conf");
-  EXPECT_EQ(selected_profile(UserOptions{}, site).name, "nlp");
+  EXPECT_EQ(chosen_profile(World{}, UserOptions{}, site), "nlp");
+}
+
+TEST(UserOptions, OneTableOfFlags) {
+  std::string names;
+  for (const UserFlag& f : kUserFlags) {
+    names += std::string(names.empty() ? "" : " ") + f.name;
+    EXPECT_EQ(f.has_arg == 0, f.arginfo == nullptr) << f.name;
+    UserOptions o;
+    EXPECT_EQ(set_user_option(o, f.name, f.has_arg == 1 ? "auto" : "").find("unknown flag"),
+              std::string::npos)
+        << f.name << ": every registered flag is parsed";
+  }
+  EXPECT_EQ(names,
+            "stoker stoker-profile stoker-workers stoker-prefetch stoker-bind stoker-mem-bind "
+            "stoker-pin-memory stoker-verbose");
 }
 
 }  // namespace

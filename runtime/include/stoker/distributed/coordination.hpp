@@ -1,6 +1,6 @@
 // Who this rank is, and agreement between ranks on what an epoch is.
 // With MPI (built with it and launched under it) the ranks exchange their view;
-// without it the world comes from RANK/WORLD_SIZE or SLURM_PROCID/SLURM_NTASKS.
+// without it the world comes from the launcher's variables (launch_ranks).
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,7 @@ struct WorldInfo {
   uint64_t rank = 0, world_size = 1;
   uint64_t local_rank = 0, local_size = 1;
   bool mpi = false;
-  std::string source;  // "MPI", "RANK/WORLD_SIZE", "SLURM_PROCID/SLURM_NTASKS", "single process"
+  std::string source;  // "MPI", or launch_ranks' source ("RANK/WORLD_SIZE, ...")
 };
 
 // Detects the world, once per process (later calls return the same answer), in this order:
@@ -22,17 +22,13 @@ struct WorldInfo {
 //     (OMPI_COMM_WORLD_SIZE, PMIX_RANK or PMI_RANK set): initialises MPI (thread level
 //     FUNNELED) if needed and finalises it at exit if it did so; local rank and size come
 //     from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED). Collective: call it on every rank.
-//  2. RANK/WORLD_SIZE (and LOCAL_RANK/LOCAL_WORLD_SIZE), as torchrun sets them.
-//  3. SLURM_PROCID/SLURM_NTASKS (SLURM_LOCALID, SLURM_STEP_TASKS_PER_NODE/SLURM_NODEID).
-//  4. A single process.
+//  2. the launchers' variables, in launch_ranks' order (stoker/plan/launch_env.hpp):
+//     Open MPI's mpirun, torchrun's RANK/WORLD_SIZE/LOCAL_RANK/LOCAL_WORLD_SIZE, Slurm's
+//     SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID/SLURM_STEP_TASKS_PER_NODE, else one process.
 // Throws stoker::Error naming the variable when one is malformed or inconsistent.
 WorldInfo detect_world();
 
-// Reads the world from environment variables only (steps 2-4 above). `env` looks a name
-// up (nullptr when unset); detect_world() uses getenv. Exposed for tests.
-WorldInfo world_from_environment(const char* (*env)(const char* name));
-
-// STOKER_SEED when set (a whole number; else stoker::Error), otherwise `fallback`.
+// STOKER_SEED when set (a whole number; else stoker::Error naming it), otherwise `fallback`.
 uint64_t seed_from_environment(uint64_t fallback);
 
 // Makes every rank agree on the seed (rank 0's is broadcast and returned), the epoch,

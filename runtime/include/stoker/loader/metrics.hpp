@@ -23,8 +23,9 @@ namespace stoker {
 // Labels on every sample. Empty values are left out.
 struct MetricLabels {
   std::string job, step, rank;
-  // job: SLURM_JOB_ID, step: SLURM_STEP_ID, rank: `rank` when given, else RANK, else
-  // SLURM_PROCID, else "0".
+  // job: SLURM_JOB_ID, step: SLURM_STEP_ID, rank: `rank` when given, else the launcher's
+  // (launch_ranks: OMPI_COMM_WORLD_RANK, RANK, SLURM_PROCID), else "0". Throws
+  // stoker::Error naming a garbled launcher variable.
   static MetricLabels from_environment(std::optional<uint64_t> rank = std::nullopt);
 };
 

@@ -10,6 +10,9 @@ namespace stoker {
 
 class CpuSet {
  public:
+  // CPU numbers are below this: far above any real machine; bounds parsing of garbage.
+  static constexpr int kMaxCpu = 1 << 16;
+
   CpuSet() = default;
   static CpuSet from_list(const std::vector<int>& cpus);
   static CpuSet range(int first, int last);  // inclusive

@@ -3,12 +3,12 @@
 // is in the README.
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "stoker/plan/launch_env.hpp"
 #include "stoker/plan/plan.hpp"
 
 namespace stoker {
@@ -21,8 +21,7 @@ EnvVars plan_to_env(const Plan& plan);
 // Reads a plan back. `get` returns the value of a variable or nullopt.
 // Returns nullopt when STOKER_PLAN_VERSION is absent (not under the plugin).
 // Throws stoker::Error naming the variable when one is present but garbled or missing.
-std::optional<Plan> plan_from_env(
-    const std::function<std::optional<std::string>(const std::string&)>& get);
+std::optional<Plan> plan_from_env(const EnvGetter& get);
 // Same, from this process's environment.
 std::optional<Plan> plan_from_process_env();
 

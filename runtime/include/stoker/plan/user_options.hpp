@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "stoker/error.hpp"
 #include "stoker/plan/plan.hpp"
 #include "stoker/plan/profiles.hpp"
 
@@ -25,10 +26,27 @@ struct UserOptions {
   std::vector<std::string> given;
 };
 
-// The flags, as the plugin registers them (without "--").
-inline constexpr const char* kUserFlags[] = {
-    "stoker",      "stoker-profile",  "stoker-workers",    "stoker-prefetch",
-    "stoker-bind", "stoker-mem-bind", "stoker-pin-memory", "stoker-verbose"};
+// One user flag, as the plugin registers it with Slurm (spank_option) and as the
+// messages list it. The one table of them is kUserFlags.
+struct UserFlag {
+  const char* name;     // without the leading "--"
+  const char* arginfo;  // shown in --help; nullptr for a switch
+  const char* usage;    // the line sbatch --help / srun --help show
+  int has_arg;          // 0 none, 1 required, 2 optional
+};
+
+inline constexpr UserFlag kUserFlags[] = {
+    {"stoker", "on|off", "Tune this job's input pipeline with stoker (default: the admin's choice)",
+     2},
+    {"stoker-profile", "NAME", "stoker profile from the admin's list (stoker plan --list)", 1},
+    {"stoker-workers", "auto|N", "Loader workers per rank", 1},
+    {"stoker-prefetch", "auto|N", "Batches in flight per rank", 1},
+    {"stoker-bind", "gpu-numa|even|none", "How each rank's CPUs are chosen and bound", 1},
+    {"stoker-mem-bind", "local|strict|none",
+     "Rank memory on its NUMA node(s): preferred, only there, or unbound", 1},
+    {"stoker-pin-memory", "auto|yes|no", "Pinned host memory for batches", 1},
+    {"stoker-verbose", nullptr, "Print each rank's stoker plan and reasons on stderr", 0},
+};
 
 // Each call parses one flag value into `opts`. `flag` may be given with or without
 // the leading "--". On a bad value it returns one line the plugin prints verbatim,
@@ -37,12 +55,12 @@ inline constexpr const char* kUserFlags[] = {
 // and leaves `opts` unchanged. Returns "" on success.
 std::string set_user_option(UserOptions& opts, std::string_view flag, std::string_view value);
 
+// A line of set_user_option or validate_user_options as a stoker::Error, for callers that
+// throw rather than print (stoker::Error's printers add their own "stoker: ").
+Error user_option_error(const std::string& problem);
+
 // Checks the parsed options against the admin's profiles and caps; "" when fine,
 // else one line like the above (unknown profile, a value over a cap, AllowOverride=no).
 std::string validate_user_options(const UserOptions& opts, const ProfileSet& profiles);
-
-// The profile the options select: --stoker-profile, else the admin's DefaultProfile.
-// Throws stoker::Error for an unknown name (validate first to get the one-line message).
-const Profile& selected_profile(const UserOptions& opts, const ProfileSet& profiles);
 
 }  // namespace stoker

@@ -10,10 +10,10 @@
 
 namespace stoker::values {
 
-// Decimal digits only (no sign, no spaces), within [lo, hi].
-std::optional<int64_t> parse_whole(std::string_view s, int64_t lo, int64_t hi);
-// Same for unsigned 64-bit values (byte counts).
-std::optional<uint64_t> parse_bytes_plain(std::string_view s);
+// The one parser of whole numbers: decimal digits only (no sign, no spaces, no "0x"),
+// within [lo, hi]. Every whole number stoker reads (flags, profiles, STOKER_* and launcher
+// variables, CPU lists, cgroup files, GPU ids, Slurm task lists) goes through it.
+std::optional<uint64_t> parse_whole(std::string_view s, uint64_t lo = 0, uint64_t hi = UINT64_MAX);
 // A decimal number in (0, 1]: "0.75", "1", ".5".
 std::optional<double> parse_fraction(std::string_view s);
 // Bytes with an optional binary suffix: K, M, G, T or KiB, MiB, GiB, TiB (all x1024,

@@ -1,0 +1,138 @@
+// World -> PlanInput: the one place where profile choice, GPU mapping, the memory split and
+// every fallback are decided, for the plugin and the runtime alike.
+#include <algorithm>
+
+#include "stoker/error.hpp"
+#include "stoker/plan/gpu_identity.hpp"
+#include "stoker/plan/values.hpp"
+#include "stoker/plan/world.hpp"
+
+namespace stoker {
+
+namespace {
+
+std::string gpu_ids_where(const World& w) {
+  std::string where = "GPU ids '" + w.gpu_ids.value_or("") + "'";
+  return w.gpu_ids_from.empty() ? where : where + " (" + w.gpu_ids_from + ")";
+}
+
+// The GPUs the step sees on this node (topology indices, in the order of the id list).
+std::vector<int> visible_gpus(const World& w, std::vector<std::string>& notes) {
+  const Topology& topo = *w.topology;
+  std::vector<int> visible;
+  if (!w.gpu_ids) {
+    for (size_t g = 0; g < topo.gpus.size(); ++g) visible.push_back(static_cast<int>(g));
+    return visible;
+  }
+  const GpuResolution res = resolve_gpu_ids(topo, *w.gpu_ids, w.gpu_minors);
+  if (res.ok()) return res.gpus;
+  switch (w.kind) {
+    case WorldKind::ThisProcess:
+      // The runtime does not move the process: a plan without the GPU still sizes the loader.
+      notes.push_back(gpu_ids_where(w) + ": " + res.error + "; planning without a GPU");
+      return {};
+    case WorldKind::SlurmTask:
+      // The plugin would bind the task away from its GPU: Slurm's own binding is better,
+      // so the task stays untuned.
+      throw Error(gpu_ids_where(w), res.error);
+    case WorldKind::WhatIf:
+      break;
+  }
+  throw Error(gpu_ids_where(w), res.error, "list GPU ids that the node has");
+}
+
+// PyTorch's convention: local rank i uses visible[i % count].
+std::vector<int> local_gpus_from_visible(const std::vector<int>& visible, int local_size) {
+  std::vector<int> out;
+  if (visible.empty()) return out;
+  for (int r = 0; r < local_size; ++r) out.push_back(gpu_for_local_rank(visible, r));
+  return out;
+}
+
+uint64_t rank_memory(const World& w, std::vector<std::string>& notes) {
+  const std::string from = w.memory_from.empty() ? "" : " (" + w.memory_from + ")";
+  if (w.memory_per_rank) {
+    notes.push_back("memory per rank " + values::format_bytes(w.memory) + from);
+    return w.memory;
+  }
+  const int ranks = std::max(1, w.local_size);
+  notes.push_back("memory " + values::format_bytes(w.memory) + from + " / " +
+                  std::to_string(ranks) + " local rank(s)");
+  return w.memory / static_cast<uint64_t>(ranks);
+}
+
+}  // namespace
+
+std::string chosen_profile(const World& world, const UserOptions& options,
+                           const ProfileSet& profiles) {
+  if (options.profile) return *options.profile;
+  if (world.default_profile.empty()) return profiles.caps.default_profile;
+  if (!profiles.has(world.default_profile)) {
+    throw Error(world.default_profile_from.empty() ? "profile" : world.default_profile_from,
+                "unknown profile '" + world.default_profile + "'",
+                "known profiles: " + profiles.names());
+  }
+  return world.default_profile;
+}
+
+PlanInput plan_input(const World& w, const UserOptions& options, const ProfileSet& profiles) {
+  if (!w.topology) throw Error("topology", "not loaded");
+  // The profiles may have changed since the options were checked at submit time.
+  if (const std::string problem = validate_user_options(options, profiles); !problem.empty())
+    throw user_option_error(problem);
+  PlanInput in;
+  in.topology = w.topology;
+  in.profile = profiles.get(chosen_profile(w, options, profiles));
+  in.caps = profiles.caps;
+  in.overrides = options.overrides;
+  const std::vector<int> visible = visible_gpus(w, in.notes);
+  in.notes.push_back("local rank " + std::to_string(w.local_rank) + " of " +
+                     std::to_string(w.local_size) +
+                     (w.ranks_from.empty() ? "" : " (" + w.ranks_from + ")"));
+  if (!w.step.cpus.empty()) {
+    in.allowed = w.step.cpus;
+    in.local_rank = w.local_rank;
+    in.local_size = w.local_size;
+    if (w.local_size >= 1) in.local_gpus = local_gpus_from_visible(visible, w.local_size);
+    in.notes.push_back("CPUs " + w.step.cpus.to_string() + " shared by the local ranks (" +
+                       w.step.source + ")");
+  } else {
+    // See plan_input's comment in world.hpp: alone within its own mask.
+    in.allowed = w.own_mask;
+    if (!visible.empty()) in.local_gpus = {gpu_for_local_rank(visible, w.local_rank)};
+    in.notes.push_back("the step's CPUs on this node are unknown: planned alone within this "
+                       "task's mask " + w.own_mask.to_string());
+  }
+  in.mem_limit = rank_memory(w, in.notes);
+  if (w.kind == WorldKind::WhatIf) check_plan_input(in);
+  return in;
+}
+
+StepKind step_kind(uint32_t step_id) {
+  switch (step_id) {
+    case 0xfffffffbu:
+      return StepKind::Batch;
+    case 0xfffffffau:
+      return StepKind::Interactive;
+    case 0xfffffffcu:
+      return StepKind::Extern;
+    default:
+      return StepKind::Normal;
+  }
+}
+
+TuneDecision should_tune(EnableMode enable, bool batch_step, const UserOptions& options,
+                         bool any_flag, StepKind kind) {
+  if (kind == StepKind::Extern) return {false, "the extern step runs no user task"};
+  if ((kind == StepKind::Batch || kind == StepKind::Interactive) && !batch_step) {
+    return {false, "batch/interactive steps are not tuned (batch_step=no)"};
+  }
+  if (enable == EnableMode::Never) return {false, "the admin set enable=never"};
+  if (options.enable == Enable::Off) return {false, "--stoker=off"};
+  if (enable == EnableMode::OptIn && !any_flag) {
+    return {false, "enable=opt-in and no --stoker flag given"};
+  }
+  return {true, ""};
+}
+
+}  // namespace stoker

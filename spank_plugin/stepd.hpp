@@ -1,0 +1,26 @@
+// The plugin in slurmstepd (remote context). user_init, once per node and step, decides
+// whether the step is tuned and loads what planning needs (profiles, topology); task_init,
+// in each forked task just before exec, fills the task's World from SPANK items and its
+// environment, plans it (plan_input, make_plan), binds it and exports the plan. Any
+// failure leaves the task untuned with exactly one warning on its stderr, never failed.
+#pragma once
+
+#include <optional>
+
+#include "plugin_config.hpp"
+#include "spank_api.hpp"
+
+namespace stoker::spank {
+
+// Remembers the plugstack arguments; nullopt when they were bad (the plugin is disabled).
+void stepd_init(const std::optional<PluginConfig>& cfg);
+
+// One flag's callback, replayed from the submission: records it; a value that no longer
+// parses leaves the step's tasks untuned (warned at task_init). Returns 0.
+int stepd_flag(int val, const char* optarg);
+
+int stepd_user_init(spank_t sp);
+int stepd_task_init(spank_t sp);
+void stepd_exit();
+
+}  // namespace stoker::spank

@@ -1,0 +1,67 @@
+#include "submit.hpp"
+
+#include <string>
+
+#include "options.hpp"
+#include "spank_api.hpp"
+#include "stoker/error.hpp"
+#include "stoker/plan/profiles.hpp"
+
+namespace stoker::spank {
+
+namespace {
+
+struct SubmitState {
+  bool check = false;  // the plugin is enabled and tunes some jobs
+  PluginConfig cfg;
+  // The admin's profiles, read once at the first flag (the one copy in this process).
+  std::optional<ProfileSet> profiles;
+  bool unreadable = false;  // the file is broken: flags are not checked
+};
+
+SubmitState& state() {
+  static SubmitState s;
+  return s;
+}
+
+const ProfileSet* profiles(SubmitState& st) {
+  if (st.unreadable) return nullptr;
+  if (!st.profiles) {
+    try {
+      st.profiles = st.cfg.profiles.empty() ? builtin_profiles() : load_profiles(st.cfg.profiles);
+    } catch (const Error& e) {
+      // The admin's file is broken: the job must still run; its tasks will say so too.
+      st.unreadable = true;
+      slurm_error("stoker: warning: %s; --stoker flags not checked", e.what());
+      return nullptr;
+    }
+  }
+  return &*st.profiles;
+}
+
+}  // namespace
+
+void submit_init(const std::optional<PluginConfig>& cfg) {
+  SubmitState& st = state();
+  st.check = cfg && cfg->enable != EnableMode::Never;
+  if (cfg) st.cfg = *cfg;
+}
+
+int submit_flag(int val, const char* optarg) {
+  std::string problem = record_flag(val, optarg);
+  // Only an option callback's error stops srun/sbatch (init_post_opt's does not), so each
+  // callback checks the whole set, and the first failing flag is the culprit.
+  SubmitState& st = state();
+  if (problem.empty() && st.check) {
+    if (const ProfileSet* p = profiles(st)) problem = validate_user_options(flags().opts, *p);
+  }
+  if (problem.empty()) return 0;
+  slurm_error("%s", problem.c_str());  // already "stoker: --flag=value: ..."
+  return -1;
+}
+
+void submit_exit() {
+  state().profiles.reset();
+}
+
+}  // namespace stoker::spank
