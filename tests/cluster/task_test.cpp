@@ -166,7 +166,8 @@ nlohmann::json probe_threads(const std::string& flags, const std::string& args, 
 
 TEST_F(Task, MainAndWorkerThreadsLandOnThePlansCores) {
   RunResult r;
-  const nlohmann::json out = probe_threads("", "", &r);
+  // Two OpenMP threads however many main CPUs: the pool's extra thread must inherit the pin.
+  const nlohmann::json out = probe_threads("", "--omp-threads 2", &r);
   ASSERT_TRUE(out.is_object()) << r.out << r.err;
   SCOPED_TRACE(out.dump() + "\n" + r.err);
   EXPECT_EQ(out["source"], "the STOKER_* environment");
@@ -176,6 +177,7 @@ TEST_F(Task, MainAndWorkerThreadsLandOnThePlansCores) {
   EXPECT_EQ(out["workers"], out["worker_shares"]) << "the loader's workers";
   EXPECT_EQ(out["torch_threads"], main.count()) << "torch's intra-op threads";
   // OpenMP threads: torch's intra-op pool, started after the pin, inherits the main CPUs.
+  EXPECT_FALSE(out["other_threads"].empty()) << "no OpenMP thread started";
   for (const auto& cpus : out["other_threads"]) EXPECT_EQ(cpus, main.to_string());
   // The plugin's OMP_NUM_THREADS export (issue 12 part 4, its own test) gives the same count.
   if (!out["omp_num_threads"].is_null()) {

@@ -4,7 +4,7 @@ fresh process by test_apply_plan.py (pinning and torch's thread count are per pr
 and on the local cluster by cluster.Task.MainAndWorkerThreadsLandOnThePlansCores.
 
     apply_probe.py TOKENS_FILE [--torch-first] [--no-torch] [--set-threads N]
-                   [--apply yes|no|default] [--loader-plans]
+                   [--apply yes|no|default] [--loader-plans] [--omp-threads N]
 """
 import argparse
 import json
@@ -64,6 +64,9 @@ def main():
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--set-threads", type=int, help="torch.set_num_threads(N) before the plan")
     ap.add_argument("--apply", choices=("yes", "no", "default"), default="default")
+    ap.add_argument("--omp-threads", type=int,
+                    help="after the plan, torch.set_num_threads(N): OpenMP threads started "
+                         "after the pin (a plan with one main CPU starts none)")
     ap.add_argument("--loader-plans", action="store_true",
                     help="no stoker.plan(): the Loader plans (plan=None)")
     a = ap.parse_args()
@@ -86,6 +89,9 @@ def main():
             loader = stoker.Loader.tokens(a.tokens, seq_len=16, batch_size=4, plan=plan,
                                           as_numpy=True)
     main_tid = threading.get_native_id()
+    torch_threads = torch.get_num_threads() if torch is not None else None
+    if a.omp_threads:
+        torch.set_num_threads(a.omp_threads)
     if torch is not None:  # an intra-op parallel region: torch's OpenMP pool, if any, starts
         torch.ones(1 << 20).mul(2).sum()
     tids = [int(t) for t in os.listdir("/proc/self/task")]
@@ -99,7 +105,7 @@ def main():
         # Threads besides the main one and stoker's: torch's OpenMP pool (and Python's own).
         "other_threads": sorted(thread_cpus(t) for t in tids
                                 if t != main_tid and not names[t].startswith("stoker-")),
-        "torch_threads": torch.get_num_threads() if torch is not None else None,
+        "torch_threads": torch_threads,
         "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
         "mem_policy": mem_policy(),
         "numa": plan.numa,
