@@ -4,7 +4,7 @@ fresh process by test_apply_plan.py (pinning and torch's thread count are per pr
 and on the local cluster by cluster.Task.MainAndWorkerThreadsLandOnThePlansCores.
 
     apply_probe.py TOKENS_FILE [--torch-first] [--no-torch] [--set-threads N]
-                   [--apply yes|no|default] [--loader-plans] [--omp-threads N]
+                   [--apply yes|no|default] [--loader-plans] [--omp-threads N] [--again N]
 """
 import argparse
 import json
@@ -67,6 +67,8 @@ def main():
     ap.add_argument("--omp-threads", type=int,
                     help="after the plan, torch.set_num_threads(N): OpenMP threads started "
                          "after the pin (a plan with one main CPU starts none)")
+    ap.add_argument("--again", type=int,
+                    help="then torch.set_num_threads(N) and stoker.plan() once more")
     ap.add_argument("--loader-plans", action="store_true",
                     help="no stoker.plan(): the Loader plans (plan=None)")
     a = ap.parse_args()
@@ -88,6 +90,9 @@ def main():
             plan = stoker.plan(apply=apply)
             loader = stoker.Loader.tokens(a.tokens, seq_len=16, batch_size=4, plan=plan,
                                           as_numpy=True)
+        if a.again:
+            torch.set_num_threads(a.again)
+            plan = stoker.plan(apply=apply)
     main_tid = threading.get_native_id()
     torch_threads = torch.get_num_threads() if torch is not None else None
     if a.omp_threads:

@@ -60,7 +60,7 @@ class ApplyPlan(unittest.TestCase):
         for cpus in out["other_threads"]:  # torch's OpenMP pool, started after the pin
             self.assertEqual(cpus, cpu_text(main), out)
 
-    # Importing torch takes seconds on a busy machine: two cases do, the others need not.
+    # Importing torch takes seconds on a busy machine: three cases do, the others need not.
     def test_apply_pins_the_thread_and_replaces_a_users_torch_count_with_a_warning(self):
         want = len(stoker.plan(apply=False).main_cpu_list)
         other = want + 1
@@ -71,6 +71,16 @@ class ApplyPlan(unittest.TestCase):
                       f"OMP_NUM_THREADS={other} in the environment", out["warnings"][0])
         self.assertEqual(out["reasons"]["torch_threads"],
                          f"torch intra-op threads {other} -> {want} (one per main CPU)")
+
+    def test_a_replaced_user_setting_is_said_once_then_only_in_the_reasons(self):
+        want = len(stoker.plan(apply=False).main_cpu_list)
+        other = want + 1
+        out, err = self.probe("--apply", "yes", "--set-threads", str(other), "--again",
+                              str(other + 1), env={"OMP_NUM_THREADS": str(other)})
+        self.assertEqual(out["torch_threads"], want, out)
+        self.assertEqual(len(out["warnings"]), 1, out)
+        self.assertEqual(out["reasons"]["torch_threads"],
+                         f"torch intra-op threads {other + 1} -> {want} (one per main CPU)")
 
     def test_an_earlier_set_num_threads_is_replaced_with_a_warning(self):
         other = len(stoker.plan(apply=False).main_cpu_list) + 1

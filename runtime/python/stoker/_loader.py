@@ -108,7 +108,7 @@ class Loader:
         self._plan = Plan(self._core.plan, plan.source if plan is not None
                           else self._core.plan_source)
         if options["pin_main_thread"]:
-            _apply(self._plan._core, pinned_by_loader=self._plan.reason("main_thread"))
+            _apply(self._plan._core, loader_pinned=True)
         if not self._as_numpy:
             self._check_torch_dtype()
 

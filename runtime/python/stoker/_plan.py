@@ -122,6 +122,9 @@ _TORCH_THREADS_AT_IMPORT = (sys.modules["torch"].get_num_threads() if "torch" in
                             else None)
 
 
+_WARNED_THREADS = False  # the replaced user setting was said (once per process)
+
+
 def _user_thread_setting(have):
     """What the user set that torch's `have` intra-op threads come from, or None."""
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -144,7 +147,9 @@ def _follow_torch_threads(core):
     user = _user_thread_setting(have)
     torch.set_num_threads(want)
     note = f"torch intra-op threads {have} -> {want} (one per main CPU)"
-    if user:
+    global _WARNED_THREADS
+    if user and not _WARNED_THREADS:  # once per process: later plans say it in their reasons
+        _WARNED_THREADS = True
         warnings.warn(f"stoker: {note}, replacing {user}; pass apply=False to stoker.plan() "
                       "(or a plan to stoker.Loader) to keep yours", RuntimeWarning, stacklevel=4)
     return note
@@ -155,18 +160,19 @@ def _applies_by_default():
     return "STOKER_PLAN_VERSION" in os.environ
 
 
-def _apply(core, pinned_by_loader=None):
+def _apply(core, loader_pinned=False):
     """Applies a plan to this thread: pins it to the plan's main CPUs (unless the loader
-    factory just did: `pinned_by_loader` is its note), and makes torch's intra-op threads
-    follow them. Adds the notes to the plan's reasons, and with STOKER_VERBOSE=1 prints one
-    line on stderr. Never raises for a mask the thread cannot take."""
-    main = pinned_by_loader if pinned_by_loader is not None else _stoker.pin_main_thread(core)[1]
+    factory just did, `loader_pinned`), then makes torch's intra-op threads follow them (a
+    pool torch starts afterwards inherits the pin). Adds the notes to the plan's reasons, and
+    with STOKER_VERBOSE=1 prints one line on stderr (the factory printed its pin itself).
+    Never raises for a mask the thread cannot take."""
+    main = None if loader_pinned else _stoker.pin_main_thread(core)[1]
     torch = _follow_torch_threads(core)
     core.add_reason("torch_threads", torch)
     if os.environ.get("STOKER_VERBOSE") == "1":
         rank = os.environ.get("RANK", os.environ.get("SLURM_PROCID", "0"))
-        print(f"stoker: rank {rank}: applied the plan: {main}; {torch}", file=sys.stderr,
-              flush=True)
+        applied = torch if main is None else f"{main}; {torch}"
+        print(f"stoker: rank {rank}: applied the plan: {applied}", file=sys.stderr, flush=True)
 
 
 def plan(environ=None, apply=None):
@@ -181,9 +187,9 @@ def plan(environ=None, apply=None):
     `apply`: also apply the plan to the calling thread, the training loop's: pin it to the
     plan's main CPUs (threads it starts later, such as torch's intra-op pool, inherit
     them), and, when torch is imported, torch.set_num_threads(one per main CPU), with a
-    RuntimeWarning when that replaces a count the user set (OMP_NUM_THREADS or
-    MKL_NUM_THREADS in the environment, or an earlier torch.set_num_threads when torch was
-    imported before stoker). A mask the thread cannot take is a note, never an error.
+    RuntimeWarning (once per process) when that replaces a count the user set
+    (OMP_NUM_THREADS or MKL_NUM_THREADS in the environment, or an earlier
+    torch.set_num_threads when torch was imported before stoker). A mask the thread cannot take is a note, never an error.
     What was done is in the plan's reasons ("main_thread", "torch_threads") and, with
     STOKER_VERBOSE=1, on one stderr line. None (the default): apply under the plugin
     (STOKER_PLAN_VERSION in os.environ, `environ` not given), not otherwise.

@@ -82,11 +82,6 @@ BindResult bind_this_process(const Topology& topo, const CpuSet& cpus, const std
   return r;
 }
 
-BindResult bind_this_process(const Topology& topo, const CpuSet& cpus,
-                             const std::vector<int>& numa) {
-  return bind_this_process(topo, cpus, numa, MemBind::Local);
-}
-
 bool bind_this_thread(const CpuSet& cpus, std::string* why) {
   if (cpus.empty()) {
     if (why) *why = "no CPUs given: thread binding skipped";

@@ -63,11 +63,6 @@ TEST(FaultsMemBind, LocalPrefersTheNodeSoAFullNodeFallsBackInsteadOfKilling) {
   EXPECT_EQ(b.result.memory, "memory prefers NUMA node(s) " + std::to_string(b.node) +
                                  " (MPOL_PREFERRED), falling back to other nodes when full "
                                  "(mem-bind=local)");
-  // The plugin's call from before mem-bind=strict existed means the same.
-  const Topology live = load_topology();
-  const MemPolicy old_call =
-      policy_after([&] { bind_this_process(live, current_cpu_mask(), {b.node}); });
-  EXPECT_EQ(old_call.mode, MPOL_PREFERRED);
 }
 
 TEST(MemBind, StrictBindsTheNodes) {

@@ -120,9 +120,6 @@ enum class MemBind;  // stoker/plan/plan.hpp: local (prefer, fall back), strict,
 // throws; skips with a reason when the topology is not this system or the kernel refuses.
 BindResult bind_this_process(const Topology& topo, const CpuSet& cpus, const std::vector<int>& numa,
                              MemBind mem_bind);
-// The same with mem-bind=local: the plugin's call before --stoker-mem-bind=strict existed.
-BindResult bind_this_process(const Topology& topo, const CpuSet& cpus,
-                             const std::vector<int>& numa);
 
 // Binds the calling thread to `cpus` with hwloc (a process-wide, I/O-free hwloc
 // topology loaded once). Used by loader workers. Returns false and fills `why`
