@@ -318,8 +318,7 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
     requested_ = true;
     first_request_ns_ = asked;
   }
-  // The consumer's wait is from asking for this batch to getting it, whatever later
-  // batches are ready meanwhile: blocked behind a slow batch is exactly the bursty case.
+  // The wait is from asking for this batch to getting it, whatever later ones are ready.
   const bool blocked = cell < 0;
   while (cell < 0) {
     if (next_seq_ == seq && free_.empty() && busy_ == 0) {
