@@ -7,6 +7,7 @@
 
 #include "stoker/error.hpp"
 #include "stoker/plan/cpuset.hpp"
+#include "stoker/plan/plan.hpp"
 #include "stoker/plan/values.hpp"
 #include "topology/mem_policy.hpp"
 #include "topology/process_hwloc.hpp"
@@ -26,6 +27,10 @@ size_t align_up(size_t n, size_t a) {
 size_t BatchArena::slot_bytes_for(size_t batch_size, size_t sample_bytes) {
   return align_up(batch_size * sample_bytes, kAlign) +
          align_up(batch_size * sizeof(int64_t), kAlign);
+}
+
+std::vector<int> BatchArena::nodes_for(const Plan& plan) {
+  return plan.mem_bind == MemBind::None ? std::vector<int>{} : plan.numa;
 }
 
 BatchArena::BatchArena(int slots, size_t batch_size, size_t sample_bytes,

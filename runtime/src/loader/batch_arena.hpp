@@ -19,6 +19,8 @@
 
 namespace stoker {
 
+struct Plan;
+
 class BatchArena {
  public:
   BatchArena(int slots, size_t batch_size, size_t sample_bytes, const std::vector<int>& numa);
@@ -28,6 +30,9 @@ class BatchArena {
 
   // Bytes one slot takes for the given batch (data and labels, each 64-byte aligned).
   static size_t slot_bytes_for(size_t batch_size, size_t sample_bytes);
+
+  // The NUMA nodes the plan's arena goes on: plan.numa, none under mem-bind=none.
+  static std::vector<int> nodes_for(const Plan& plan);
 
   // How an arena of `bytes` on `numa` is placed: strictly, or (too little room on the
   // nodes, read from <root>/sys/devices/system/node) preferring them, with the note why.

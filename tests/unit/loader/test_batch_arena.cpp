@@ -68,3 +68,19 @@ TEST(FaultsLoader, AnArenaItsNodeCannotHoldIsPreferredNotBound) {
   // No per-node figures (a kernel without NUMA): bound as asked, as before.
   EXPECT_TRUE(BatchArena::placement({0}, 64u << 20, dir.file("nothing")).strict);
 }
+
+// mem-bind=none leaves memory alone, the loader's arena included (it used to be bound to the
+// plan's nodes whatever the mode); local and strict bind it.
+TEST(FaultsLoader, MemBindNoneLeavesTheArenaUnbound) {
+  test::TokenSetup t(100);
+  for (const MemBind mode : {MemBind::Local, MemBind::Strict, MemBind::None}) {
+    LoaderOptions o = test::test_options(16, 1);
+    o.plan->mem_bind = mode;
+    const LoaderStats st = Loader(t.source, t.copy, o).stats();
+    EXPECT_EQ(st.numa_bound, mode != MemBind::None) << to_string(mode);
+  }
+  Plan p = test::test_plan(1);
+  EXPECT_EQ(BatchArena::nodes_for(p), std::vector<int>{0});
+  p.mem_bind = MemBind::None;
+  EXPECT_TRUE(BatchArena::nodes_for(p).empty());
+}
