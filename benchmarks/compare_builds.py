@@ -6,6 +6,12 @@ that a change can be shown to keep (or move) throughput and the plan's figures:
   tokens      stoker bench tokens (400 batches of 16 windows, --token-epochs): the plan's
               workers, then --workers 2
   python      stoker.Loader.images from Python with workers=2 (the build's python/ folder)
+  step        stoker bench images, 8 batches per epoch, with a simulated GPU step (--step-ms)
+              slow enough that the loader keeps up: the next epoch's first batch is made ahead
+
+A second table gives what the loader's wait counter drives, medians per build: the share of
+the wall time the consumer waited (wait_share), the depth the controller ended at (every
+run's), and each epoch's first-batch wait.
 
 Every run is its own process; the builds alternate A B B A A B ... --repeats times per
 workload, and the table gives medians with the plan's figures (workers, their CPUs, the depth
@@ -45,7 +51,19 @@ def workloads(a):
         ("Python Loader.images, workers=2", lambda b: run_one(
             "stoker", {"images": images, "epochs": a.epochs, "workers": 2},
             os.path.join(b, "python"))),
+        (f"images, 8 batches, a {a.step_ms} ms step", lambda b: bench(
+            b, "images", images, ["--batch-size", str(BATCH), "--batches", "8", "--epochs", "2",
+                                  "--step-ms", str(a.step_ms)])),
     ]
+
+
+def counters(runs):
+    """wait share, final depths, epoch first-batch waits (ms) of one build's runs."""
+    share = statistics.median(x["wait_share"] for x in runs)
+    depths = ",".join(str(x.get("prefetch_final", x.get("depth", "?"))) for x in runs)
+    epochs = len(runs[0].get("epoch_first_batch_ms", []))
+    first = [statistics.median(x["epoch_first_batch_ms"][e] for x in runs) for e in range(epochs)]
+    return f"{100 * share:.1f} %", depths, " / ".join(f"{ms:.2f}" for ms in first)
 
 
 def figures(run):
@@ -67,6 +85,7 @@ def main():
     ap.add_argument("--token-epochs", type=int, default=20,
                     help="epochs of 400 token batches (one takes ~15 ms: more for a steady rate)")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--step-ms", type=float, default=150, help="the step workload's step")
     a = ap.parse_args()
     with open("/proc/loadavg") as f:
         load_start = f.read().split()[:3]
@@ -89,6 +108,12 @@ def main():
         mb = statistics.median(x["samples_per_s"] for x in got[a.b])
         print(f"| {name} | {ma:,.0f} | {mb:,.0f} | {mb / ma:.2f} | {figures(got[a.a][0])} | "
               f"{figures(got[a.b][0])} |")
+    print("\n| workload | A wait share | B wait share | A final depth (each run) | "
+          "B final depth | A first batch ms (epoch 1 / 2) | B first batch ms |")
+    print("|---|---:|---:|---|---|---:|---:|")
+    for name, got in rows:
+        ca, cb = counters(got[a.a]), counters(got[a.b])
+        print(f"| {name} | {ca[0]} | {cb[0]} | {ca[1]} | {cb[1]} | {ca[2]} | {cb[2]} |")
     print("\nruns (samples/s): " + "; ".join(
         f"{name}: A {[round(x['samples_per_s']) for x in got[a.a]]} "
         f"B {[round(x['samples_per_s']) for x in got[a.b]]}" for name, got in rows),

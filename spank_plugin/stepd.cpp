@@ -167,8 +167,7 @@ World task_world(spank_t sp, const EnvGetter& env, const TaskIds& ids) {
 // Binds the task where its plan says; "" when it may not run tuned, else what was done.
 std::string bind_task(const Topology& topo, const Plan& plan, uint32_t rank) {
   if (plan.bind == BindMode::None) return "not asked (bind=none)";
-  const std::vector<int> numa = plan.mem_bind == MemBind::Local ? plan.numa : std::vector<int>{};
-  const BindResult b = bind_this_process(topo, plan.cpus, numa);
+  const BindResult b = bind_this_process(topo, plan.cpus, plan.numa, plan.mem_bind);
   if (topo.is_this_system && !b.cpus_bound) {
     warn_untuned(rank, "cannot bind to CPUs " + plan.cpus.to_string() + ": " + b.reason);
     return "";

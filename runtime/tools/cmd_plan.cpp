@@ -164,7 +164,7 @@ const Command plan_command(10, [](CLI::App& app) {
   cmd->add_option("--workers,--stoker-workers", a.workers, "auto or N");
   cmd->add_option("--prefetch,--stoker-prefetch", a.prefetch, "auto or N batches for the rank");
   cmd->add_option("--bind,--stoker-bind", a.bind, "gpu-numa, even or none");
-  cmd->add_option("--mem-bind,--stoker-mem-bind", a.mem_bind, "local or none");
+  cmd->add_option("--mem-bind,--stoker-mem-bind", a.mem_bind, "local, strict or none");
   cmd->add_option("--pin-memory,--stoker-pin-memory", a.pin_memory, "auto, yes or no");
   cmd->add_flag("--json", a.json, "one JSON object instead of the table");
   cmd->add_flag(

@@ -148,5 +148,65 @@ TEST_F(Task, TopologyXmlPlanEqualsStokerPlan) {
   EXPECT_EQ(p.at(1).at("STOKER_GPU"), "0000:3d:00.0");
 }
 
+
+#ifdef STOKER_PYTHON
+// Runs tests/python/apply_probe.py as one task of 2 CPUs under the plugin (the plan applied
+// by default: stoker.plan() pins the training loop's thread) and returns what it read back
+// from the kernel inside the task.
+nlohmann::json probe_threads(const std::string& flags, const std::string& args, RunResult* r) {
+  const fs::path tokens = ClusterTest::jobs() / "apply-tokens.bin";
+  write_file(tokens, std::string(2 * (64 * 16 + 1), '\0'));
+  // No OMP_NUM_THREADS from this process: what the task has comes from the plugin.
+  *r = ClusterTest::run("env -u OMP_NUM_THREADS srun -N1 -n1 -c2 --stoker --stoker-verbose " +
+                        flags + " env PYTHONPATH=" STOKER_PYTHONPATH " " STOKER_PYTHON " " +
+                        STOKER_SOURCE_DIR "/tests/python/apply_probe.py " + tokens.string() + " " + args);
+  EXPECT_EQ(r->rc, 0) << r->err;
+  const auto lines = lines_of(r->out);
+  return nlohmann::json::parse(lines.empty() ? "" : lines.back(), nullptr, false);
+}
+
+TEST_F(Task, MainAndWorkerThreadsLandOnThePlansCores) {
+  RunResult r;
+  // Two OpenMP threads however many main CPUs: the pool's extra thread must inherit the pin.
+  const nlohmann::json out = probe_threads("", "--omp-threads 2", &r);
+  ASSERT_TRUE(out.is_object()) << r.out << r.err;
+  SCOPED_TRACE(out.dump() + "\n" + r.err);
+  EXPECT_EQ(out["source"], "the STOKER_* environment");
+  const CpuSet main = CpuSet::from_list(out["main_cpus"].get<std::vector<int>>());
+  ASSERT_FALSE(main.empty());
+  EXPECT_EQ(out["main_thread"], main.to_string()) << "the training loop's thread";
+  EXPECT_EQ(out["workers"], out["worker_shares"]) << "the loader's workers";
+  EXPECT_EQ(out["torch_threads"], main.count()) << "torch's intra-op threads";
+  // OpenMP threads: torch's intra-op pool, started after the pin, inherits the main CPUs.
+  EXPECT_FALSE(out["other_threads"].empty()) << "no OpenMP thread started";
+  for (const auto& cpus : out["other_threads"]) EXPECT_EQ(cpus, main.to_string());
+  // The plugin's OMP_NUM_THREADS export (issue 12 part 4, its own test) gives the same count.
+  if (!out["omp_num_threads"].is_null()) {
+    EXPECT_EQ(out["omp_num_threads"], std::to_string(main.count()));
+  }
+  EXPECT_EQ(count_of(r.err, "applied the plan: main thread pinned to CPUs " + main.to_string()), 1);
+}
+
+// The plugin binds the task's memory as --stoker-mem-bind says (read back in the task with
+// get_mempolicy): local prefers the plan's node(s), strict binds them, none leaves them.
+TEST_F(Task, MemoryBindingIsPreferredStrictOrNone) {
+  const std::vector<std::pair<std::string, int>> modes = {
+      {"", 1},
+      {"--stoker-mem-bind=local", 1},
+      {"--stoker-mem-bind=strict", 2},
+      {"--stoker-mem-bind=none", 0}};  // MPOL_PREFERRED, MPOL_BIND, MPOL_DEFAULT
+  for (const auto& [flag, mode] : modes) {
+    RunResult r;
+    const nlohmann::json out = probe_threads(flag, "--no-torch", &r);
+    ASSERT_TRUE(out.is_object()) << flag << ": " << r.out << r.err;
+    ASSERT_TRUE(out["mem_policy"].is_object()) << flag << ": " << out.dump();
+    EXPECT_EQ(out["mem_policy"]["mode"], mode) << flag << ": " << out.dump();
+    if (mode != 0) {
+      EXPECT_EQ(out["mem_policy"]["nodes"], out["numa"]) << flag;
+    }
+  }
+}
+#endif
+
 }  // namespace
 }  // namespace stoker::test

@@ -53,7 +53,7 @@ LoaderOptions loader_options(const py::dict& d) {
   check_keys(d,
              {"batch_size", "drop_last", "shuffle", "seed", "world_size", "rank", "on_corrupt",
               "max_skip_fraction", "workers", "prefetch", "adaptive", "max_depth", "held_batches",
-              "pin_threads", "plan", "shuffle_buffer", "agree"},
+              "pin_threads", "pin_main_thread", "plan", "shuffle_buffer", "agree"},
              "Loader");
   LoaderOptions o;
   take(d, "batch_size", o.batch_size);
@@ -68,6 +68,7 @@ LoaderOptions loader_options(const py::dict& d) {
   take(d, "max_depth", o.max_depth);
   take(d, "held_batches", o.held_batches);
   take(d, "pin_threads", o.pin_threads);
+  take(d, "pin_main_thread", o.pin_main_thread);
   take(d, "shuffle_buffer", o.shuffle_buffer);
   take(d, "agree", o.agree);
   std::string corrupt = "error";

@@ -12,6 +12,7 @@
 #include "stoker/loader/worker_shares.hpp"
 #include "stoker/plan/limits.hpp"
 #include "stoker/plan/local_plan.hpp"
+#include "stoker/plan/main_thread.hpp"
 #include "stoker/plan/plan.hpp"
 #include "stoker/plan/plan_env.hpp"
 
@@ -95,6 +96,12 @@ void bind_plan(py::module_& m) {
                              [](const Plan& p) { return std::string(to_string(p.mem_bind)); })
       .def_property_readonly("reasons", &reasons_of)
       .def("reason", &Plan::reason, py::arg("field"))
+      .def(
+          "add_reason",
+          [](Plan& p, const std::string& field, const std::string& text) {
+            p.reasons.push_back({field, text});
+          },
+          py::arg("field"), py::arg("text"), "Adds a reason (what applying the plan did)")
       .def("to_env", &env_of, "The STOKER_* variables that describe this plan")
       .def(
           "__eq__", [](const Plan& a, const Plan& b) { return a == b; }, py::is_operator());
@@ -116,6 +123,17 @@ void bind_plan(py::module_& m) {
       "The CPU list of each of `workers` workers of `plan`, by the C++ loader's rule: the "
       "plan's worker CPUs split; more workers than those spread over the rank's CPUs");
   m.attr("limits") = limits_dict();
+  m.def(
+      "pin_main_thread",
+      [](Plan& plan) {
+        const MainThreadPin p = pin_main_thread(plan);
+        return py::make_tuple(p.pinned, p.note);
+      },
+      py::arg("plan"),
+      "(pinned, note): pins the calling thread to the plan's main CPUs and adds the note to "
+      "its reasons (pin_main_thread); never raises");
+  m.def("main_threads", &main_threads, py::arg("plan"),
+        "The intra-op threads (torch, OpenMP) the plan's main CPUs give: one per CPU, >= 1");
   m.def(
       "compute_plan",
       [] {

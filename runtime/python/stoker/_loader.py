@@ -7,7 +7,7 @@ from . import _stoker
 from ._agree import Agreement
 from ._checks import (check_bool, check_choice, check_float, check_int, check_pair,
                       check_path)
-from ._plan import Plan
+from ._plan import Plan, _applies_by_default, _apply
 
 __all__ = ["Loader"]
 
@@ -67,6 +67,8 @@ class Loader:
       plan              a stoker.Plan; None: this process's (the plugin's STOKER_* plan, else
                         one computed here for this batch size). Either way its depths are
                         fitted to the batch and held_batches within its memory budget.
+                        None under the plugin also applies the plan to the calling thread,
+                        as stoker.plan() does (main CPUs, torch's intra-op threads)
       to_device         None, or a torch device ('cuda', 'cuda:1'): batches arrive there.
                         ValueError when PyTorch has no such device.
       as_numpy          yield numpy arrays instead of torch tensors
@@ -118,6 +120,8 @@ class Loader:
             "shuffle_buffer": check_int("shuffle_buffer", shuffle_buffer, 1,
                                         _LIMITS["max_shuffle_buffer"], allow_none=True) or 0,
             "plan": None if plan is None else plan._core,
+            # Planning here applies the plan as stoker.plan() would: under the plugin only.
+            "pin_main_thread": plan is None and _applies_by_default(),
         }
         self._as_numpy = check_bool("as_numpy", as_numpy)
         self._return_indices = check_bool("return_indices", return_indices)
@@ -126,6 +130,8 @@ class Loader:
         self._core = _stoker._Loader(kind, source, options)  # Loader::for_this_process
         self._plan = Plan(self._core.plan, plan.source if plan is not None
                           else self._core.plan_source)
+        if options["pin_main_thread"]:
+            _apply(self._plan._core, loader_pinned=True)
         if not self._as_numpy:
             self._check_torch_dtype()
 

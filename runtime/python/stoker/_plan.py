@@ -1,6 +1,7 @@
 """stoker.plan(): this process's plan, and the PyTorch DataLoader settings it implies."""
 import math
 import os
+import sys
 import warnings
 
 from . import _stoker
@@ -129,7 +130,67 @@ for _name in _FIELDS:
     setattr(Plan, _name, _core_property(_name))
 
 
-def plan(environ=None):
+# torch's intra-op thread count when stoker was imported after torch: a later different
+# count was set by the user (torch.set_num_threads), not torch's default. None: torch was
+# not imported yet, so only OMP_NUM_THREADS / MKL_NUM_THREADS tell a user's setting.
+_TORCH_THREADS_AT_IMPORT = (sys.modules["torch"].get_num_threads() if "torch" in sys.modules
+                            else None)
+
+
+_WARNED_THREADS = False  # the replaced user setting was said (once per process)
+
+
+def _user_thread_setting(have):
+    """What the user set that torch's `have` intra-op threads come from, or None."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        if os.environ.get(var):
+            return f"{var}={os.environ[var]} in the environment"
+    if _TORCH_THREADS_AT_IMPORT is not None and have != _TORCH_THREADS_AT_IMPORT:
+        return f"an earlier torch.set_num_threads({have})"
+    return None
+
+
+def _follow_torch_threads(core):
+    """Sets torch's intra-op threads to the plan's main CPUs (torch imported); the note."""
+    want = _stoker.main_threads(core)
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return f"torch not imported: its intra-op threads not set (the plan gives {want})"
+    have = torch.get_num_threads()
+    if have == want:
+        return f"torch intra-op threads {want} (one per main CPU), unchanged"
+    user = _user_thread_setting(have)
+    torch.set_num_threads(want)
+    note = f"torch intra-op threads {have} -> {want} (one per main CPU)"
+    global _WARNED_THREADS
+    if user and not _WARNED_THREADS:  # once per process: later plans say it in their reasons
+        _WARNED_THREADS = True
+        warnings.warn(f"stoker: {note}, replacing {user}; pass apply=False to stoker.plan() "
+                      "(or a plan to stoker.Loader) to keep yours", RuntimeWarning, stacklevel=4)
+    return note
+
+
+def _applies_by_default():
+    """Applying a plan is the default under the SPANK plugin only (its plan is the task's)."""
+    return "STOKER_PLAN_VERSION" in os.environ
+
+
+def _apply(core, loader_pinned=False):
+    """Applies a plan to this thread: pins it to the plan's main CPUs (unless the loader
+    factory just did, `loader_pinned`), then makes torch's intra-op threads follow them (a
+    pool torch starts afterwards inherits the pin). Adds the notes to the plan's reasons, and
+    with STOKER_VERBOSE=1 prints one line on stderr (the factory printed its pin itself).
+    Never raises for a mask the thread cannot take."""
+    main = None if loader_pinned else _stoker.pin_main_thread(core)[1]
+    torch = _follow_torch_threads(core)
+    core.add_reason("torch_threads", torch)
+    if os.environ.get("STOKER_VERBOSE") == "1":
+        rank = os.environ.get("RANK", os.environ.get("SLURM_PROCID", "0"))
+        applied = torch if main is None else f"{main}; {torch}"
+        print(f"stoker: rank {rank}: applied the plan: {applied}", file=sys.stderr, flush=True)
+
+
+def plan(environ=None, apply=None):
     """This process's plan.
 
     Under the SPANK plugin (STOKER_PLAN_VERSION is set) it is read from the STOKER_*
@@ -137,15 +198,31 @@ def plan(environ=None):
     it is computed here from the process's CPU mask, GPUs and memory limit; STOKER_*
     variables without STOKER_PLAN_VERSION are then ignored with a warning.
     `environ`: a mapping to read instead of os.environ.
+
+    `apply`: also apply the plan to the calling thread, the training loop's: pin it to the
+    plan's main CPUs (threads it starts later, such as torch's intra-op pool, inherit
+    them), and, when torch is imported, torch.set_num_threads(one per main CPU), with a
+    RuntimeWarning (once per process) when that replaces a count the user set
+    (OMP_NUM_THREADS or MKL_NUM_THREADS in the environment, or an earlier
+    torch.set_num_threads when torch was imported before stoker). A mask the thread cannot take is a note, never an error.
+    What was done is in the plan's reasons ("main_thread", "torch_threads") and, with
+    STOKER_VERBOSE=1, on one stderr line. None (the default): apply under the plugin
+    (STOKER_PLAN_VERSION in os.environ, `environ` not given), not otherwise.
     """
     env = dict(os.environ if environ is None else environ)
     core = _stoker.plan_from_environ(env)
     if core is not None:
-        return Plan(core, "the STOKER_* environment")
-    computed, source = _stoker.compute_plan()
-    stray = sorted(set(env) & set(computed.to_env()))
-    if stray:
-        warnings.warn(f"stoker: {', '.join(stray)} set without STOKER_PLAN_VERSION (not a "
-                      "plan from the stoker plugin): ignored, the plan is computed for this "
-                      "process", RuntimeWarning, stacklevel=2)
-    return Plan(computed, source)
+        result = Plan(core, "the STOKER_* environment")
+    else:
+        computed, source = _stoker.compute_plan()
+        stray = sorted(set(env) & set(computed.to_env()))
+        if stray:
+            warnings.warn(f"stoker: {', '.join(stray)} set without STOKER_PLAN_VERSION (not a "
+                          "plan from the stoker plugin): ignored, the plan is computed for "
+                          "this process", RuntimeWarning, stacklevel=2)
+        result = Plan(computed, source)
+    if apply is None:
+        apply = environ is None and _applies_by_default()
+    if apply:
+        _apply(result._core)
+    return result

@@ -5,8 +5,12 @@
 
 #include <cstring>
 
-#include "topology/process_hwloc.hpp"
 #include "stoker/error.hpp"
+#include "stoker/plan/cpuset.hpp"
+#include "stoker/plan/plan.hpp"
+#include "stoker/plan/values.hpp"
+#include "topology/mem_policy.hpp"
+#include "topology/process_hwloc.hpp"
 
 namespace stoker {
 
@@ -25,6 +29,10 @@ size_t BatchArena::slot_bytes_for(size_t batch_size, size_t sample_bytes) {
          align_up(batch_size * sizeof(int64_t), kAlign);
 }
 
+std::vector<int> BatchArena::nodes_for(const Plan& plan) {
+  return plan.mem_bind == MemBind::None ? std::vector<int>{} : plan.numa;
+}
+
 BatchArena::BatchArena(int slots, size_t batch_size, size_t sample_bytes,
                        const std::vector<int>& numa)
     : slots_(slots),
@@ -36,8 +44,10 @@ BatchArena::BatchArena(int slots, size_t batch_size, size_t sample_bytes,
     if (hwloc_topology_t topo = process_hwloc()) {
       hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
       for (int os : numa) hwloc_bitmap_set(nodes, static_cast<unsigned>(os));
-      void* p =
-          hwloc_alloc_membind(topo, bytes_, nodes, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET);
+      const Placement where = placement(numa, bytes_);
+      if (!where.note.empty()) notes_.push_back(where.note);
+      const int flags = HWLOC_MEMBIND_BYNODESET | (where.strict ? HWLOC_MEMBIND_STRICT : 0);
+      void* p = hwloc_alloc_membind(topo, bytes_, nodes, HWLOC_MEMBIND_BIND, flags);
       if (p == nullptr) {
         notes_.push_back(
             std::string("arena not bound to NUMA nodes: hwloc_alloc_membind failed (") +
@@ -67,6 +77,17 @@ BatchArena::BatchArena(int slots, size_t batch_size, size_t sample_bytes,
   }
   // Large arenas: fewer TLB misses while collating (a hint; ignored where THP is off).
   if (bytes_ >= (size_t{2} << 20)) ::madvise(base_, bytes_, MADV_HUGEPAGE);
+}
+
+BatchArena::Placement BatchArena::placement(const std::vector<int>& numa, size_t bytes,
+                                            const std::string& root) {
+  bool known = false;
+  const uint64_t room = numa_room(numa, &known, root);
+  if (!known || room >= 2 * static_cast<uint64_t>(bytes)) return {true, {}};
+  return {false, "arena prefers NUMA node(s) " + CpuSet::from_list(numa).to_string() +
+                     " instead of being bound there: they have " + values::format_bytes(room) +
+                     " free or reclaimable, under twice the arena's " +
+                     values::format_bytes(bytes) + " (a strict binding could OOM-kill the rank)"};
 }
 
 BatchArena::~BatchArena() {

@@ -1,5 +1,9 @@
 // The batch arena: every slot the loader will ever use, allocated once at construction
 // as one region bound to the plan's NUMA nodes (hwloc), recycled for the loader's life.
+// The binding is strict (MPOL_BIND on the region: the slots are what the GPU copies from,
+// so they stay local, and the kernel reclaims local page cache rather than spill them),
+// unless the nodes have less than twice the arena free or reclaimable: then the region only
+// prefers them, with a note, since a strict binding on a full node OOM-kills the rank.
 // Slot layout: [data: batch_size x sample_bytes, 64-byte aligned][labels: int64 x batch_size].
 // Pages are touched first by pinned worker threads (touch_slot), then the whole region
 // may be page-locked through a HostPinner (the CUDA seam, see stoker/loader/host_pinner.hpp).
@@ -15,6 +19,8 @@
 
 namespace stoker {
 
+struct Plan;
+
 class BatchArena {
  public:
   BatchArena(int slots, size_t batch_size, size_t sample_bytes, const std::vector<int>& numa);
@@ -24,6 +30,18 @@ class BatchArena {
 
   // Bytes one slot takes for the given batch (data and labels, each 64-byte aligned).
   static size_t slot_bytes_for(size_t batch_size, size_t sample_bytes);
+
+  // The NUMA nodes the plan's arena goes on: plan.numa, none under mem-bind=none.
+  static std::vector<int> nodes_for(const Plan& plan);
+
+  // How an arena of `bytes` on `numa` is placed: strictly, or (too little room on the
+  // nodes, read from <root>/sys/devices/system/node) preferring them, with the note why.
+  struct Placement {
+    bool strict = true;
+    std::string note;
+  };
+  static Placement placement(const std::vector<int>& numa, size_t bytes,
+                             const std::string& root = "/");
 
   int slots() const { return slots_; }
   size_t slot_bytes() const { return slot_bytes_; }

@@ -16,6 +16,7 @@
 #include "stoker/loader/worker_shares.hpp"
 #include "stoker/plan/limits.hpp"
 #include "stoker/plan/local_plan.hpp"
+#include "stoker/plan/main_thread.hpp"
 #include "topology/process_hwloc.hpp"
 
 namespace stoker {
@@ -257,7 +258,7 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
                                                  LoaderOptions options) {
   const SampleSpec spec = checked_spec(source, transform, options);
   const uint64_t slot = BatchArena::slot_bytes_for(options.batch_size, spec.bytes());
-  std::string plan_source;
+  std::string plan_source, main_thread;
   bool from_environment = false;
   if (!options.plan) {  // the plugin's STOKER_* plan, or one computed for this batch
     PlanRequest request;
@@ -266,6 +267,7 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
     options.plan = std::move(local.plan);
     plan_source = std::move(local.source);
     from_environment = local.from_environment;
+    if (options.pin_main_thread) main_thread = pin_main_thread(*options.plan).note;
   }
   // A plan from the environment assumed the profile's batch size: fit it to the real one.
   if (options.plan->mem_budget > 0 && !fit_prefetch(*options.plan, slot, options.held_batches) &&
@@ -287,9 +289,13 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
     loader->plan_source_ = plan_source;
     loader->notes_.insert(loader->notes_.begin(), "plan from " + plan_source);
   }
+  if (!main_thread.empty()) loader->notes_.insert(loader->notes_.begin() + 1, main_thread);
   Loader* l = loader.get();
   loader->metrics_ = MetricsWriter::from_environment([l] { return l->stats(); }, rank);
   loader->summary_at_exit_ = verbose_from_environment();
+  if (loader->summary_at_exit_ && !main_thread.empty())
+    std::fprintf(stderr, "stoker: rank %llu: %s\n", static_cast<unsigned long long>(rank),
+                 main_thread.c_str());
   return loader;
 }
 

@@ -84,6 +84,8 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
     requested_ = true;
     first_request_ns_ = asked;
   }
+  // The wait is from asking for this batch to getting it, whatever later ones are ready.
+  const bool blocked = cell < 0;
   while (cell < 0) {
     if (next_seq_ == seq && free_.empty() && busy_ == 0) {
       throw Error(
@@ -93,8 +95,8 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
     }
     wait_for_batch(lk);
   }
-  const uint64_t got = now_ns();
-  const uint64_t wait = ready > 0 ? 0 : got - asked;
+  const uint64_t got = blocked ? now_ns() : asked;
+  const uint64_t wait = got - asked;
   const int slot = cell;
   cell = -1;
   ++consume_seq_;

@@ -28,7 +28,7 @@ LoaderCore::LoaderCore(Setup s)
       sampler_(s.sampler),
       workers_(s.workers),
       slots_(s.slots),
-      arena_(s.slots, batch_size_, sample_bytes_, opt_.plan->numa),
+      arena_(s.slots, batch_size_, sample_bytes_, BatchArena::nodes_for(*opt_.plan)),
       meta_(static_cast<size_t>(s.slots)),
       scratch_(static_cast<size_t>(s.workers)),
       t0_(Clock::now()),

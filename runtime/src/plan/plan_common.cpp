@@ -28,7 +28,15 @@ const char* to_string(BindMode b) {
 }
 
 const char* to_string(MemBind m) {
-  return m == MemBind::None ? "none" : "local";
+  switch (m) {
+    case MemBind::Strict:
+      return "strict";
+    case MemBind::None:
+      return "none";
+    case MemBind::Local:
+      break;
+  }
+  return "local";
 }
 
 std::optional<BindMode> parse_bind_mode(std::string_view s) {
@@ -38,7 +46,7 @@ std::optional<BindMode> parse_bind_mode(std::string_view s) {
 }
 
 std::optional<MemBind> parse_mem_bind(std::string_view s) {
-  for (MemBind m : {MemBind::Local, MemBind::None})
+  for (MemBind m : {MemBind::Local, MemBind::Strict, MemBind::None})
     if (s == to_string(m)) return m;
   return std::nullopt;
 }

@@ -124,7 +124,7 @@ std::optional<Plan> plan_from_env(const EnvGetter& get) {
   }
   if (auto mem = env.optional("STOKER_MEM_BIND")) {
     auto m = parse_mem_bind(*mem);
-    if (!m) Reader::garbled("STOKER_MEM_BIND", *mem, "local or none");
+    if (!m) Reader::garbled("STOKER_MEM_BIND", *mem, "local, strict or none");
     p.mem_bind = *m;
   }
   p.local_size = static_cast<int>(env.whole("STOKER_LOCAL_SIZE", 1, 1 << 16, false));

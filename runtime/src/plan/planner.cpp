@@ -291,14 +291,15 @@ class Planner {
     }
 
     std::vector<int> core_nodes = nodes_of(topo_, plan_.cpus);
-    if (plan_.mem_bind == MemBind::Local && !gpu_nodes_.empty()) {
+    const std::string mode = std::string(" (mem-bind=") + to_string(plan_.mem_bind) + ")";
+    if (plan_.mem_bind != MemBind::None && !gpu_nodes_.empty()) {
       plan_.numa = gpu_nodes_;
-      why("numa", "memory on the GPU's NUMA node " + nodes_text(gpu_nodes_) + " (mem-bind=local)");
+      why("numa", "memory on the GPU's NUMA node " + nodes_text(gpu_nodes_) + mode);
     } else {
       plan_.numa = core_nodes;
-      why("numa", "the NUMA node(s) of the rank's cores, " + nodes_text(core_nodes) +
-                      (plan_.mem_bind == MemBind::None ? "; memory not bound (mem-bind=none)"
-                                                       : " (mem-bind=local)"));
+      why("numa",
+          "the NUMA node(s) of the rank's cores, " + nodes_text(core_nodes) +
+              (plan_.mem_bind == MemBind::None ? "; memory not bound (mem-bind=none)" : mode));
     }
     // NICs follow the GPU (its traffic is what they carry). A rank without one gets none, so
     // that a GPU-less step's plan needs no PCI discovery (the plugin skips it).

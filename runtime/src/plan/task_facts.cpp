@@ -123,7 +123,8 @@ NodeMemory node_memory(const EnvGetter& env, const SlurmAllocation& alloc,
 
 void observe_task(World& w, const EnvGetter& env, const SlurmAllocation& alloc,
                   const std::string& root) {
-  w.own_mask = current_cpu_mask();
+  // The task's mask, also after pin_main_thread narrowed this thread to the main CPUs.
+  w.own_mask = task_cpu_mask();
   if (env("SLURM_JOB_ID")) {
     w.step = step_cpus(env, root);
     const auto ids = step_gpu_ids(env);

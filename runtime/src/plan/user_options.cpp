@@ -66,7 +66,7 @@ std::string set_user_option(UserOptions& opts, std::string_view flag, std::strin
     opts.given.push_back(given);
   } else if (flag == "stoker-mem-bind") {
     auto m = parse_mem_bind(value);
-    if (!m) return bad("expected local or none");
+    if (!m) return bad("expected local, strict or none");
     opts.overrides.mem_bind = *m;
     opts.given.push_back(given);
   } else if (flag == "stoker-pin-memory") {

@@ -6,8 +6,10 @@
 #include <cstring>
 #include <mutex>
 
+#include "stoker/plan/plan.hpp"
 #include "stoker/plan/topology.hpp"
 #include "topology/hwloc_convert.hpp"
+#include "topology/mem_policy.hpp"
 #include "topology/process_hwloc.hpp"
 
 namespace stoker {
@@ -52,9 +54,8 @@ hwloc_topology_t process_hwloc(std::string* error) {
   return topo;
 }
 
-
-BindResult bind_this_process(const Topology& topo, const CpuSet& cpus,
-                             const std::vector<int>& numa) {
+BindResult bind_this_process(const Topology& topo, const CpuSet& cpus, const std::vector<int>& numa,
+                             MemBind mem_bind) {
   BindResult r;
   if (!topo.is_this_system || !topo.hwloc) {
     r.reason = "topology is " + topo.source + ", not this machine: binding skipped";
@@ -69,15 +70,12 @@ BindResult bind_this_process(const Topology& topo, const CpuSet& cpus,
     r.cpus_bound = hwloc_set_cpubind(t, set.b, HWLOC_CPUBIND_PROCESS) == 0;
     if (!r.cpus_bound) reasons = failure("the process's CPUs", cpus.to_string());
   }
-  if (!numa.empty()) {
-    CpuSet nodes = CpuSet::from_list(numa);
-    Bitmap set(detail::to_hwloc_bitmap(nodes));
-    // No PROCESS flag: Linux memory policies are per thread, and hwloc falls back to the
-    // calling thread, which is the whole task when the plugin binds before exec.
-    r.memory_bound = hwloc_set_membind(t, set.b, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET) == 0;
-    if (!r.memory_bound) {
-      if (!reasons.empty()) reasons += "; ";
-      reasons += failure("memory", "NUMA nodes " + nodes.to_string());
+  if (!numa.empty() && mem_bind != MemBind::None) {
+    const std::string applied = apply_mem_bind(mem_bind, numa, &r.memory_bound);
+    if (r.memory_bound) {
+      r.memory = applied;
+    } else {
+      reasons += (reasons.empty() ? "" : "; ") + applied;
     }
   }
   r.reason = reasons;

@@ -18,4 +18,9 @@ hwloc_topology_t process_hwloc(std::string* error = nullptr);
 // bound to its main CPUs). Falls back to the calling thread's mask without hwloc.
 CpuSet process_allowed_cpus();
 
+// Keeps `mask` (the first call's only) as the CPUs this task was granted, which
+// task_cpu_mask() returns from then on: pin_main_thread narrows the calling thread to the
+// plan's main CPUs, and a later plan must still see the task's whole mask.
+void remember_task_mask(const CpuSet& mask);
+
 }  // namespace stoker

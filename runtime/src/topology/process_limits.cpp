@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <sstream>
 
@@ -18,6 +19,7 @@
 #include "stoker/plan/strings.hpp"
 #include "stoker/plan/topology.hpp"
 #include "stoker/plan/values.hpp"
+#include "topology/process_hwloc.hpp"
 
 namespace stoker {
 
@@ -147,7 +149,22 @@ std::optional<Limit> kernel_limit(const std::string& root) {
                                                   " threads on the machine"};
 }
 
+std::mutex task_mask_mu;
+std::optional<CpuSet> task_mask;  // set once stoker pinned a thread (pin_main_thread)
 }  // namespace
+
+void remember_task_mask(const CpuSet& mask) {
+  std::lock_guard lk(task_mask_mu);
+  if (!task_mask) task_mask = mask;
+}
+
+CpuSet task_cpu_mask() {
+  {
+    std::lock_guard lk(task_mask_mu);
+    if (task_mask) return *task_mask;
+  }
+  return current_cpu_mask();
+}
 
 CpuSet current_cpu_mask() {
   // Grow the mask until the kernel accepts its size (machines with more than 1024 CPUs).

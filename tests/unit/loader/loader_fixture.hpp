@@ -71,7 +71,7 @@ inline std::string write_tokens(const TempDir& dir, uint64_t tokens,
 inline Plan test_plan(int workers, int prefetch = 2, uint64_t mem_budget = 64ull << 20) {
   Plan p;
   p.profile = "test";
-  p.cpus = current_cpu_mask();
+  p.cpus = task_cpu_mask();
   p.worker_cpus = p.cpus;
   p.main_cpus = p.cpus;
   p.workers = workers;

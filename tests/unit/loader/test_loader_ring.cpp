@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "loader_fixture.hpp"
 #include "stoker/distributed/coordination.hpp"
@@ -41,25 +42,66 @@ std::multiset<std::string> worker_thread_cpus() {
   return out;
 }
 
+// A bursty producer: without shuffle, sample i is in batch i / 16, so a SlowCopy of every
+// 64th sample makes batch k slow (20 ms) and batches k+1..k+3 fast. The consumer trains for
+// 1 ms per batch, so the other workers fill the ring behind each slow batch (the controller
+// sees that more depth would help), then it blocks on the slow one. Load on the machine can
+// stretch these times but not reorder them: a slow batch always keeps its consumer waiting.
+std::shared_ptr<test::SlowCopy> bursty_copy(const TokenSetup& t) {
+  return std::make_shared<test::SlowCopy>(t.source->spec(), 16 * 4, 20ms);
+}
+
+LoaderOptions bursty_options(LoaderOptions o) {
+  o.shuffle = false;
+  return o;
+}
+
+// One epoch with a 1 ms training step per batch; returns the batches seen.
+uint64_t train_on(Loader& loader) {
+  uint64_t n = 0;
+  for (Batch& b : loader) {
+    (void)b;
+    ++n;
+    std::this_thread::sleep_for(1ms);
+  }
+  return n;
+}
+
 }  // namespace
 
+TEST(FaultsLoader, ABurstyProducerCountsTheWaitAndGrowsTheDepth) {
+  // Batch k is slow while k+1..k+3 are ready behind it: the consumer's wait for k counts
+  // (it used to be recorded as 0 whenever a later batch was ready), so the controller grows.
+  TokenSetup t(16 * 64);
+  LoaderOptions o = bursty_options(test::test_options(16, 3, 2));
+  Loader loader(t.source, bursty_copy(t), o);
+  const uint64_t batches = train_on(loader);
+  const LoaderStats st = loader.stats();
+  EXPECT_EQ(st.batches, batches);
+  EXPECT_GT(st.consumer_wait_ns, 0u) << st.summary();
+  EXPECT_GT(st.wait_share, 0.0) << st.summary();
+  ASSERT_GE(st.depth_history.size(), 2u) << st.summary();
+  EXPECT_EQ(st.depth_history[1].reason, DepthReason::ConsumerWaited);
+  EXPECT_EQ(st.depth_history[1].from, 2);
+  EXPECT_EQ(st.depth_history[1].to, 3);
+  EXPECT_GT(st.depth_history[1].wait_ns, 0u);
+  EXPECT_GE(st.consumer_wait_ns, st.depth_history[1].wait_ns);
+  int highest = 0;
+  for (const DepthChange& c : st.depth_history) highest = std::max(highest, c.to);
+  EXPECT_GT(highest, 3) << st.summary();
+  EXPECT_LE(highest, 8) << st.summary();  // the plan's prefetch_max
+}
+
 TEST(Loader, DepthGrowsWhenTheConsumerWaitsAndStaysInTheBudget) {
-  TokenSetup t(3000);
-  // One slow sample in 97 stalls its batch; the other workers run ahead and fill the ring.
-  auto bursty = std::make_shared<test::SlowCopy>(t.source->spec(), 97, 3ms);
+  TokenSetup t(16 * 100);
   // The plan's room (8) does not fit 8 slots beside 2 held batches: the factory fits it to 6.
-  LoaderOptions o = test::test_options(16, 2, 2, 8 * kSlot);
-  auto loader = Loader::for_this_process(t.source, bursty, o);
+  LoaderOptions o = bursty_options(test::test_options(16, 3, 2, 8 * kSlot));
+  auto loader = Loader::for_this_process(t.source, bursty_copy(t), o);
   EXPECT_EQ(loader->plan().prefetch_max, 6);
   EXPECT_EQ(
       loader->plan().reason("prefetch_max"),
       "lowered to 6: the budget holds 8 batch(es) of 2.2 KiB, 2 of them held by the consumer");
-  // On a machine busy with other work the workers may not get ahead within one epoch
-  // (then more depth would not help, and the controller rightly waits): allow three.
-  for (uint64_t e = 0; e < 3 && loader->stats().depth_history.size() < 2; ++e) {
-    loader->set_epoch(e);
-    for (Batch& b : *loader) (void)b;
-  }
+  train_on(*loader);
   LoaderStats st = loader->stats();
   EXPECT_EQ(st.slot_bytes, kSlot);
   EXPECT_EQ(st.slots, 8);
@@ -256,4 +298,46 @@ TEST(Loader, WorkersBeyondThePlansWorkerCpusSpreadAndSaySo) {
   uint64_t samples = 0;
   for (Batch& b : loader) samples += b.size();
   EXPECT_EQ(samples, 500u);
+}
+
+TEST(Loader, ForThisProcessPinsTheTrainingLoopToTheMainCpus) {
+  TokenSetup t(100);
+  LoaderOptions o = test::test_options(16, 1);
+  o.plan.reset();  // planned here, as a job's would be
+  struct Seen {
+    CpuSet loop;
+    std::multiset<std::string> workers;
+    Plan plan;
+    std::vector<std::string> notes;
+  };
+  // The thread that builds the loader stands for the training loop (and keeps this test
+  // process's own thread as it was).
+  const auto build_on_a_thread = [&](bool pin) {
+    Seen s;
+    o.pin_main_thread = pin;
+    std::thread loop([&] {
+      auto loader = Loader::for_this_process(t.source, t.copy, o);
+      s.loop = current_cpu_mask();
+      s.workers = worker_thread_cpus();
+      s.plan = loader->plan();
+      s.notes = loader->stats().notes;
+    });
+    loop.join();
+    return s;
+  };
+  const Seen s = build_on_a_thread(true);
+  EXPECT_EQ(s.loop, s.plan.main_cpus) << "read back from the kernel";
+  const std::string note =
+      "main thread pinned to CPUs " + s.plan.main_cpus.to_string() + " (main_cpus)";
+  EXPECT_EQ(s.plan.reason("main_thread"), note);
+  ASSERT_GE(s.notes.size(), 2u);
+  EXPECT_EQ(s.notes[1], note);
+  std::multiset<std::string> shares;
+  for (const CpuSet& share : worker_shares(s.plan, s.plan.workers))
+    shares.insert(share.to_string());
+  EXPECT_EQ(s.workers, shares) << "the workers run on the plan's worker CPUs";
+
+  const Seen unpinned = build_on_a_thread(false);
+  EXPECT_EQ(unpinned.loop, current_cpu_mask());
+  EXPECT_EQ(unpinned.plan.reason("main_thread"), "");
 }

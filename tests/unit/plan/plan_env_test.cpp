@@ -74,7 +74,9 @@ TEST(PlanEnv, WritesTheDocumentedVariables) {
 }
 
 TEST(PlanEnv, RoundTripKeepsEveryFieldButTheReasons) {
-  for (Plan p : {sample_plan(), Plan{}}) {
+  Plan strict = sample_plan();
+  strict.mem_bind = MemBind::Strict;
+  for (Plan p : {sample_plan(), Plan{}, strict}) {
     if (p.profile.empty()) p.profile = "balanced";  // a default plan: no GPU, no NICs, no NUMA
     std::optional<Plan> back = read(as_map(plan_to_env(p)));
     ASSERT_TRUE(back);
@@ -186,8 +188,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "STOKER_BIND: garbled value 'numa' (expected gpu-numa, even or none; fix or "
                 "unset STOKER_BIND)"},
         Garbled{"STOKER_MEM_BIND", "all",
-                "STOKER_MEM_BIND: garbled value 'all' (expected local or none; fix or unset "
-                "STOKER_MEM_BIND)"},
+                "STOKER_MEM_BIND: garbled value 'all' (expected local, strict or none; fix or "
+                "unset STOKER_MEM_BIND)"},
         Garbled{"STOKER_PROFILE", "a b",
                 "STOKER_PROFILE: garbled value 'a b' (expected a profile name (letters, digits, "
                 "'-', '_'); fix or unset STOKER_PROFILE)"},

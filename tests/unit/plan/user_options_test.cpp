@@ -28,16 +28,18 @@ TEST(UserOptions, AcceptsEveryDocumentedValue) {
   EXPECT_EQ(o.overrides.bind, BindMode::Even);
   EXPECT_EQ(set_user_option(o, "stoker-bind", "none"), "");
   EXPECT_EQ(o.overrides.bind, BindMode::None);
+  EXPECT_EQ(set_user_option(o, "stoker-mem-bind", "strict"), "");
+  EXPECT_EQ(o.overrides.mem_bind, MemBind::Strict);
   EXPECT_EQ(set_user_option(o, "stoker-mem-bind", "none"), "");
   EXPECT_EQ(o.overrides.mem_bind, MemBind::None);
   EXPECT_EQ(set_user_option(o, "stoker-pin-memory", "no"), "");
   EXPECT_EQ(o.overrides.pin_memory, PinMode::No);
   EXPECT_EQ(set_user_option(o, "stoker-verbose", ""), "");
   EXPECT_TRUE(o.verbose);
-  EXPECT_EQ(o.given, (std::vector<std::string>{"--stoker-workers=12", "--stoker-workers=auto",
-                                               "--stoker-prefetch=4096", "--stoker-bind=even",
-                                               "--stoker-bind=none", "--stoker-mem-bind=none",
-                                               "--stoker-pin-memory=no"}));
+  EXPECT_EQ(o.given, (std::vector<std::string>{
+                         "--stoker-workers=12", "--stoker-workers=auto", "--stoker-prefetch=4096",
+                         "--stoker-bind=even", "--stoker-bind=none", "--stoker-mem-bind=strict",
+                         "--stoker-mem-bind=none", "--stoker-pin-memory=no"}));
 }
 
 struct BadFlag {
@@ -85,7 +87,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadFlag{"stoker-bind", "numa",
                 "stoker: --stoker-bind=numa: expected gpu-numa, even or none"},
         BadFlag{"stoker-mem-bind", "interleave",
-                "stoker: --stoker-mem-bind=interleave: expected local or none"},
+                "stoker: --stoker-mem-bind=interleave: expected local, strict or none"},
         BadFlag{"stoker-pin-memory", "on",
                 "stoker: --stoker-pin-memory=on: expected auto, yes or no"},
         BadFlag{"stoker-verbose", "2", "stoker: --stoker-verbose=2: takes no value"},

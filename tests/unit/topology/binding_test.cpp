@@ -3,6 +3,7 @@
 
 #include <thread>
 
+#include "stoker/plan/plan.hpp"
 #include "stoker/plan/topology.hpp"
 #include "topology_fixtures.hpp"
 
@@ -54,7 +55,7 @@ TEST(Binding, ThreadsBindConcurrently) {
 
 TEST(Binding, ProcessBindingSkipsForeignTopologies) {
   Topology t = load_topology_xml_text(test::four_gpu_two_socket(false), "fixture.xml");
-  BindResult r = bind_this_process(t, CpuSet::from_list({0}), {0});
+  BindResult r = bind_this_process(t, CpuSet::from_list({0}), {0}, MemBind::Local);
   EXPECT_FALSE(r.cpus_bound);
   EXPECT_FALSE(r.memory_bound);
   EXPECT_EQ(r.reason, "topology is fixture.xml, not this machine: binding skipped");
@@ -65,20 +66,21 @@ TEST(Binding, ProcessBindingOnThisMachine) {
   ASSERT_TRUE(live.is_this_system);
   CpuSet before = current_cpu_mask();
   // Binds this test process, checks, then restores the original mask.
-  BindResult r = bind_this_process(live, before, {live.numa_nodes[0].os_index});
+  BindResult r = bind_this_process(live, before, {live.numa_nodes[0].os_index}, MemBind::Local);
   EXPECT_TRUE(r.cpus_bound) << r.reason;
   std::printf("memory binding to NUMA %d: %s\n", live.numa_nodes[0].os_index,
               r.memory_bound ? "done" : r.reason.c_str());
   // Containers may forbid set_mempolicy; then the refusal must say why.
   EXPECT_EQ(r.memory_bound, r.reason.empty()) << r.reason;
   EXPECT_EQ(current_cpu_mask(), before);
-  BindResult narrow = bind_this_process(live, CpuSet::from_list({before.first()}), {});
+  BindResult narrow =
+      bind_this_process(live, CpuSet::from_list({before.first()}), {}, MemBind::Local);
   EXPECT_TRUE(narrow.cpus_bound) << narrow.reason;
   EXPECT_FALSE(narrow.memory_bound);
   EXPECT_EQ(current_cpu_mask(), CpuSet::from_list({before.first()}));
-  EXPECT_TRUE(bind_this_process(live, before, {}).cpus_bound);
+  EXPECT_TRUE(bind_this_process(live, before, {}, MemBind::Local).cpus_bound);
   EXPECT_EQ(current_cpu_mask(), before);
-  BindResult none = bind_this_process(live, CpuSet(), {});
+  BindResult none = bind_this_process(live, CpuSet(), {}, MemBind::Local);
   EXPECT_FALSE(none.cpus_bound);
   EXPECT_NE(none.reason.find("no CPUs"), std::string::npos);
 }

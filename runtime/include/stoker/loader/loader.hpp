@@ -96,6 +96,9 @@ struct LoaderOptions {
                             // tensors alive after their loop iteration); more is
                             // allowed but then the producers wait for releases
   bool pin_threads = true;  // bind each worker to its share (worker_shares)
+  // for_this_process, when it plans (options.plan unset): pin the calling thread, the
+  // training loop's, to the plan's main CPUs (pin_main_thread; a note when it cannot).
+  bool pin_main_thread = true;
   uint64_t shuffle_buffer = 0;  // a streamed source (shard_stream.hpp): samples each
                                 // rank holds to shuffle; 0: plan.shuffle_buffer
   // The rank's plan: required by the constructor; for_this_process plans when unset.
@@ -158,7 +161,9 @@ class Loader {
  public:
   // The loader for this process (the policy):
   //  - options.plan unset: plans with plan_this_process (the plugin's STOKER_* plan, else
-  //    one computed here for this batch size);
+  //    one computed here for this batch size), and (options.pin_main_thread) pins the
+  //    calling thread to the plan's main CPUs (pin_main_thread: a note, never an error;
+  //    with STOKER_VERBOSE=1 also one line on stderr);
   //  - fits the plan's prefetch depths to the real batch slot and held_batches
   //    (fit_prefetch: a plan from the environment assumed the profile's batch size);
   //  - options.world_size 0: detects the world (detect_world; collective under MPI);

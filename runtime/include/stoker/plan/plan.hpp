@@ -17,7 +17,14 @@
 namespace stoker {
 
 enum class BindMode { GpuNuma, Even, None };
-enum class MemBind { Local, None };
+// Memory of the rank's process (the plugin binds it before exec):
+//   Local:  prefer the plan's NUMA node(s), fall back to the others when they are full
+//           (MPOL_PREFERRED / MPOL_PREFERRED_MANY): a full node never kills the rank;
+//   Strict: only the plan's node(s) (MPOL_BIND): a full node OOM-kills the rank;
+//   None:   not bound.
+// The batch arena is placed strictly on the node(s) in every mode but None, when they have
+// room for it (BatchArena).
+enum class MemBind { Local, Strict, None };
 
 // What a user asked for (flags or options). Unset = decided by the profile.
 struct UserOverrides {
@@ -102,7 +109,7 @@ bool fit_prefetch(Plan& plan, uint64_t batch_bytes, int held = 0);
 void check_plan_input(const PlanInput& in);
 
 const char* to_string(BindMode b);  // "gpu-numa", "even", "none"
-const char* to_string(MemBind m);   // "local", "none"
+const char* to_string(MemBind m);   // "local", "strict", "none"
 // Inverse of to_string; nullopt for anything else.
 std::optional<BindMode> parse_bind_mode(std::string_view s);
 std::optional<MemBind> parse_mem_bind(std::string_view s);

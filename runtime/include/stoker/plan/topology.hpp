@@ -124,6 +124,10 @@ std::string topology_cache_key(bool with_io);
 
 // The calling process's (thread's) allowed CPUs (sched_getaffinity).
 CpuSet current_cpu_mask();
+// The CPUs this task was granted, which planning starts from: current_cpu_mask(), or, once
+// stoker pinned the training loop's thread to the plan's main CPUs (pin_main_thread), the
+// mask that thread had before, so that a second loader or plan sees the whole task.
+CpuSet task_cpu_mask();
 // The memory this process may use: cgroup v2 memory.max, else cgroup v1
 // memory.limit_in_bytes, else physical memory. `root` lets tests point at a fake tree.
 uint64_t memory_limit_bytes(const std::string& root = "/");
@@ -148,12 +152,16 @@ ThreadRoom thread_room(const std::string& root = "/");
 struct BindResult {
   bool cpus_bound = false, memory_bound = false;
   std::string reason;  // why something was not bound, "" when all asked for was done
+  std::string memory;  // the memory policy applied ("memory prefers NUMA node(s) 0 ..."), or ""
 };
-// Binds the calling process to `cpus` and (when numa is not empty) its memory to
-// those NUMA nodes, with hwloc. Never throws; skips with a reason when the topology
-// is not this system or hwloc refuses.
-BindResult bind_this_process(const Topology& topo, const CpuSet& cpus,
-                             const std::vector<int>& numa);
+enum class MemBind;  // stoker/plan/plan.hpp: local (prefer, fall back), strict, none
+// Binds the calling process to `cpus` (hwloc) and its memory to the NUMA nodes `numa` as
+// `mem_bind` says (MemBind: local prefers them and falls back to other nodes,
+// strict binds, none leaves memory alone; no nodes: nothing bound). Memory policies are
+// per thread: called before exec (the plugin's task_init) it covers the whole task. Never
+// throws; skips with a reason when the topology is not this system or the kernel refuses.
+BindResult bind_this_process(const Topology& topo, const CpuSet& cpus, const std::vector<int>& numa,
+                             MemBind mem_bind);
 
 // Binds the calling thread to `cpus` with hwloc (a process-wide, I/O-free hwloc
 // topology loaded once). Used by loader workers. Returns false and fills `why`

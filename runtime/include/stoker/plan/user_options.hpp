@@ -42,7 +42,8 @@ inline constexpr UserFlag kUserFlags[] = {
     {"stoker-workers", "auto|N", "Loader workers per rank", 1},
     {"stoker-prefetch", "auto|N", "Batches in flight per rank", 1},
     {"stoker-bind", "gpu-numa|even|none", "How each rank's CPUs are chosen and bound", 1},
-    {"stoker-mem-bind", "local|none", "Bind each rank's memory to its NUMA node(s)", 1},
+    {"stoker-mem-bind", "local|strict|none",
+     "Rank memory on its NUMA node(s): preferred, only there, or unbound", 1},
     {"stoker-pin-memory", "auto|yes|no", "Pinned host memory for batches", 1},
     {"stoker-verbose", nullptr, "Print each rank's stoker plan and reasons on stderr", 0},
 };
