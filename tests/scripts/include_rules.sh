@@ -3,8 +3,8 @@
 #   - spank_plugin/ includes no loader, CUDA or Python header: the plugin runs inside
 #     slurmstepd and must not pull the data path (threads, CUDA, libpython) into it;
 #   - runtime/src/sources/ includes nothing of the loader but the source interfaces it
-#     implements (stoker/loader/*source.hpp, shard_stream.hpp): sources read bytes, the
-#     loader schedules them, never the other way round;
+#     implements (stoker/loader/*source.hpp, shard_stream.hpp, mapped_read.hpp): sources
+#     read bytes, the loader schedules them, never the other way round;
 #   - tools, the Python bindings and the plugin include public headers (stoker/...) and
 #     their own folder's headers, never runtime/src's.
 #   - no file in runtime/src or spank_plugin/ over 400 lines.
@@ -19,7 +19,7 @@ hits=$(grep -rnE '#include [<"](stoker/(loader|cuda)/|loader/|cuda/|cuda_|Python
 [ -z "$hits" ] || bad "spank_plugin/ includes loader, CUDA or Python headers" "$hits"
 
 hits=$(grep -rnE '#include "(loader/|stoker/loader/)' runtime/src/sources/ |
-  grep -vE 'stoker/loader/([a-z_]*source|shard_stream)\.hpp"')
+  grep -vE 'stoker/loader/([a-z_]*source|shard_stream|mapped_read)\.hpp"')
 [ -z "$hits" ] || bad "runtime/src/sources/ includes loader headers" "$hits"
 
 # Headers of runtime/src are named by their folder ("plan/planner.hpp", "sources/...").
