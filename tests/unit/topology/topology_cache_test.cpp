@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "stoker/plan/plan.hpp"
 #include "stoker/plan/strings.hpp"
 #include "stoker/plan/topology.hpp"
 #include "temp_tree.hpp"
@@ -116,7 +117,7 @@ TEST_F(TopologyCacheTest, ColdDiscoveryWritesARootOwnedFileThatTheNextLoadReads)
   EXPECT_EQ(b.gpus.size(), a.gpus.size());
   ASSERT_EQ(b.nics.size(), a.nics.size());
   for (size_t i = 0; i < a.nics.size(); ++i) EXPECT_EQ(b.nics[i].name, a.nics[i].name);
-  EXPECT_TRUE(bind_this_process(b, current_cpu_mask(), {}).cpus_bound);
+  EXPECT_TRUE(bind_this_process(b, current_cpu_mask(), {}, MemBind::None).cpus_bound);
 }
 
 TEST_F(TopologyCacheTest, AStepWithoutGpusHasItsOwnCacheWithoutDevices) {
