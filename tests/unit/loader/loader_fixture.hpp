@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "error_text.hpp"
 #include "stoker/error.hpp"
 #include "stoker/loader/copy_transform.hpp"
 #include "stoker/loader/loader.hpp"
@@ -159,14 +160,9 @@ class ChecksumCopy : public CopyTransform {
 std::string write_records(const TempDir& dir, uint64_t n, size_t bytes,
                           const std::set<uint64_t>& corrupt = {});
 
-// The message of the stoker::Error that f throws, or "(no error)".
+// The message of the stoker::Error that f throws, or "(no error)" (tests/support).
 inline std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return error_text(f);
 }
 
 }  // namespace stoker::test
