@@ -4,24 +4,19 @@
 #
 #   tests/support/mpi_launch.sh COMMAND [ARGS...]
 #
-# Open MPI 4.1.4 (Debian 12) has a race in its TCP transport: a rank still inside
-# MPI_Init that receives a connection from a faster rank can call a null function
-# pointer (SIGSEGV in mca_btl_tcp.so under ompi_mpi_init), and its peer prints "Open MPI
-# failed to TCP connect to a peer MPI process". On this 2-core machine it happens to
-# about one launch in 15 under load, before any stoker code runs. A launch that failed
-# any other way (a stoker error, a check that expects ranks to fail) is not repeated,
-# and its status and output pass through unchanged. docs/reliability.md has the row.
+# The crash it recognises, and why it happens, are in scripts/open-mpi-race.sh. A launch
+# that failed any other way (a stoker error, a check that expects ranks to fail) is not
+# repeated, and its status and output pass through unchanged.
 set -uo pipefail
 [ $# -ge 1 ] || { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
-signature='Open MPI failed to TCP connect to a peer MPI process'
+. "$(dirname "$0")/../../scripts/open-mpi-race.sh"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 for attempt in 1 2; do
   { "$@" 2>&1 1>&3 | tee "$log" >&2; } 3>&1  # stderr to the log and on to stderr
   rc=${PIPESTATUS[0]}
-  if [ "$rc" -eq 0 ] || [ "$attempt" -eq 2 ] || ! grep -qF "$signature" "$log"; then
+  if [ "$rc" -eq 0 ] || [ "$attempt" -eq 2 ] || ! open_mpi_race_in "$log"; then
     exit "$rc"
   fi
-  echo "mpi_launch: Open MPI's TCP wire-up crashed (known Open MPI 4.1.4 race, not stoker);" \
-    "launching once more" >&2
+  echo "mpi_launch: $open_mpi_race_note; launching once more" >&2
 done

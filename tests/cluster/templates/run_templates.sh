@@ -66,14 +66,34 @@ export EPOCHS=4
 set -a
 . "$src/scripts/mpi-loopback.env"
 set +a
+. "$src/scripts/open-mpi-race.sh"
 
-# submit NAME TEMPLATE [VAR=VALUE ...]: runs the job to its end in the background.
+# submit NAME TEMPLATE [VAR=VALUE ...]: runs the job to its end in the background; its
+# exit status goes to NAME.rc (also when it failed: the subshell must not stop at set -e).
+declare -A how  # NAME -> its submit arguments, to submit it once more
 submit() {
   local name=$1 template=$2
+  how[$name]=$(printf '%q ' "$@")
   shift 2
-  (env "$@" timeout "$timeout_s" sbatch --wait --job-name="tpl-$name" -o "$work/$name.out" \
-     -e "$work/$name.err" "$src/sbatch_templates/$template" >"$work/$name.sbatch" 2>&1
-   echo $? >"$work/$name.rc") &
+  (rc=0
+   env "$@" timeout "$timeout_s" sbatch --wait --job-name="tpl-$name" -o "$work/$name.out" \
+     -e "$work/$name.err" "$src/sbatch_templates/$template" >"$work/$name.sbatch" 2>&1 || rc=$?
+   echo "$rc" >"$work/$name.rc") &
+}
+
+# Open MPI's TCP wire-up race (scripts/open-mpi-race.sh) can kill an MPI job before any
+# stoker code runs: such a job is submitted once more, its first output kept as NAME.first.*.
+resubmit_race_victims() {
+  local name again=0
+  for name in "$@"; do
+    [ "$(cat "$work/$name.rc" 2>/dev/null)" != 0 ] || continue
+    open_mpi_race_in "$work/$name.err" "$work/$name.out" || continue
+    echo "note [$name]: $open_mpi_race_note; submitting the job once more"
+    for f in sbatch out err; do mv -f "$work/$name.$f" "$work/$name.first.$f" 2>/dev/null || true; done
+    eval "submit ${how[$name]}"
+    again=1
+  done
+  [ "$again" = 0 ] || wait
 }
 
 fail() {
@@ -124,6 +144,7 @@ else
   templates="single multi cpu"
 fi
 wait
+resubmit_race_victims single multi cpu
 elapsed=$(( $(date +%s) - started ))
 
 for name in $templates; do
