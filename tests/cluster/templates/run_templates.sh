@@ -17,7 +17,10 @@
 #   PYTHON                   the Python with torch for the DDP template (default /usr/bin/python3)
 #   STOKER_PYTHONPATH        where stoker's Python module is (build/python) when it is not
 #                            installed; the DDP template imports it
-#   STOKER_TEMPLATE_TIMEOUT  seconds each job may take (default 100)
+#   STOKER_TEMPLATE_TIMEOUT  seconds each job may take from its submission (default 240): a
+#                            guard against hangs, not a speed check. The five jobs share the
+#                            two nodes, so one may queue behind the others for a minute, and
+#                            sbatch --wait notices a job's end up to ~30 s late (it polls)
 #
 # The cluster's GPUs are fake (gres on character devices): the GPU templates run the
 # trainer's CPU fallback there, and the DDP template the gloo backend. Work files (data,
@@ -52,7 +55,7 @@ work=$cluster/jobs/templates
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
-timeout_s=${STOKER_TEMPLATE_TIMEOUT:-100}
+timeout_s=${STOKER_TEMPLATE_TIMEOUT:-240}
 failures=0
 
 # Small learnable data: 4 colour classes of 64x48 JPEGs; topic-structured tokens.
