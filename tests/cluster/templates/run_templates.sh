@@ -30,7 +30,7 @@
 # Exit status: 0 all passed; 1 a check failed (the job's output is printed); 77 skipped.
 set -euo pipefail
 
-[ $# -eq 2 ] || [ $# -eq 3 ] || { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -eq 2 ] || [ $# -eq 3 ] || { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 cluster=$(cd "$1" && pwd -P)
 bin=$(cd "$2" && pwd -P)
 src=$(cd "$(dirname "$0")/../../.." && pwd -P)
