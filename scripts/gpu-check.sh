@@ -4,6 +4,8 @@
 #   1. builds stoker with CUDA in build-gpu/ (only what the check needs),
 #   2. runs the `gpu` test label: feeder bandwidth vs a plain pinned cudaMemcpyAsync,
 #      copy/compute overlap, the trainer's input wait on the image pipeline, the errors,
+#      and, where pybind11 is installed, Python's Loader(to_device='cuda') with
+#      /usr/bin/python3's torch (tests/python/test_gpu_loader.py),
 #   3. runs one short training on one GPU,
 # and prints the figures. Exit status: 0 passed; 1 a test failed; 3 no usable GPU here.
 #   scripts/gpu-check.sh            STOKER_GPU_BUILD=dir to build elsewhere
@@ -22,8 +24,15 @@ fi
 step "building with CUDA ($build/)"
 export PATH=/usr/local/cuda/bin:$PATH
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTOKER_WITH_CUDA=ON \
-  -DSTOKER_WITH_PYTHON=OFF -DSTOKER_WITH_SPANK=OFF -DCMAKE_CUDA_ARCHITECTURES=native >/dev/null
-cmake --build "$build" -j"$(nproc)" --target gpu_tests stoker_train stoker_make_data
+  -DSTOKER_WITH_PYTHON=AUTO -DSTOKER_WITH_SPANK=OFF -DCMAKE_CUDA_ARCHITECTURES=native >/dev/null
+targets="gpu_tests stoker_train stoker_make_data"
+if cmake --build "$build" --target help | grep -q '^stoker_python:'; then
+  targets="$targets stoker_python stoker stoker_write_image_kinds"  # python.gpu_loader
+else
+  echo "gpu-check: no pybind11 here: the Python GPU test is not built" >&2
+fi
+# shellcheck disable=SC2086
+cmake --build "$build" -j"$(nproc)" --target $targets
 
 step "tests: label gpu"
 log=$build/gpu-check.log
@@ -31,6 +40,9 @@ rc=0
 ctest --test-dir "$build" -L gpu -V --timeout 240 >"$log" 2>&1 || rc=$?
 grep -E '^[0-9]+: \[ figures  \]|Skipped|tests passed|tests failed|\(Failed\)' "$log" |
   sed -E 's/^[0-9]+: //' || true
+if grep -q "skipped 'no CUDA device'" "$log"; then
+  echo "gpu-check: python.gpu_loader skipped: /usr/bin/python3's torch sees no CUDA device" >&2
+fi
 if grep -q 'no usable GPU' "$log"; then
   echo "gpu-check: the tests found no usable GPU:" >&2
   grep -m1 'no usable GPU' "$log" >&2

@@ -213,8 +213,12 @@ void bind_loader(py::module_& m) {
                                return p.source->describe() +
                                       (p.transform ? " | " + p.transform->describe() : "");
                              })
-      .def("state",
-           [](PyLoader& l) { return l.locked([](Loader& x) { return state_dict_of(x.state()); }); })
+      .def(
+          "state",
+          [](PyLoader& l, uint64_t held_back) {
+            return l.locked([&](Loader& x) { return state_dict_of(x.state(held_back)); });
+          },
+          py::arg("held_back") = 0)
       .def("restore", &PyLoader::restore, py::arg("text"))
       .def(
           "loop_view",

@@ -16,14 +16,17 @@ PYBIND11_MODULE(_stoker, m) {
   stoker::python::bind_loader(m);
   stoker::python::bind_transforms(m);
   stoker::python::bind_sampler(m);
-#ifdef STOKER_HAVE_CUDA
+  // Whether this build of stoker has its CUDA parts (the stoker_cuda library of the C++
+  // trainer and the gpu tests). This module links none of them, whatever the build.
+#ifdef STOKER_BUILT_WITH_CUDA
   m.attr("built_with_cuda") = true;
 #else
   m.attr("built_with_cuda") = false;
 #endif
-  // The asynchronous device feeder (pinned slots, copies on a side stream) is not bound yet:
-  // Loader(to_device=...) copies with PyTorch and says so.
-  m.attr("has_cuda_feeder") = false;
+  // Loader(to_device='cuda') page-locks the batch slots through torch's cudart (a Python
+  // pinner, py_pinner.cpp) and copies them on a side stream (stoker/_device.py), in every
+  // build: it needs only a PyTorch with CUDA.
+  m.attr("device_copies") = true;
 #ifdef STOKER_HAVE_MPI
   m.attr("built_with_mpi") = true;
 #else

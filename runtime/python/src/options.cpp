@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "py_pinner.hpp"
 #include "stoker/plan/plan.hpp"
 
 namespace py = pybind11;
@@ -53,7 +54,7 @@ LoaderOptions loader_options(const py::dict& d) {
   check_keys(d,
              {"batch_size", "drop_last", "shuffle", "seed", "world_size", "rank", "on_corrupt",
               "max_skip_fraction", "workers", "prefetch", "adaptive", "max_depth", "held_batches",
-              "pin_threads", "pin_main_thread", "plan", "shuffle_buffer", "agree"},
+              "pin_threads", "pin_main_thread", "plan", "shuffle_buffer", "agree", "pinner"},
              "Loader");
   LoaderOptions o;
   take(d, "batch_size", o.batch_size);
@@ -81,6 +82,12 @@ LoaderOptions loader_options(const py::dict& d) {
   take(d, "max_skip_fraction", o.max_skip_fraction);
   o.corrupt_names = {"on_corrupt='skip'", "max_skip_fraction"};
   if (d.contains("plan") && !d["plan"].is_none()) o.plan = py::cast<Plan>(d["plan"]);
+  if (d.contains("pinner") && !d["pinner"].is_none()) {
+    // Given only when the batches go to a GPU: pin whatever the plan says (a plan made
+    // where no GPU was seen still feeds the device the caller chose).
+    o.pinner = python_pinner(py::cast<py::tuple>(d["pinner"]));
+    o.force_pin = true;
+  }
   return o;
 }
 

@@ -17,7 +17,8 @@ const char* numpy_name(DType t);
 
 // Keys: batch_size, drop_last, shuffle, seed, world_size, rank, on_corrupt ("error" or
 // "skip"), max_skip_fraction, workers, prefetch, adaptive, max_depth, held_batches,
-// pin_threads, plan, shuffle_buffer, agree.
+// pin_threads, plan, shuffle_buffer, agree, pinner ((pin, unpin, description): py_pinner.hpp;
+// it also sets force_pin).
 LoaderOptions loader_options(const pybind11::dict& d);
 
 // Keys: train, size, resize_shorter, scale (min, max), ratio (min, max), flip_p, mean, std,

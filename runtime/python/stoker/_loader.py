@@ -5,6 +5,7 @@ import warnings
 
 from . import _stoker
 from ._agree import Agreement
+from ._device import CudaSide, DeviceCopies, check_device, torch_pinner
 from ._checks import (check_bool, check_choice, check_float, check_int, check_pair,
                       check_path)
 from ._plan import Plan, _applies_by_default, _apply
@@ -33,6 +34,7 @@ class _Loop:
 
     def __init__(self, epoch):
         self.epoch, self.batches, self.replaceable = epoch, 0, False
+        self.ahead = 0  # batches taken from the C++ loader, not yet handed to the loop
 
 
 class Loader:
@@ -53,7 +55,10 @@ class Loader:
       max_depth         0: the plan's prefetch_max; else the most the depth may grow to
       adaptive          let the prefetch depth move within [prefetch, max_depth] while
                         running; False keeps it at prefetch
-      held_batches      batches the consumer may keep alive beyond the ring
+      held_batches      batches the consumer may keep alive beyond the ring; with
+                        to_device, the copies in flight instead (the loop's batches
+                        then live on the GPU and hold no slot): 2 or more keeps one
+                        batch's copy ahead of the loop without waiting
       pin_threads       pin worker i to its share (Plan.worker_shares)
       on_corrupt        'error' (stoker.Error naming the file) or 'skip' (leave it out: each
                         file is named once on stderr and counted in stats()['skipped'],
@@ -70,8 +75,16 @@ class Loader:
                         None under the plugin also applies the plan to the calling thread,
                         as stoker.plan() does (main CPUs, torch's intra-op threads)
       to_device         None, or a torch device ('cuda', 'cuda:1'): batches arrive there.
-                        ValueError when PyTorch has no such device.
-      as_numpy          yield numpy arrays instead of torch tensors
+                        The batch slots are page-locked (cudaHostRegister, through torch);
+                        each batch is copied on the loader's own CUDA stream while the
+                        loop works on the previous one, and the loop's current stream
+                        waits for that copy before using the tensors. The caller's
+                        current device and stream are left alone; indices stay on the
+                        host. ValueError when PyTorch has no such device. A slot that
+                        cannot be pinned is a note in stats()['notes'] (and a warning):
+                        the copies then run from pageable memory, slower
+      as_numpy          yield numpy arrays instead of torch tensors (host memory: not with
+                        to_device, a ValueError)
       return_indices    yield (data, labels, indices) with the dataset indices
       agree             check at each epoch start that every rank agrees on seed, epoch,
                         dataset and options: over MPI (the C++ side), else over
@@ -85,7 +98,9 @@ class Loader:
                  world_size=None, rank=None, workers=None, prefetch=None, adaptive=True,
                  max_depth=0, held_batches=2, pin_threads=True, on_corrupt="error",
                  max_skip_fraction=0.01, shuffle_buffer=None, plan=None, to_device=None,
-                 as_numpy=False, return_indices=False, agree=True):
+                 as_numpy=False, return_indices=False, agree=True, _pinner=None):
+        # _pinner: private, for the tests of the pinning seam: (pin, unpin) Python callables
+        # used instead of torch's cudaHostRegister (py_pinner.hpp says what they receive).
         if plan is not None and not isinstance(plan, Plan):
             raise TypeError(f"plan must be a stoker.Plan or None, got {type(plan).__name__}")
         if (world_size is None) != (rank is None):
@@ -125,9 +140,21 @@ class Loader:
         }
         self._as_numpy = check_bool("as_numpy", as_numpy)
         self._return_indices = check_bool("return_indices", return_indices)
-        self._device = self._check_device(to_device)
+        device = check_device(to_device)
+        if device is not None and self._as_numpy:
+            raise ValueError(f"as_numpy=True, to_device={to_device!r}: numpy arrays stay in "
+                             "host memory; pick one")
+        if _pinner is not None:
+            options["pinner"] = (*_pinner, "the pinner given to stoker.Loader")
+        elif device is not None:
+            options["pinner"] = torch_pinner(device)
         self._loop = None  # the _Loop in progress (see __iter__)
+        self._copies = None  # the device copies (_device.py) with to_device
         self._core = _stoker._Loader(kind, source, options)  # Loader::for_this_process
+        if "pinner" in options:
+            self._warn_unpinned()
+        if device is not None:
+            self._copies = DeviceCopies(CudaSide(device), options["held_batches"])
         self._plan = Plan(self._core.plan, plan.source if plan is not None
                           else self._core.plan_source)
         if options["pin_main_thread"]:
@@ -237,25 +264,45 @@ class Loader:
         loop while one is in progress is a stoker.Error, unless set_epoch() or
         load_state_dict() came in between: then the new loop replaces the old one, whose
         iterator raises stoker.Error if used again."""
-        core = self._core
+        core, copies = self._core, self._copies
         loop = self._begin_loop()
         try:
             self._agreement.check(core.loop_view, core.next_loop_epoch)  # collective
             core.start_epoch()
             loop.epoch = core.epoch
+            queued = None  # to_device: the batch whose copy runs, not yet handed over
             while True:
+                if copies is not None:
+                    copies.make_room()
                 views = core.next()  # releases the GIL while waiting
                 if views is None:
-                    return
+                    break
                 loop.batches += 1
-                yield self._convert(views)
-                if self._loop is not loop:
-                    raise _stoker.Error(f"stoker.Loader: this loop over epoch {loop.epoch} was "
-                                        "replaced by a newer one (set_epoch or load_state_dict, "
-                                        "then another loop); iterate the newer one")
+                if copies is None:
+                    batch = self._convert(views)
+                else:  # queue this batch's copy, hand over the one queued before
+                    batch, queued = queued, copies.queue(views)
+                    loop.ahead = 1
+                del views  # the slot's views: with to_device, only the pending copy holds them
+                if batch is not None:
+                    yield self._handed(batch)
+                    self._check_current(loop)
+            loop.ahead = 0
+            if queued is not None:
+                yield self._handed(queued)
+                self._check_current(loop)
         finally:
+            loop.ahead = 0
+            if copies is not None:
+                copies.drain()  # no slot goes back while a copy still reads it
             if self._loop is loop:
                 self._loop = None
+
+    def _check_current(self, loop):
+        if self._loop is not loop:
+            raise _stoker.Error(f"stoker.Loader: this loop over epoch {loop.epoch} was "
+                                "replaced by a newer one (set_epoch or load_state_dict, "
+                                "then another loop); iterate the newer one")
 
     def _begin_loop(self):
         running = self._loop
@@ -283,8 +330,9 @@ class Loader:
 
     def state_dict(self):
         """Where the current epoch stands: resume from it with load_state_dict(), also on a
-        different world size (no sample of the epoch repeated or lost)."""
-        return self._core.state()
+        different world size (no sample of the epoch repeated or lost). With to_device, the
+        batch whose copy runs ahead of the loop counts as not yet taken."""
+        return self._core.state(self._loop.ahead if self._loop is not None else 0)
 
     def load_state_dict(self, state):
         """The next loop continues the state's epoch from its position."""
@@ -304,10 +352,15 @@ class Loader:
         and the corrupt samples left out: 'skipped' (count), 'skipped_files' (paths)."""
         stats = self._core.stats()
         stats["agreement"] = self._agreement.mode
+        if self._copies is not None:
+            stats["device"] = self._copies.stats()
         return stats
 
     def close(self):
-        """Stops the worker threads now (batches still held stay valid)."""
+        """Stops the worker threads now (batches still held stay valid; with to_device,
+        the copies in flight are waited for)."""
+        if self._copies is not None:
+            self._copies.drain()
         self._core.close()
 
     def __enter__(self):
@@ -355,32 +408,12 @@ class Loader:
                 f"workers={self.stats()['workers']}, depth={self.depth})")
 
     # ---- helpers ------------------------------------------------------------------------
-    @staticmethod
-    def _check_device(to_device):
-        if to_device is None:
-            return None
-        import torch
-
-        if not isinstance(to_device, (str, torch.device)):
-            raise TypeError(f"to_device must be None, a str or a torch.device, "
-                            f"got {type(to_device).__name__} {to_device!r}")
-        try:
-            device = torch.device(to_device)
-        except RuntimeError as e:
-            raise ValueError(f"to_device={to_device!r}: {e}") from None
-        if device.type == "cpu":
-            return None
-        if device.type != "cuda":
-            raise ValueError(f"to_device={to_device!r}: only CUDA devices are supported")
-        if not torch.cuda.is_available():
-            raise ValueError(f"to_device={to_device!r}: PyTorch sees no CUDA device on this "
-                             "machine (or was built without CUDA); leave to_device=None and "
-                             "the batches stay in host memory")
-        if not _stoker.has_cuda_feeder:
-            warnings.warn(f"to_device={to_device!r}: stoker's CUDA feeder is not in this build "
-                          "of the Python module; each batch is copied with PyTorch "
-                          "(synchronously) instead", RuntimeWarning, stacklevel=3)
-        return device
+    def _warn_unpinned(self):
+        """Says once, at construction, when the slots could not be page-locked."""
+        for note in self._core.stats()["notes"]:
+            if note.startswith("arena not page-locked"):
+                warnings.warn(f"stoker.Loader: {note}; batches are copied from pageable "
+                              "memory (slower, synchronous)", RuntimeWarning, stacklevel=4)
 
     def _check_torch_dtype(self):
         import numpy
@@ -402,9 +435,14 @@ class Loader:
 
             data, labels = torch.from_numpy(data), torch.from_numpy(labels)
             indices = torch.from_numpy(indices.view("int64"))
-            if self._device is not None:
-                # A synchronous copy: the host views (and the slot) may go right after it.
-                data, labels = data.to(self._device), labels.to(self._device)
         if self._return_indices:
             return data, labels, indices
         return data, labels
+
+    def _handed(self, batch):
+        """The batch as the loop gets it (with to_device, from the copy queued for it)."""
+        if self._copies is not None:
+            batch = self._copies.hand_over(batch)
+            if not self._return_indices:
+                batch = batch[:2]
+        return batch

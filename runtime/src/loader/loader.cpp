@@ -355,9 +355,9 @@ std::optional<Batch> Loader::advance(Batch* done) {
   check_process();
   return core_->next(done);
 }
-SamplerState Loader::state() const {
+SamplerState Loader::state(uint64_t held_back) const {
   check_process();
-  return core_->state();
+  return core_->state(held_back);
 }
 void Loader::restore(const SamplerState& state) {
   check_process();

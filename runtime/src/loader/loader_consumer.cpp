@@ -201,10 +201,11 @@ int LoaderCore::depth() const {
   return depth_;
 }
 
-SamplerState LoaderCore::state() const {
+SamplerState LoaderCore::state(uint64_t held_back) const {
   std::lock_guard lk(mu_);
-  if (loop_.active && loop_.pos < loop_.total) {
-    return loop_.sampler->state(std::min(loop_.pos * batch_size_, loop_.sampler->length()));
+  const uint64_t taken = loop_.pos - std::min(held_back, loop_.pos);
+  if (loop_.active && taken < loop_.total) {
+    return loop_.sampler->state(std::min(taken * batch_size_, loop_.sampler->length()));
   }
   if (pending_restore_) return pending_restore_->state(0);
   DistributedSampler s = sampler_;

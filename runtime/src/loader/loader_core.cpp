@@ -211,7 +211,7 @@ void LoaderCore::wait_started() {
 }
 
 std::vector<std::string> LoaderCore::pin_arena() {
-  if (!opt_.plan->pin_memory) return {};
+  if (!opt_.plan->pin_memory && !opt_.force_pin) return {};
   if (!opt_.pinner) {
     return {
         "arena not page-locked: the plan asks for pinned memory but no HostPinner was "

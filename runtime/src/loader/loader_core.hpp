@@ -70,7 +70,7 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   // `recycle`: a batch of this loader to give back in the same critical section.
   std::optional<Batch> next(Batch* recycle = nullptr);
   bool next_ready();
-  SamplerState state() const;
+  SamplerState state(uint64_t held_back) const;
   void restore(const SamplerState& state);
   uint64_t epoch() const;
   uint64_t batches_per_epoch() const { return batches_for(sampler_); }

@@ -1,9 +1,10 @@
 // The seam where batch memory gets page-locked for fast, asynchronous GPU copies.
 // The loader allocates its batch arena once (NUMA-local), lets its pinned workers touch
 // it first, then hands the whole arena to a HostPinner when the plan asks for pinned
-// memory (plan.pin_memory) and one is given in LoaderOptions::pinner. The CUDA build
-// provides one based on cudaHostRegister; without it the arena stays ordinary
-// pageable memory and stats().notes says so.
+// memory (plan.pin_memory, or LoaderOptions::force_pin) and one is given in
+// LoaderOptions::pinner. The CUDA build provides one based on cudaHostRegister (stoker_cuda);
+// the Python module one that calls torch's (python/src/py_pinner.hpp). Without one the arena
+// stays ordinary pageable memory and stats().notes says so.
 #pragma once
 
 #include <cstddef>

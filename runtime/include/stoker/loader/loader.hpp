@@ -104,6 +104,9 @@ struct LoaderOptions {
   // The rank's plan: required by the constructor; for_this_process plans when unset.
   std::optional<Plan> plan;
   std::shared_ptr<HostPinner> pinner;  // page-locks the arena when plan.pin_memory
+  // Pin through `pinner` even when the plan does not ask: for a caller that copies every
+  // batch to a GPU of its choosing (Python's Loader(to_device=...)).
+  bool force_pin = false;
 };
 
 class Loader;
@@ -244,8 +247,10 @@ class Loader {
   }
   std::default_sentinel_t end() { return {}; }
 
-  // Resume state: position = batches handed out in the current epoch x batch size.
-  SamplerState state() const;
+  // Resume state: position = batches handed out in the current epoch x batch size, less the
+  // last `held_back` of them: a consumer that takes batches ahead of its training loop
+  // (Python's device copies take one) resumes from what the loop itself got.
+  SamplerState state(uint64_t held_back = 0) const;
   // The next loop continues the state's epoch from its position (any world size).
   void restore(const SamplerState& state);
 

@@ -1,0 +1,183 @@
+"""Loader(to_device='cuda'): each batch goes from the loader's page-locked slot to the GPU on
+a side stream, one batch ahead of the training loop, and its slot goes back to the loader
+only once that copy has finished.
+
+Per batch:
+  1. copy: the slot's host tensors (views, no copy) are copied with non_blocking=True on the
+     loader's own stream, between two timing events (stats()['device']);
+  2. hand over: the loop gets a batch only after the *next* batch's copy was queued, so that
+     copy runs while the loop computes. The loop's current stream first waits for the
+     batch's copy event, and the tensors are marked as used on it (record_stream), so the
+     caching allocator never gives their memory back to the side stream while the loop
+     still reads it;
+  3. release: the host views, which hold the slot, are dropped once their copy event has
+     completed (checked at every step). Before the loader is asked for another slot, the
+     oldest copy is waited for while `limit` are pending: the C++ consumer may hold
+     held_batches slots beyond the ring (runtime/src/loader/loader_consumer.cpp), and the
+     loop's own batches, on the device, hold none.
+"""
+import collections
+
+__all__ = ["CudaSide", "DeviceCopies", "check_device", "torch_pinner"]
+
+_HOST_REGISTER_PORTABLE = 1  # cudaHostRegisterPortable: page-locked for every CUDA context
+
+
+def check_device(to_device):
+    """Loader(to_device=...) as a torch.device with its index, or None (host memory)."""
+    if to_device is None:
+        return None
+    import torch
+
+    if not isinstance(to_device, (str, torch.device)):
+        raise TypeError(f"to_device must be None, a str or a torch.device, "
+                        f"got {type(to_device).__name__} {to_device!r}")
+    try:
+        device = torch.device(to_device)
+    except RuntimeError as e:
+        raise ValueError(f"to_device={to_device!r}: {e}") from None
+    if device.type == "cpu":
+        return None
+    if device.type != "cuda":
+        raise ValueError(f"to_device={to_device!r}: only CUDA devices are supported")
+    if not torch.cuda.is_available():
+        raise ValueError(f"to_device={to_device!r}: PyTorch sees no CUDA device on this "
+                         "machine (or was built without CUDA); leave to_device=None and "
+                         "the batches stay in host memory")
+    if device.index is None:  # 'cuda': the current device now, fixed for the loader's life
+        return torch.device("cuda", torch.cuda.current_device())
+    if device.index >= torch.cuda.device_count():
+        raise ValueError(f"to_device={to_device!r}: PyTorch sees "
+                         f"{torch.cuda.device_count()} CUDA device(s)")
+    return device
+
+
+def torch_pinner(device):
+    """(pin, unpin, description) for the C++ loader (runtime/python/src/py_pinner.hpp):
+    cudaHostRegister through torch's own cudart, on `device`. A failed registration raises
+    torch.cuda.CudaError, which the loader turns into a note and runs on pageable memory.
+    torch 1.13: cudart().cudaHostRegister(ptr, size, flags) and cudaHostUnregister(ptr)
+    return a cudaError (its int value, 0 for success)."""
+    import torch
+
+    cudart = torch.cuda.cudart()
+
+    def pin(ptr, size):
+        with torch.cuda.device(device):
+            torch.cuda.check_error(cudart.cudaHostRegister(ptr, size, _HOST_REGISTER_PORTABLE))
+
+    def unpin(ptr):
+        with torch.cuda.device(device):
+            return int(cudart.cudaHostUnregister(ptr))
+
+    return pin, unpin, f"cudaHostRegister through torch on {device}"
+
+
+class _Copy:
+    """One batch's copy: the device tensors and the events around it on the side stream."""
+
+    def __init__(self, out, start, end):
+        self.out, self.start, self.end = out, start, end
+
+    def done(self):
+        return self.end.query()
+
+    def wait(self):
+        self.end.synchronize()
+
+    def seconds(self):
+        return self.start.elapsed_time(self.end) / 1e3  # both recorded and done
+
+
+class CudaSide:
+    """The side stream on one CUDA device. The caller's current device and streams are left
+    as they were: every call sets them inside a `with` and restores them."""
+
+    def __init__(self, device):
+        import torch
+
+        self._torch = torch
+        self.device = device
+        self.stream = torch.cuda.Stream(device)
+
+    def copy(self, tensors):
+        torch = self._torch
+        with torch.cuda.device(self.device), torch.cuda.stream(self.stream):
+            # Allocated before the start event, so that the events time the copies alone.
+            out = [torch.empty(t.shape, dtype=t.dtype, device=self.device) for t in tensors]
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record(self.stream)
+            for dst, src in zip(out, tensors):
+                dst.copy_(src, non_blocking=True)
+            end.record(self.stream)
+        return _Copy(out, start, end)
+
+    def hand_over(self, copy):
+        """The copy's tensors, made safe for the caller's current stream on the device."""
+        stream = self._torch.cuda.current_stream(self.device)
+        stream.wait_event(copy.end)
+        for t in copy.out:
+            t.record_stream(stream)
+        return copy.out
+
+
+class DeviceCopies:
+    """The copies in flight and the host slots they hold. `side` does the copies (CudaSide);
+    `limit` is the most slots they may hold when the loader is asked for another one."""
+
+    def __init__(self, side, limit):
+        self.side, self.limit = side, limit
+        self._pending = collections.deque()  # (copy, host tensors), oldest first
+        self.recent = collections.deque(maxlen=256)  # finished copies (the gpu tests time them)
+        self.batches = self.bytes = 0
+        self.seconds = 0.0
+
+    def make_room(self):
+        """Before asking the loader for a slot: let the slots of finished copies go, and
+        wait for the oldest copy while `limit` are pending (copies on one stream finish in
+        order, so the oldest is the first to look at)."""
+        pending = self._pending
+        while pending and (len(pending) >= self.limit or pending[0][0].done()):
+            self._finish(*pending.popleft())
+
+    def queue(self, views):
+        """Queues the copy of a batch's data and labels (the C++ loader's views of one
+        slot, kept until the copy is done); returns what hand_over() takes."""
+        import torch
+
+        data, labels, indices, _epoch, _number = views
+        host = (torch.from_numpy(data), torch.from_numpy(labels))
+        copy = self.side.copy(host)
+        self._pending.append((copy, host))
+        # The indices stay on the host, copied out of the slot: a loop that keeps them must
+        # not keep the slot too (it would count against held_batches).
+        return copy, torch.from_numpy(indices.view("int64").copy())
+
+    def hand_over(self, queued):
+        """(data, labels, indices) for the loop, data and labels on the device."""
+        copy, indices = queued
+        data, labels = self.side.hand_over(copy)
+        copy.out = None  # the loop owns the device tensors now
+        return data, labels, indices
+
+    def drain(self):
+        """At the end of a loop, a break or close: every pending copy is waited for before
+        its slot goes back to the loader (the workers would write into it)."""
+        while self._pending:
+            self._finish(*self._pending.popleft())
+
+    def _finish(self, copy, host):
+        copy.wait()
+        self.batches += 1
+        self.bytes += sum(t.numel() * t.element_size() for t in host)
+        self.seconds += copy.seconds()
+        self.recent.append((copy.start, copy.end))
+        # `host` dies with this frame: the slot returns to the loader.
+
+    def stats(self):
+        """Copies finished so far: batches, bytes, seconds the side stream spent copying,
+        and the rate (GB/s, 1e9 bytes)."""
+        rate = self.bytes / self.seconds / 1e9 if self.seconds > 0 else 0.0
+        return {"batches": self.batches, "bytes": self.bytes, "copy_seconds": self.seconds,
+                "copy_gb_per_s": rate, "in_flight": len(self._pending), "limit": self.limit}
