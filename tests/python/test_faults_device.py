@@ -14,7 +14,7 @@ import numpy as np
 
 import stoker
 from stoker._device import DeviceCopies
-from testdata import NoLeftovers, TempDir
+from testdata import make_records, NoLeftovers, TempDir
 
 RECORD = 32
 COUNT = 120
@@ -64,12 +64,8 @@ class DeviceCopiesOnTheRealLoader(NoLeftovers, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = TempDir()
-        cls.path = os.path.join(cls.tmp.path, "records.bin")
-        cls.labels_path = os.path.join(cls.tmp.path, "labels.bin")
-        rng = np.random.default_rng(5)
-        cls.records = rng.integers(0, 256, size=(COUNT, RECORD), dtype=np.uint8)
-        cls.records.tofile(cls.path)
-        (np.arange(COUNT, dtype=np.int64) * 3).tofile(cls.labels_path)
+        cls.path, cls.labels_path, cls.records = make_records(cls.tmp.path, COUNT, RECORD,
+                                                              seed=5, label_step=3)
 
     @classmethod
     def tearDownClass(cls):

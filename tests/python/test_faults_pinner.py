@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 import stoker
-from testdata import NoLeftovers, TempDir
+from testdata import make_records, NoLeftovers, TempDir
 
 RECORD = 48  # bytes per record
 COUNT = 100
@@ -45,12 +45,8 @@ class PinnerSeam(NoLeftovers, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = TempDir()
-        cls.path = os.path.join(cls.tmp.path, "records.bin")
-        cls.labels_path = os.path.join(cls.tmp.path, "labels.bin")
-        rng = np.random.default_rng(3)
-        cls.records = rng.integers(0, 256, size=(COUNT, RECORD), dtype=np.uint8)
-        cls.records.tofile(cls.path)
-        np.arange(COUNT, dtype=np.int64).tofile(cls.labels_path)
+        cls.path, cls.labels_path, cls.records = make_records(cls.tmp.path, COUNT, RECORD,
+                                                              seed=3, label_step=1)
 
     @classmethod
     def tearDownClass(cls):

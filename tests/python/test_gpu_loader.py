@@ -11,7 +11,7 @@ import torch
 
 import stoker
 from stoker._device import torch_pinner
-from testdata import TempDir
+from testdata import make_records, TempDir
 
 RECORD = 1 << 20  # 1 MiB records, 32 MiB batches: long enough copies to time
 COUNT = 320
@@ -28,13 +28,8 @@ class GpuLoader(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = TempDir()
-        cls.path = os.path.join(cls.tmp.path, "records.bin")
-        cls.labels_path = os.path.join(cls.tmp.path, "labels.bin")
-        rng = np.random.default_rng(9)
-        cls.records = np.memmap(cls.path, dtype=np.uint8, mode="w+", shape=(COUNT, RECORD))
-        cls.records[:] = rng.integers(0, 256, size=(COUNT, RECORD), dtype=np.uint8)
-        cls.records.flush()
-        (np.arange(COUNT, dtype=np.int64) * 7).tofile(cls.labels_path)
+        cls.path, cls.labels_path, cls.records = make_records(cls.tmp.path, COUNT, RECORD,
+                                                              seed=9, label_step=7)
         cls.device = torch.device("cuda", torch.cuda.device_count() - 1)
 
     @classmethod

@@ -122,6 +122,17 @@ def make_tokens(path, count, dtype="uint16", seed=0):
     return tokens
 
 
+def make_records(folder, count, record_bytes, seed=0, label_step=1):
+    """records.bin (count random records of record_bytes) and labels.bin (int64, index x
+    label_step) in folder; returns (records path, labels path, the records as an array)."""
+    path, labels_path = os.path.join(folder, "records.bin"), os.path.join(folder, "labels.bin")
+    records = np.random.default_rng(seed).integers(0, 256, size=(count, record_bytes),
+                                                   dtype=np.uint8)
+    records.tofile(path)
+    (np.arange(count, dtype=np.int64) * label_step).tofile(labels_path)
+    return path, labels_path, records
+
+
 class TempDir:
     """A temporary folder for one test class (removed at the end)."""
 
