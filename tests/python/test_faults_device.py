@@ -7,7 +7,6 @@ CPU clones that count as finished only once waited for (event.synchronize()), th
 case for the slots they hold. What it checks is the accounting, not the GPU path (that is
 test_gpu_loader.py, label gpu)."""
 import gc
-import os
 import unittest
 
 import numpy as np

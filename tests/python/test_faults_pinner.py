@@ -4,7 +4,6 @@ loader asks to page-lock, that it undoes it once, also with the GIL released (cl
 and not at all while the interpreter shuts down, and that a pinner that fails leaves a
 note and a warning while every sample still arrives (on pageable memory)."""
 import gc
-import os
 import subprocess
 import sys
 import textwrap

@@ -3,7 +3,6 @@ device is the host batch bit for bit over a whole epoch, the next batch's copy r
 kernel runs on the loop's stream, H2D from the loader's pinned slots is at least 90 % of a
 plain pinned tensor.to(non_blocking=True) of the same bytes, and the caller's current device
 and stream are left alone. Figures are printed as "[ figures  ]" lines (scripts/gpu-check.sh)."""
-import os
 import unittest
 
 import numpy as np
