@@ -2,10 +2,12 @@
 
 #include <slurm/slurm_version.h>
 
-#include <charconv>
 #include <cstdio>
 #include <optional>
 #include <string_view>
+
+#include "stoker/plan/strings.hpp"
+#include "stoker/plan/values.hpp"
 
 namespace stoker::spank {
 
@@ -14,14 +16,12 @@ namespace {
 // "22.05.8" (or "22.05", "23.11.0-0rc1") -> {22, 5}; nullopt when it does not start with
 // MAJOR.MINOR.
 std::optional<SlurmRelease> parse_release(std::string_view text) {
-  SlurmRelease r;
-  const char* end = text.data() + text.size();
-  auto [after_major, e1] = std::from_chars(text.data(), end, r.major);
-  if (e1 != std::errc() || after_major == end || *after_major != '.') return std::nullopt;
-  auto [after_minor, e2] = std::from_chars(after_major + 1, end, r.minor);
-  if (e2 != std::errc() || after_minor == after_major + 1) return std::nullopt;
-  if (after_minor != end && *after_minor != '.' && *after_minor != '-') return std::nullopt;
-  return r;
+  const auto parts = split(text.substr(0, text.find('-')), '.');
+  if (parts.size() < 2) return std::nullopt;
+  const auto major = values::parse_whole(parts[0], 0, 9999);
+  const auto minor = values::parse_whole(parts[1], 0, 99);
+  if (!major || !minor) return std::nullopt;
+  return SlurmRelease{static_cast<int>(*major), static_cast<int>(*minor)};
 }
 
 }  // namespace

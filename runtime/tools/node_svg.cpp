@@ -9,6 +9,7 @@
 #include <map>
 
 #include "stoker/error.hpp"
+#include "stoker/plan/strings.hpp"
 #include "stoker/plan/values.hpp"
 #include "svg_canvas.hpp"
 
@@ -25,18 +26,6 @@ const std::string kInk = "#222222", kMuted = "#666666", kFrame = "#9a9a9a";
 
 using Font = SvgCanvas::Font;
 using Style = SvgCanvas::Style;
-
-std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
-  std::string s;
-  for (const auto& i : items) s += (s.empty() ? "" : sep) + i;
-  return s;
-}
-
-std::string join_ints(const std::vector<int>& v, const char* sep = ",") {
-  std::vector<std::string> s;
-  for (int i : v) s.push_back(std::to_string(i));
-  return join(s, sep);
-}
 
 // Which ranks use what: plan indexes (0 = the lowest local rank), by core, GPU and NIC.
 class Ranks {
@@ -70,7 +59,7 @@ class Ranks {
     std::vector<int> ranks;
     for (size_t i : idx) ranks.push_back(plans_[i]->local_rank);
     if (ranks.empty()) return "no rank";
-    return (ranks.size() == 1 ? "rank " : "ranks ") + join_ints(ranks, ", ");
+    return (ranks.size() == 1 ? "rank " : "ranks ") + join_numbers(ranks, ", ");
   }
 
  private:
@@ -248,7 +237,7 @@ class Painter {
       std::string name = "GPU " + std::to_string(index);
       if (!g->os_names.empty()) name += " (" + g->os_names.front() + ")";
       std::string detail = g->pci_bus_id;
-      if (g->numa.size() > 1) detail += " · NUMA " + join_ints(g->numa);
+      if (g->numa.size() > 1) detail += " · NUMA " + join_numbers(g->numa);
       device(dx, dy, name, detail, ranks_.on_gpu(*g));
     }
     for (const Nic* n : nics) {
@@ -311,14 +300,14 @@ std::pair<double, double> draw_packages(Painter& paint, const Layout& l, double 
 }
 
 std::string legend_line(const Plan& p) {
-  std::string s = "rank " + std::to_string(p.local_rank) + ": cpus " +
-                  (p.cpus.empty() ? "-" : p.cpus.to_string()) + " (main " +
-                  (p.main_cpus.empty() ? "-" : p.main_cpus.to_string()) + "), NUMA " +
-                  (p.numa.empty() ? "-" : join_ints(p.numa)) + ", GPU " +
-                  (p.gpu.empty() ? "none" : p.gpu) + ", NIC " +
-                  (p.nics.empty() ? "none" : join(p.nics)) + "  |  " + std::to_string(p.workers) +
-                  (p.workers == 1 ? " worker" : " workers") + ", prefetch " +
-                  std::to_string(p.prefetch) + ", budget " + values::format_bytes(p.mem_budget);
+  std::string s =
+      "rank " + std::to_string(p.local_rank) + ": cpus " +
+      (p.cpus.empty() ? "-" : p.cpus.to_string()) + " (main " +
+      (p.main_cpus.empty() ? "-" : p.main_cpus.to_string()) + "), NUMA " +
+      (p.numa.empty() ? "-" : join_numbers(p.numa)) + ", GPU " + (p.gpu.empty() ? "none" : p.gpu) +
+      ", NIC " + (p.nics.empty() ? "none" : join(p.nics, ", ")) + "  |  " +
+      std::to_string(p.workers) + (p.workers == 1 ? " worker" : " workers") + ", prefetch " +
+      std::to_string(p.prefetch) + ", budget " + values::format_bytes(p.mem_budget);
   return s;
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/plan/values.hpp"
 
@@ -207,8 +208,7 @@ ProfilesSource from_plugstack(const std::string& plugstack) {
 ProfilesSource find_profiles_file(const std::optional<std::string>& flag,
                                   const std::string& plugstack) {
   if (flag) return {*flag, "given with --profiles"};
-  if (const char* env = std::getenv("STOKER_PROFILES"); env && *env)
-    return {env, "from STOKER_PROFILES"};
+  if (auto file = profiles_file_from(process_env())) return {*file, "from STOKER_PROFILES"};
   return from_plugstack(plugstack);
 }
 

@@ -148,7 +148,6 @@ TEST_F(Task, TopologyXmlPlanEqualsStokerPlan) {
   EXPECT_EQ(p.at(1).at("STOKER_GPU"), "0000:3d:00.0");
 }
 
-
 #ifdef STOKER_PYTHON
 // Runs tests/python/apply_probe.py as one task of 2 CPUs under the plugin (the plan applied
 // by default: stoker.plan() pins the training loop's thread) and returns what it read back
@@ -159,7 +158,8 @@ nlohmann::json probe_threads(const std::string& flags, const std::string& args, 
   // No OMP_NUM_THREADS from this process: what the task has comes from the plugin.
   *r = ClusterTest::run("env -u OMP_NUM_THREADS srun -N1 -n1 -c2 --stoker --stoker-verbose " +
                         flags + " env PYTHONPATH=" STOKER_PYTHONPATH " " STOKER_PYTHON " " +
-                        STOKER_SOURCE_DIR "/tests/python/apply_probe.py " + tokens.string() + " " + args);
+                        STOKER_SOURCE_DIR "/tests/python/apply_probe.py " + tokens.string() + " " +
+                        args);
   EXPECT_EQ(r->rc, 0) << r->err;
   const auto lines = lines_of(r->out);
   return nlohmann::json::parse(lines.empty() ? "" : lines.back(), nullptr, false);
@@ -180,7 +180,8 @@ TEST_F(Task, MainAndWorkerThreadsLandOnThePlansCores) {
   // OpenMP threads: torch's intra-op pool, started after the pin, inherits the main CPUs.
   EXPECT_FALSE(out["other_threads"].empty()) << "no OpenMP thread started";
   for (const auto& cpus : out["other_threads"]) EXPECT_EQ(cpus, main.to_string());
-  // The plugin's OMP_NUM_THREADS export (issue 12 part 4, its own test) gives the same count.
+  // The plugin's OMP_NUM_THREADS export (its own test: Launch.ThreadCountsAreThePlansMainCores)
+  // gives the same count; a value set outside the job is kept, so it is compared when exported.
   if (!out["omp_num_threads"].is_null()) {
     EXPECT_EQ(out["omp_num_threads"], std::to_string(main.count()));
   }

@@ -39,7 +39,10 @@ def ensure_data(path):
 
 
 def say(rank, text):
-    print(f"rank {rank}: {text}", flush=True)
+    # One write per line, newline included: print() writes the text and its end apart when
+    # stdout is unbuffered, and mpirun then glued two ranks' lines together.
+    sys.stdout.write(f"rank {rank}: {text}\n")
+    sys.stdout.flush()
 
 
 def run(args, rank, dist):

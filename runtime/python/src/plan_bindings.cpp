@@ -132,6 +132,10 @@ void bind_plan(py::module_& m) {
       py::arg("plan"),
       "(pinned, note): pins the calling thread to the plan's main CPUs and adds the note to "
       "its reasons (pin_main_thread); never raises");
+  m.def(
+      "launch_rank", [] { return launch_ranks(process_env()).rank; },
+      "This process's rank as the launcher's variables say (launch_ranks: Open MPI, then "
+      "torchrun, then Slurm); no MPI call");
   m.def("main_threads", &main_threads, py::arg("plan"),
         "The intra-op threads (torch, OpenMP) the plan's main CPUs give: one per CPU, >= 1");
   m.def(

@@ -185,7 +185,7 @@ def _apply(core, loader_pinned=False):
     torch = _follow_torch_threads(core)
     core.add_reason("torch_threads", torch)
     if os.environ.get("STOKER_VERBOSE") == "1":
-        rank = os.environ.get("RANK", os.environ.get("SLURM_PROCID", "0"))
+        rank = _stoker.launch_rank()
         applied = torch if main is None else f"{main}; {torch}"
         print(f"stoker: rank {rank}: applied the plan: {applied}", file=sys.stderr, flush=True)
 

@@ -2,14 +2,14 @@
 //   stoker-sampler v1 seed=S epoch=E consumed=C size=N fingerprint=0xF shuffle=1 block=B group=G
 // and, for a streaming loader only, both of " buffer=S phases=W:C,W:C" ("phases=-": none).
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "sampler_text.hpp"
-#include "stoker/error.hpp"
 #include "stoker/distributed/sampler.hpp"
+#include "stoker/error.hpp"
+#include "stoker/plan/values.hpp"
 
 namespace stoker {
 
@@ -26,17 +26,10 @@ constexpr size_t kKeyCount = sizeof kKeys / sizeof kKeys[0];
 }
 
 uint64_t parse_number(std::string_view text, std::string_view key, std::string_view value) {
-  int base = 10;
-  if (value.size() > 2 && value[0] == '0' && (value[1] == 'x' || value[1] == 'X')) {
-    value.remove_prefix(2);
-    base = 16;
-  }
-  uint64_t out = 0;
-  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out, base);
-  if (value.empty() || ec != std::errc() || end != value.data() + value.size()) {
-    malformed(text, std::string(key) + "=" + std::string(value) + " is not a whole number");
-  }
-  return out;
+  const bool hex = value.starts_with("0x") || value.starts_with("0X");
+  const auto out = hex ? values::parse_hex(value.substr(2)) : values::parse_whole(value);
+  if (!out) malformed(text, std::string(key) + "=" + std::string(value) + " is not a whole number");
+  return *out;
 }
 
 // "-" or "W:C,W:C,...": the phases of a streamed epoch.

@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "stoker/plan/values.hpp"
 #include "stoker/doctor.hpp"
 #include "stoker/error.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/profiles.hpp"
+#include "stoker/plan/values.hpp"
 
 namespace stoker::doctor {
 
@@ -17,8 +17,8 @@ namespace {
 // The profile's SmtAsCores, from the same profiles the plan used; false when unknown.
 bool smt_as_cores(const std::string& profile) {
   try {
-    const char* file = std::getenv("STOKER_PROFILES");
-    ProfileSet set = file && *file ? load_profiles(file) : builtin_profiles();
+    const auto file = profiles_file_from(process_env());
+    ProfileSet set = file ? load_profiles(*file) : builtin_profiles();
     return set.has(profile) && set.get(profile).smt_as_cores;
   } catch (const Error&) {
     return false;  // the plan finding already reports an unreadable profiles file

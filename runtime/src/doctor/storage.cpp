@@ -8,10 +8,11 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <utility>
 
 #include "stoker/doctor.hpp"
+#include "stoker/plan/strings.hpp"
+#include "stoker/plan/values.hpp"
 
 namespace stoker::doctor {
 
@@ -42,10 +43,10 @@ std::optional<BlockDevice> block_device(const std::string& sys_root, unsigned ma
   if (ec) return std::nullopt;
   // A partition (it has a `partition` file) has no queue of its own: its disk is the parent.
   if (fs::exists(dev / "partition", ec) && !fs::exists(dev / "queue", ec)) dev = dev.parent_path();
-  std::ifstream in(dev / "queue" / "rotational");
-  int rotational = -1;
-  if (!(in >> rotational) || (rotational != 0 && rotational != 1)) return std::nullopt;
-  return BlockDevice{dev.filename().string(), rotational == 1};
+  const auto line = read_first_line((dev / "queue" / "rotational").string());
+  const auto rotational = line ? values::parse_whole(*line, 0, 1) : std::nullopt;
+  if (!rotational) return std::nullopt;
+  return BlockDevice{dev.filename().string(), *rotational == 1};
 }
 
 Finding storage_finding(const std::string& dataset, uint64_t f_type,

@@ -10,6 +10,8 @@
 #include "common/thread_start.hpp"
 #include "stoker/error.hpp"
 #include "stoker/loader/metrics.hpp"
+#include "stoker/plan/launch_env.hpp"
+#include "stoker/plan/values.hpp"
 
 namespace stoker {
 
@@ -18,17 +20,13 @@ namespace {
 constexpr double kDefaultIntervalSeconds = 5.0;
 
 std::chrono::duration<double> interval_from_environment() {
-  const char* v = std::getenv("STOKER_METRICS_INTERVAL");
-  if (!v || !*v) return std::chrono::duration<double>(kDefaultIntervalSeconds);
-  char* end = nullptr;
-  errno = 0;
-  double s = std::strtod(v, &end);
-  // Plain decimals only: no hex, inf or nan, nothing after the number.
-  bool plain = std::strspn(v, "0123456789.") == std::strlen(v);
-  if (!plain || errno != 0 || end == v || *end != '\0' || !(s > 0) || s > 86400)
-    throw Error("STOKER_METRICS_INTERVAL", std::string("'") + v + "' is not a number of seconds",
-                "give a decimal above 0 and at most 86400, e.g. 5 or 0.5");
-  return std::chrono::duration<double>(s);
+  const std::string name = "STOKER_METRICS_INTERVAL";
+  const auto v = process_env()(name);
+  if (!v || v->empty()) return std::chrono::duration<double>(kDefaultIntervalSeconds);
+  const auto s = values::parse_decimal(*v);  // plain decimals only: no hex, inf or nan
+  if (!s || !(*s > 0) || *s > 86400)
+    throw_garbled_env(name, *v, "seconds, a decimal above 0 and at most 86400, e.g. 5 or 0.5");
+  return std::chrono::duration<double>(*s);
 }
 
 // "{rank}" in the path becomes the rank, so every rank of a step can share one setting.
@@ -77,8 +75,8 @@ MetricsWriter::MetricsWriter(std::string path, MetricLabels labels, Snapshot sna
     throw Error("metrics interval", "must be above 0 seconds", "e.g. 5 seconds");
   write_file_atomically(path_, prometheus_text(snapshot_(), labels_));
   writes_ = 1;
-  thread_ = start_thread("the metrics writer thread (STOKER_METRICS)",
-                         "unset STOKER_METRICS", [this] { run(); });
+  thread_ = start_thread("the metrics writer thread (STOKER_METRICS)", "unset STOKER_METRICS",
+                         [this] { run(); });
 }
 
 MetricsWriter::~MetricsWriter() {

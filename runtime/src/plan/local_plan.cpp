@@ -71,7 +71,7 @@ LocalPlan plan_launched_worker(const Plan& launcher, const LaunchRanks& ranks,
   w.default_profile = launcher.profile;
   w.default_profile_from = "STOKER_PROFILE (the launcher's plan)";
   LocalPlan out;
-  out.plan = make_plan(plan_input(w, {}, profiles_from(env("STOKER_PROFILES"))));
+  out.plan = make_plan(plan_input(w, {}, profiles_from(profiles_file_from(env))));
   out.source = "computed on " + topo->source + " for local rank " +
                std::to_string(ranks.local_rank) + " of " + std::to_string(ranks.local_size) +
                " under a launcher in a task the plugin planned for " +
@@ -82,6 +82,12 @@ LocalPlan plan_launched_worker(const Plan& launcher, const LaunchRanks& ranks,
 }
 
 }  // namespace
+
+std::optional<std::string> profiles_file_from(const EnvGetter& env) {
+  auto file = env("STOKER_PROFILES");
+  if (file && file->empty()) return std::nullopt;
+  return file;
+}
 
 std::optional<LocalPlan> environment_plan(const EnvGetter& env) {
   std::optional<Plan> exported = plan_from_env(env);
@@ -114,7 +120,7 @@ LocalPlan plan_this_process(const PlanRequest& req) {
   out.topology = topo;
   out.source = "computed on " + topo->source;
 
-  const auto profiles_file = req.profiles_file ? req.profiles_file : stoker_env("STOKER_PROFILES");
+  const auto profiles_file = req.profiles_file ? req.profiles_file : profiles_file_from(stoker_env);
   const ProfileSet profiles = profiles_from(profiles_file);
   World world = world_for(req, *topo, env);
   if (auto profile = stoker_env("STOKER_PROFILE")) {

@@ -25,13 +25,13 @@ struct Word {
 template <typename Target>
 struct KeySpec {
   const char* key;
-  const char* expects;                                   // what is allowed, for the error message
+  std::string expects;                                   // what is allowed, for the error message
   std::function<bool(Target&, std::string_view)> apply;  // false on a bad value
 };
 
 template <typename Target, typename T, typename Parse>
-KeySpec<Target> spec(const char* key, const char* expects, T Target::*member, Parse parse) {
-  return {key, expects, [member, parse](Target& t, std::string_view v) {
+KeySpec<Target> spec(const char* key, std::string expects, T Target::*member, Parse parse) {
+  return {key, std::move(expects), [member, parse](Target& t, std::string_view v) {
             auto parsed = parse(v);
             if (!parsed) return false;
             t.*member = static_cast<T>(*parsed);
@@ -41,6 +41,15 @@ KeySpec<Target> spec(const char* key, const char* expects, T Target::*member, Pa
 
 auto whole(uint64_t lo, uint64_t hi) {
   return [lo, hi](std::string_view v) { return values::parse_whole(v, lo, hi); };
+}
+// A whole-number key whose message states the bounds it checks (limits.hpp).
+template <typename Target, typename T>
+KeySpec<Target> whole_spec(const char* key, T Target::*member, uint64_t lo, uint64_t hi,
+                           const char* of = "") {
+  return spec(key,
+              std::string("a whole number ") + of + "from " + std::to_string(lo) + " to " +
+                  std::to_string(hi),
+              member, whole(lo, hi));
 }
 auto fraction() {
   return [](std::string_view v) { return values::parse_fraction(v); };
@@ -58,14 +67,11 @@ const std::vector<KeySpec<Profile>>& profile_keys() {
        }},
       spec("WorkerFraction", "a fraction in (0,1], e.g. 0.75", &Profile::worker_fraction,
            fraction()),
-      spec("MainCores", "a whole number from 1 to 64", &Profile::main_cores,
-           whole(1, limits::kMaxMainCores)),
-      spec("PrefetchPerWorker", "a whole number from 1 to 64", &Profile::prefetch_per_worker,
-           whole(1, limits::kMaxPrefetchPerWorker)),
-      spec("MinPrefetch", "a whole number from 1 to 4096", &Profile::min_prefetch,
-           whole(1, limits::kMaxPrefetch)),
-      spec("MaxPrefetch", "a whole number from 1 to 4096", &Profile::max_prefetch,
-           whole(1, limits::kMaxPrefetch)),
+      whole_spec("MainCores", &Profile::main_cores, 1, limits::kMaxMainCores),
+      whole_spec("PrefetchPerWorker", &Profile::prefetch_per_worker, 1,
+                 limits::kMaxPrefetchPerWorker),
+      whole_spec("MinPrefetch", &Profile::min_prefetch, 1, limits::kMaxPrefetch),
+      whole_spec("MaxPrefetch", &Profile::max_prefetch, 1, limits::kMaxPrefetch),
       spec("MemShare", "a fraction in (0,1], e.g. 0.25", &Profile::mem_share, fraction()),
       {"PinMemory", "auto, yes or no",
        [](Profile& p, std::string_view v) {
@@ -93,8 +99,8 @@ const std::vector<KeySpec<Profile>>& profile_keys() {
       spec("BatchBytes", "a size in bytes such as 64M or 1GiB (K, M, G, T = KiB, MiB, GiB, TiB)",
            &Profile::batch_bytes, [](std::string_view v) { return values::parse_size(v); }),
       spec("Stream", "yes or no", &Profile::stream, yes_no()),
-      spec("ShuffleBuffer", "a whole number of samples from 1 to 16777216",
-           &Profile::shuffle_buffer, whole(1, limits::kMaxShuffleBuffer)),
+      whole_spec("ShuffleBuffer", &Profile::shuffle_buffer, 1, limits::kMaxShuffleBuffer,
+                 "of samples "),
   };
   return keys;
 }
@@ -109,8 +115,7 @@ const std::vector<KeySpec<Caps>>& caps_keys() {
        }},
       spec("MaxWorkerFraction", "a fraction in (0,1], e.g. 0.9", &Caps::max_worker_fraction,
            fraction()),
-      spec("MaxPrefetch", "a whole number from 1 to 4096", &Caps::max_prefetch,
-           whole(1, limits::kMaxPrefetch)),
+      whole_spec("MaxPrefetch", &Caps::max_prefetch, 1, limits::kMaxPrefetch),
       spec("MaxMemShare", "a fraction in (0,1], e.g. 0.5", &Caps::max_mem_share, fraction()),
       spec("AllowOverride", "yes or no", &Caps::allow_override, yes_no()),
   };
@@ -251,8 +256,7 @@ class Parser {
     if (head.raw == "Defaults") {
       if (set_.caps_line != 0)
         fail(head.col,
-             "a second Defaults line (the first is at line " + std::to_string(set_.caps_line) +
-                 ")",
+             "a second Defaults line (the first is at line " + std::to_string(set_.caps_line) + ")",
              "put all caps on one Defaults line");
       set_.caps_line = line_no_;
       apply_words(words, 1, caps_keys(), "Defaults", set_.caps);

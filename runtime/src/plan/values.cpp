@@ -23,8 +23,15 @@ std::optional<uint64_t> parse_whole(std::string_view s, uint64_t lo, uint64_t hi
   return v;
 }
 
-namespace {
-// A plain non-negative decimal ("1", "0.5", ".5", "2."): no sign, exponent, inf or nan.
+std::optional<uint64_t> parse_hex(std::string_view s) {
+  if (s.empty() || s.size() > 16) return std::nullopt;
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 16);
+  // No sign either: from_chars takes none for an unsigned type.
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
 std::optional<double> parse_decimal(std::string_view s) {
   if (s.empty() || s.size() > 32 || s == ".") return std::nullopt;
   int dots = 0;
@@ -42,7 +49,6 @@ std::optional<double> parse_decimal(std::string_view s) {
   if (ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v)) return std::nullopt;
   return v;
 }
-}  // namespace
 
 std::optional<double> parse_fraction(std::string_view s) {
   auto v = parse_decimal(s);

@@ -1,10 +1,10 @@
 #include "sources/npy_header.hpp"
 
-#include <charconv>
 #include <cstring>
 #include <string_view>
 
 #include "stoker/error.hpp"
+#include "stoker/plan/values.hpp"
 
 namespace stoker {
 
@@ -47,11 +47,9 @@ std::optional<NpyHeader> parse_npy_header(std::span<const std::byte> bytes,
   h.fortran_order = value_of(dict, "fortran_order").starts_with("True");
   std::string_view shape = value_of(dict, "shape");
   if (shape.empty() || shape.front() != '(') malformed(path, "no 'shape'");
-  shape = shape.substr(1, shape.find(')') - 1);  // "1000000," or "10, 20" or ""
-  uint64_t n = 0;
-  const auto [end, ec] = std::from_chars(shape.data(), shape.data() + shape.size(), n);
-  const std::string_view rest(end, shape.data() + shape.size() - end);
-  if (ec == std::errc() && (rest.empty() || rest == ",")) h.length = n;
+  shape = shape.substr(1, shape.find(')') - 1);      // "1000000," or "10, 20" or ""
+  if (shape.ends_with(',')) shape.remove_suffix(1);  // a 1-d shape: "(1000000,)"
+  if (auto n = values::parse_whole(shape)) h.length = *n;
   return h;
 }
 

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "common/fnv1a.hpp"
+#include "stoker/plan/values.hpp"
 
 namespace stoker {
 
@@ -65,9 +66,9 @@ std::optional<ShardSummary> load_shard_summary(const std::string& shard,
   ShardSummary s;
   std::string hash;
   if (!(in >> s.samples >> s.bytes >> hash)) return std::nullopt;
-  char* end = nullptr;
-  s.hash = std::strtoull(hash.c_str(), &end, 16);
-  if (end == hash.c_str() || *end != '\0') return std::nullopt;
+  const auto parsed = values::parse_hex(hash);
+  if (!parsed) return std::nullopt;
+  s.hash = *parsed;
   return s;
 }
 

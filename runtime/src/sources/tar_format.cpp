@@ -8,6 +8,7 @@
 
 #include "sources/image_names.hpp"
 #include "stoker/error.hpp"
+#include "stoker/plan/values.hpp"
 
 namespace stoker::tar {
 
@@ -49,12 +50,14 @@ std::string field(const unsigned char* h, size_t off, size_t n) {
 std::string pax_path(const std::string& data) {
   size_t pos = 0;
   while (pos < data.size()) {
-    size_t len = 0;
-    const auto [end, ec] = std::from_chars(data.data() + pos, data.data() + data.size(), len);
-    if (ec != std::errc() || len == 0 || pos + len > data.size()) break;
-    const std::string_view rec(end + 1, data.data() + pos + len - (end + 1));
+    const size_t space = data.find(' ', pos);
+    if (space == std::string::npos) break;
+    const auto len =
+        values::parse_whole(std::string_view(data).substr(pos, space - pos), 1, data.size() - pos);
+    if (!len || space + 2 > pos + *len) break;
+    const std::string_view rec(data.data() + space + 1, pos + *len - (space + 1));
     if (rec.starts_with("path=")) return std::string(rec.substr(5, rec.size() - 6));
-    pos += len;
+    pos += *len;
   }
   return {};
 }

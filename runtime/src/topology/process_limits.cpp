@@ -63,7 +63,8 @@ std::optional<uint64_t> status_number(const std::string& status, const std::stri
   if (at == std::string::npos) return std::nullopt;
   const size_t start = status.find_first_of("0123456789", at + key.size() + 1);
   if (start == std::string::npos) return std::nullopt;
-  return values::parse_whole(status.substr(start, status.find_first_not_of("0123456789", start) - start));
+  return values::parse_whole(
+      status.substr(start, status.find_first_not_of("0123456789", start) - start));
 }
 
 std::string read_all(const std::string& path) {
@@ -80,8 +81,10 @@ uint64_t threads_of_user(const std::string& root, uid_t uid) {
   if (proc == nullptr) return 0;
   while (const dirent* e = ::readdir(proc)) {
     if (!values::parse_whole(e->d_name)) continue;
-    const std::string status = read_all(under_root(root, std::string("/proc/") + e->d_name + "/status"));
-    if (status_number(status, "Uid:") == uint64_t{uid}) n += status_number(status, "Threads:").value_or(1);
+    const std::string status =
+        read_all(under_root(root, std::string("/proc/") + e->d_name + "/status"));
+    if (status_number(status, "Uid:") == uint64_t{uid})
+      n += status_number(status, "Threads:").value_or(1);
   }
   ::closedir(proc);
   return n;
@@ -104,12 +107,15 @@ std::optional<Limit> nproc_limit(const std::string& root) {
   std::string caps = read_all(under_root(root, "/proc/self/status"));
   const size_t at = caps.find("\nCapEff:");
   uint64_t eff = 0;
-  if (at != std::string::npos) eff = std::strtoull(caps.c_str() + at + 9, nullptr, 16);
+  if (at != std::string::npos) {
+    const size_t from = at + 8, to = caps.find('\n', from);
+    eff = values::parse_hex(trim(std::string_view(caps).substr(from, to - from))).value_or(0);
+  }
   if (uid == 0 || (eff & ((uint64_t{1} << 24) | (uint64_t{1} << 21))) != 0) return std::nullopt;
   const uint64_t used = threads_of_user(root, uid), max = rl.rlim_cur;
-  return Limit{max > used ? max - used : 0,
-               "ulimit -u (RLIMIT_NPROC) is " + std::to_string(max) + " and user " +
-                   user_name(uid) + " runs " + std::to_string(used) + " threads"};
+  return Limit{max > used ? max - used : 0, "ulimit -u (RLIMIT_NPROC) is " + std::to_string(max) +
+                                                " and user " + user_name(uid) + " runs " +
+                                                std::to_string(used) + " threads"};
 }
 
 // The tightest pids.max - pids.current of cgroup `cgroup` under `top` and its ancestors.
@@ -124,8 +130,8 @@ std::optional<Limit> pids_limit(const std::string& top, std::string cgroup) {
     if (m.has_value() && c.has_value()) {
       const uint64_t limit = m.value(), used = c.value(), room = limit - std::min(limit, used);
       if (!best || room < best->room) {
-        best = Limit{room, "pids.max of cgroup " + dir + " is " + std::to_string(limit) +
-                               " with " + std::to_string(used) + " in use"};
+        best = Limit{room, "pids.max of cgroup " + dir + " is " + std::to_string(limit) + " with " +
+                               std::to_string(used) + " in use"};
       }
     }
     if (cgroup.empty() || cgroup == "/") break;
@@ -142,7 +148,8 @@ std::optional<Limit> kernel_limit(const std::string& root) {
   const size_t slash = loadavg ? loadavg->find('/') : std::string::npos;
   if (!max_text || slash == std::string::npos) return std::nullopt;
   const auto max = values::parse_whole(*max_text);
-  const auto total = values::parse_whole(loadavg->substr(slash + 1, loadavg->find(' ', slash) - slash - 1));
+  const auto total =
+      values::parse_whole(loadavg->substr(slash + 1, loadavg->find(' ', slash) - slash - 1));
   if (!max || !total) return std::nullopt;
   return Limit{*max - std::min(*max, *total), "kernel.threads-max is " + std::to_string(*max) +
                                                   " with " + std::to_string(*total) +
@@ -233,13 +240,14 @@ ThreadRoom thread_room(const std::string& root) {
   std::vector<Limit> found;
   if (auto l = nproc_limit(root)) found.push_back(*l);
   for (const CgroupEntry& e : read_proc_cgroup(under_root(root, "/proc/self/cgroup"))) {
-    const std::string top = e.is_v2() ? under_root(root, "/sys/fs/cgroup")
+    const std::string top = e.is_v2()                  ? under_root(root, "/sys/fs/cgroup")
                             : e.has_controller("pids") ? under_root(root, "/sys/fs/cgroup/pids")
                                                        : "";
     if (top.empty()) continue;
     if (auto l = pids_limit(top, e.path)) found.push_back(*l);
   }
-  std::sort(found.begin(), found.end(), [](const Limit& a, const Limit& b) { return a.room < b.room; });
+  std::sort(found.begin(), found.end(),
+            [](const Limit& a, const Limit& b) { return a.room < b.room; });
   // The machine-wide limit only matters when it is the tightest.
   if (auto k = kernel_limit(root); k && (found.empty() || k->room < found.front().room)) {
     found.insert(found.begin(), *k);

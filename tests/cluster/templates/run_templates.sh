@@ -142,6 +142,10 @@ if "$PYTHON" -c 'import stoker, torch' 2>/dev/null; then
   submit torchrun torchrun.sbatch SBATCH_GPUS_PER_NODE=0 NPROC_PER_NODE=2 DATA="$work/images" \
     DDP_SCRIPT="$src/tests/cluster/templates/torchrun_worker.py" TRAIN_SCRIPT="$DDP_SCRIPT"
   templates="$templates torchrun"
+elif [ -d "${STOKER_PYTHONPATH:-/nonexistent}/stoker" ]; then
+  # The build made the module: templates that cannot import it fail, they are not skipped.
+  fail ddp "$PYTHON cannot import stoker and torch from $STOKER_PYTHONPATH (torchrun neither): $("$PYTHON" -c 'import stoker, torch' 2>&1 | tail -n 1)"
+  templates="single multi cpu"
 else
   echo "skip [ddp, torchrun] $PYTHON cannot import stoker and torch (build the Python module, or set STOKER_PYTHONPATH)"
   templates="single multi cpu"

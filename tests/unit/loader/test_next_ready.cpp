@@ -23,7 +23,7 @@ bool eventually(F ready) {
   return true;
 }
 
-TEST(LoaderNextReady, FalseBeforeAnEpochTrueOnceABatchOrTheEndIsThere) {
+TEST(FaultsNextReady, FalseBeforeAnEpochTrueOnceABatchOrTheEndIsThere) {
   test::TokenSetup t(64);
   Loader loader(t.source, t.copy, test::test_options(16, 2, 2));
   EXPECT_FALSE(loader.next_ready());  // next() would start an epoch and wait for it
@@ -39,7 +39,7 @@ TEST(LoaderNextReady, FalseBeforeAnEpochTrueOnceABatchOrTheEndIsThere) {
   EXPECT_EQ(batches, 4u);
 }
 
-TEST(LoaderNextReady, FalseWhileTheNextBatchIsStillBeingMade) {
+TEST(FaultsNextReady, FalseWhileTheNextBatchIsStillBeingMade) {
   test::TokenSetup t(64);
   // Every sample takes 50 ms: the first batch of 16 samples cannot be ready at once.
   auto slow = std::make_shared<test::SlowCopy>(t.source->spec(), 1, 50ms);

@@ -71,7 +71,7 @@ TEST(TokenSet, WindowsNeverStraddleTwoFilesAndFollowTheFileOrder) {
   EXPECT_NE(set.describe().find("token set of 3 files"), std::string::npos);
 }
 
-TEST(TokenSet, AFolderIsItsFilesInNameOrderWithoutHiddenOnes) {
+TEST(FaultsTokenSet, AFolderIsItsFilesInNameOrderWithoutHiddenOnes) {
   TempDir dir;
   std::filesystem::create_directories(dir.file("corpus"));
   write_raw(dir, "corpus/train_001.bin", 21, 200);

@@ -48,6 +48,11 @@ struct LocalPlan {
   std::shared_ptr<const Topology> topology;  // null when the plan came from the environment
 };
 
+// The admin's profiles file named by STOKER_PROFILES; nullopt (the built-ins) when it is
+// unset or empty. The one reading of that variable (the planner, `stoker plan --list`, the
+// doctor).
+std::optional<std::string> profiles_file_from(const EnvGetter& env);
+
 // The plugin's plan for this process when `env` holds one (STOKER_PLAN_VERSION), else
 // nullopt. Under a launcher inside the tuned task (torchrun's agent, tuned as one task per
 // node, starting LOCAL_WORLD_SIZE workers) the exported plan is the launcher's: when the
@@ -55,8 +60,8 @@ struct LocalPlan {
 // planned here on the live machine as local rank LOCAL_RANK of LOCAL_WORLD_SIZE, with the
 // exported plan's profile (and STOKER_PROFILES when set), within the CPUs the launcher's
 // plan holds (STOKER_CPUS): the split srun would make with one task per worker on those
-// CPUs. Its GPUs and memory are observed as for any task (observe_task). Throws stoker::Error naming the variable when one is garbled (plan_from_env,
-// launch_ranks) or the profile is unknown.
+// CPUs. Its GPUs and memory are observed as for any task (observe_task). Throws stoker::Error
+// naming the variable when one is garbled (plan_from_env, launch_ranks) or the profile is unknown.
 std::optional<LocalPlan> environment_plan(const EnvGetter& env);
 
 // STOKER_* environment first (unless what-if inputs are given, or ignore_env), else

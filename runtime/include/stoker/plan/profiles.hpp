@@ -17,6 +17,8 @@
 #include <string>
 #include <string_view>
 
+#include "stoker/plan/limits.hpp"
+
 namespace stoker {
 
 enum class PinMode { Auto, Yes, No };
@@ -27,14 +29,14 @@ struct Profile {
   double worker_fraction = 0.75;  // share of the rank's non-main cores used by workers
   int main_cores = 1;             // cores kept for the training loop
   int prefetch_per_worker = 2;    // batches in flight per worker
-  int min_prefetch = 2;           // whole-rank depth bounds
+  int min_prefetch = limits::kDefaultPrefetch;  // whole-rank depth bounds
   int max_prefetch = 64;
   double mem_share = 0.25;  // share of the memory limit for the prefetch budget
   PinMode pin_memory = PinMode::Auto;
-  int max_readers = 0;        // cap on concurrent readers (workers); 0 = none
-  bool smt_as_cores = false;  // count SMT siblings as separate cores
-  uint64_t batch_bytes = 0;   // assumed batch size when no hint is given; 0 = 64 MiB
-  bool stream = false;        // read tar shards as streams (large sequential reads)
+  int max_readers = 0;             // cap on concurrent readers (workers); 0 = none
+  bool smt_as_cores = false;       // count SMT siblings as separate cores
+  uint64_t batch_bytes = 0;        // assumed batch size when no hint is given; 0 = 64 MiB
+  bool stream = false;             // read tar shards as streams (large sequential reads)
   uint64_t shuffle_buffer = 1000;  // samples a streaming rank holds to shuffle
 
   bool operator==(const Profile&) const = default;

@@ -11,9 +11,16 @@
 namespace stoker::values {
 
 // The one parser of whole numbers: decimal digits only (no sign, no spaces, no "0x"),
-// within [lo, hi]. Every whole number stoker reads (flags, profiles, STOKER_* and launcher
-// variables, CPU lists, cgroup files, GPU ids, Slurm task lists) goes through it.
+// within [lo, hi]. Every decimal whole number stoker reads (flags, profiles, STOKER_* and
+// launcher variables, CPU lists, cgroup and /sys files, GPU ids, Slurm task lists and
+// releases, sampler states, file headers) goes through it; only the fields of binary formats
+// (tar's octal and base-256 sizes) and signed label text have parsers of their own.
 std::optional<uint64_t> parse_whole(std::string_view s, uint64_t lo = 0, uint64_t hi = UINT64_MAX);
+// The same for hexadecimal: 1 to 16 digits [0-9a-fA-F], no "0x" (the caller strips the
+// prefix its format has). Cache files, capability masks, fingerprints.
+std::optional<uint64_t> parse_hex(std::string_view s);
+// A plain non-negative decimal: "1", "0.5", ".5", "2."; no sign, exponent, inf or nan.
+std::optional<double> parse_decimal(std::string_view s);
 // A decimal number in (0, 1]: "0.75", "1", ".5".
 std::optional<double> parse_fraction(std::string_view s);
 // Bytes with an optional binary suffix: K, M, G, T or KiB, MiB, GiB, TiB (all x1024,
