@@ -24,12 +24,7 @@ DeviceBatch& DeviceBatch::operator=(DeviceBatch&& o) noexcept {
     waited_ = o.waited_;
     buffer_ = std::exchange(o.buffer_, -1);
     data_ = o.data_;
-    labels_ = o.labels_;
-    spec_ = o.spec_;
-    size_ = o.size_;
-    capacity_ = o.capacity_;
-    epoch_ = o.epoch_;
-    number_ = o.number_;
+    shape_ = o.shape_;
   }
   return *this;
 }

@@ -177,12 +177,12 @@ DeviceBatch FeederCore::hand_out(const std::shared_ptr<FeederCore>& self) {
   out.core_ = self;
   out.buffer_ = index;
   out.data_ = b.device;
-  out.labels_ = reinterpret_cast<const int64_t*>(b.device + labels_offset_);
-  out.spec_ = &spec_;
-  out.size_ = b.size;
-  out.capacity_ = capacity_;
-  out.epoch_ = b.epoch;
-  out.number_ = b.number;
+  out.shape_ = {reinterpret_cast<const int64_t*>(b.device + labels_offset_),
+                &spec_,
+                b.size,
+                capacity_,
+                b.epoch,
+                b.number};
   return out;
 }
 

@@ -33,13 +33,8 @@ Batch& Batch::operator=(Batch&& o) noexcept {
     core_ = std::move(o.core_);
     slot_ = std::exchange(o.slot_, -1);
     data_ = std::exchange(o.data_, nullptr);
-    labels_ = std::exchange(o.labels_, nullptr);
     indices_ = std::exchange(o.indices_, nullptr);
-    spec_ = std::exchange(o.spec_, nullptr);
-    size_ = std::exchange(o.size_, 0);
-    capacity_ = std::exchange(o.capacity_, 0);
-    epoch_ = o.epoch_;
-    number_ = o.number_;
+    shape_ = std::exchange(o.shape_, {});
   }
   return *this;
 }
@@ -58,9 +53,9 @@ void Batch::clear() {
   core_.reset();
   slot_ = -1;
   data_ = nullptr;
-  labels_ = nullptr;
   indices_ = nullptr;
-  size_ = 0;
+  shape_.labels = nullptr;
+  shape_.size = 0;
 }
 
 // ---- Loader ----

@@ -181,13 +181,8 @@ Batch LoaderCore::make_batch(int slot) {
   b.core_ = shared_from_this();
   b.slot_ = slot;
   b.data_ = arena_.data(slot);
-  b.labels_ = arena_.labels(slot);
   b.indices_ = m.indices.data();
-  b.spec_ = &spec_;
-  b.size_ = m.count;
-  b.capacity_ = batch_size_;
-  b.epoch_ = m.epoch;
-  b.number_ = m.number;
+  b.shape_ = {arena_.labels(slot), &spec_, m.count, batch_size_, m.epoch, m.number};
   return b;
 }
 

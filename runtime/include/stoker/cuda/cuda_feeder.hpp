@@ -60,7 +60,7 @@ class FeederCore;
 
 // One batch on the GPU. Move-only; its device buffer returns to the feeder at release()
 // (or destruction). May outlive the DeviceFeeder object.
-class DeviceBatch {
+class DeviceBatch : public BatchShape {
  public:
   DeviceBatch() = default;
   DeviceBatch(DeviceBatch&& o) noexcept;
@@ -72,19 +72,13 @@ class DeviceBatch {
   ~DeviceBatch();
   explicit operator bool() const { return core_ != nullptr; }
 
-  // Device pointers: size() samples of spec().bytes() each, contiguous; int64 labels.
+  // Device pointers: size() samples of spec().bytes() each, contiguous; int64 labels
+  // (labels() is a device pointer here).
   const void* data() const { return data_; }
   template <class T>
   const T* as() const {
     return static_cast<const T*>(data_);
   }
-  const int64_t* labels() const { return labels_; }
-  const SampleSpec& spec() const { return *spec_; }
-  size_t size() const { return size_; }
-  size_t capacity() const { return capacity_; }
-  size_t bytes() const { return size_ * spec_->bytes(); }
-  uint64_t epoch() const { return epoch_; }
-  uint64_t number() const { return number_; }
 
   // The copy's stream and event (cudaStream_t, cudaEvent_t): the event completes when the
   // samples and labels are on the GPU.
@@ -106,10 +100,6 @@ class DeviceBatch {
   mutable bool waited_ = false;
   int buffer_ = -1;
   const void* data_ = nullptr;
-  const int64_t* labels_ = nullptr;
-  const SampleSpec* spec_ = nullptr;
-  size_t size_ = 0, capacity_ = 0;
-  uint64_t epoch_ = 0, number_ = 0;
 };
 
 class DeviceFeeder {

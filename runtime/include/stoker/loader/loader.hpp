@@ -114,10 +114,33 @@ class LoaderCore;
 class MetricsWriter;
 class WorkerPool;
 
+// What a host Batch and a DeviceBatch (cuda_feeder.hpp) both describe: how many samples,
+// of what shape, their labels, and where in the epoch they come from. Each is filled and
+// moved as one value.
+class BatchShape {
+ public:
+  const SampleSpec& spec() const { return *shape_.spec; }
+  size_t size() const { return shape_.size; }          // samples in this batch
+  size_t capacity() const { return shape_.capacity; }  // the batch size
+  size_t bytes() const { return shape_.size * shape_.spec->bytes(); }
+  const int64_t* labels() const { return shape_.labels; }  // size() labels (host or device)
+  uint64_t epoch() const { return shape_.epoch; }
+  uint64_t number() const { return shape_.number; }  // batch number within the epoch
+
+ protected:
+  struct Fields {
+    const int64_t* labels = nullptr;
+    const SampleSpec* spec = nullptr;
+    size_t size = 0, capacity = 0;
+    uint64_t epoch = 0, number = 0;
+  };
+  Fields shape_;
+};
+
 // One batch: views of the slot's memory, valid until the Batch is destroyed or released
 // (then the slot returns to the pool). Move-only; may outlive its loop iteration and
 // even the Loader.
-class Batch {
+class Batch : public BatchShape {
  public:
   Batch() = default;
   Batch(Batch&& o) noexcept;
@@ -136,16 +159,9 @@ class Batch {
   std::span<const T> as() const {
     return {reinterpret_cast<const T*>(data_), bytes() / sizeof(T)};
   }
-  const SampleSpec& spec() const { return *spec_; }
-  size_t size() const { return size_; }          // samples in this batch
-  size_t capacity() const { return capacity_; }  // the batch size
-  size_t bytes() const { return size_ * spec_->bytes(); }
-  const int64_t* labels() const { return labels_; }
-  std::span<const int64_t> label_span() const { return {labels_, size_}; }
-  std::span<const uint64_t> indices() const { return {indices_, size_}; }  // dataset indices
-  uint64_t epoch() const { return epoch_; }
-  uint64_t number() const { return number_; }  // batch number within the epoch
-  int slot() const { return slot_; }           // arena slot (for a device feeder's map)
+  std::span<const int64_t> label_span() const { return {labels(), size()}; }
+  std::span<const uint64_t> indices() const { return {indices_, size()}; }  // dataset indices
+  int slot() const { return slot_; }  // arena slot (for a device feeder's map)
 
  private:
   friend class LoaderCore;
@@ -153,11 +169,7 @@ class Batch {
   std::shared_ptr<LoaderCore> core_;
   int slot_ = -1;
   std::byte* data_ = nullptr;
-  const int64_t* labels_ = nullptr;
   const uint64_t* indices_ = nullptr;
-  const SampleSpec* spec_ = nullptr;
-  size_t size_ = 0, capacity_ = 0;
-  uint64_t epoch_ = 0, number_ = 0;
 };
 
 class Loader {
