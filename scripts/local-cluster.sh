@@ -299,6 +299,9 @@ revive() {
   local cores
   cores=$(find "$dir/log" "$dir/spool" -maxdepth 2 -name 'core*' -newer "$conf" 2>/dev/null | tr '\n' ' ')
   echo "local-cluster: gone:$gone (core files: ${cores:-none}); starting again" >&2
+  # The daemons belong to the cluster, not to the test that found them gone: without the
+  # faults harness's tag, which would count them as that test's leftovers.
+  unset STOKER_FAULTS_RUN
   # The plugin's folder, for n2's private /tmp (start_n2).
   plugin=$(awk '$1 == "optional" || $1 == "required" {print $2; exit}' \
     "$dir"/plugstack.conf.d/*.conf 2>/dev/null || true)
