@@ -6,7 +6,7 @@
 #   scripts/local-cluster.sh stop   DIR
 #   scripts/local-cluster.sh status DIR
 #   scripts/local-cluster.sh env    DIR      # prints `export SLURM_CONF=...` for a shell
-#   scripts/local-cluster.sh clear  DIR      # cancels every job, waits for idle nodes
+#   scripts/local-cluster.sh clear  DIR      # restarts a dead daemon, cancels every job, waits for idle nodes
 #
 # Everything lives in DIR (config, state, spool, logs, pid files): the script writes
 # its own slurm.conf there and never reads or writes /etc/slurm. It refuses a DIR
