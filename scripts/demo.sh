@@ -3,10 +3,12 @@
 # multi-node training job, each rank's plan, and the throughput with stoker on and off.
 #
 #   scripts/demo.sh [--keep] [--dir DIR]      (as root, or a sudoer: it asks sudo itself)
+#   scripts/demo.sh --report [--dir DIR]      each rank's plan again, from an earlier run
 #
 #   --keep     leave the cluster running afterwards and print how to use and stop it
 #   --dir DIR  the demo's folder (default /var/tmp/stoker-demo): cluster, binaries, data,
 #              job output and the log. Not under /tmp: emulated node n2 has a private /tmp.
+#   --report   print the plans of the run in DIR (DIR/jobs/on.err and on.out) and stop
 #
 # Phases: install the Debian packages (scripts/install-deps.sh), build stoker, the SPANK
 # plugin and the example trainer into build/, start the cluster (scripts/local-cluster.sh)
@@ -22,11 +24,13 @@ export PATH=/usr/sbin:/sbin:$PATH
 as_root demo "it installs Debian packages and starts Slurm daemons" "$@"
 src=$(cd "$(dirname "$0")/.." && pwd -P)
 keep=0
+report=0
 dir=/var/tmp/stoker-demo
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --keep) keep=1; shift ;;
+    --report) report=1; shift ;;
     --dir) [ $# -ge 2 ] || usage; dir=$2; shift 2 ;;
     -h|--help) usage ;;
     *) echo "demo: unknown argument '$1'" >&2; usage ;;
@@ -38,7 +42,7 @@ case "$dir/" in
 esac
 mkdir -p "$dir"
 log=$dir/demo.log
-: >"$log"
+[ $report = 1 ] || : >"$log"
 
 build=$src/build
 bin=$dir/bin
@@ -166,10 +170,16 @@ print_plans() {
   echo "Each rank's plan, from stoker's SPANK plugin (--stoker-verbose, in $err):"
   # The batch script's own step is not tuned (batch_step=no): only the srun step's ranks count.
   grep -E '^stoker: (warning: )?rank [0-9]+' "$err" | grep -v 'batch/interactive steps are not tuned' |
-    sort -t' ' -k3,3n | while IFS= read -r line; do
+    sort -s -t' ' -k3,3n | while IFS= read -r line; do
     local rank host
     rank=$(sed -nE 's/^stoker: (warning: )?rank ([0-9]+).*/\2/p' <<<"$line")
     host=$(sed -nE "s/^stoker_train: rank $rank\/[0-9]+ \(local [0-9]+\/[0-9]+, host ([^,]+),.*/\1/p" "$out" | head -n 1)
+    # Besides its plan line a tuned rank prints the reasons that did not fit on it
+    # ("rank N (more reasons): ...") and what planning cost ("rank N: task_init took ...").
+    case $line in
+      *"(more reasons): "*) echo "      more reasons: ${line#*(more reasons): }"; continue ;;
+      *": task_init took "*) echo "      cost: task_init took ${line#*: task_init took }"; continue ;;
+    esac
     if [[ $line != *" profile="* ]]; then
       echo "  rank $rank (${host:-?}): untuned: ${line#*: }"
       continue
@@ -243,6 +253,11 @@ Stop it with (as root):
 EOF
 }
 
+if [ $report = 1 ]; then
+  [ -f "$jobs/on.err" ] || { echo "demo: --report: no earlier run in $dir ($jobs/on.err)" >&2; exit 1; }
+  print_plans
+  exit 0
+fi
 echo "stoker demo in $dir (log: $log)"
 phase "installing dependencies (scripts/install-deps.sh)" install_deps
 phase "building stoker, the SPANK plugin and the trainer (build/)" build_targets
