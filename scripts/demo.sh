@@ -40,9 +40,8 @@ dir=$(realpath -m "$dir")
 case "$dir/" in
   /tmp/*) echo "demo: --dir $dir: use a folder outside /tmp (node n2 sees a private /tmp)" >&2; exit 1 ;;
 esac
-mkdir -p "$dir"
 log=$dir/demo.log
-[ $report = 1 ] || : >"$log"
+[ $report = 1 ] || { mkdir -p "$dir"; : >"$log"; }
 
 build=$src/build
 bin=$dir/bin

@@ -4,6 +4,7 @@ status 0 when the scenario behaved, 1 with the reason and the ranks' output othe
 
 usage: check_agree.py SCENARIO DATA_FILE --ranks N [--backend gloo|none]
                       [--launcher 'srun -N2 -n{n} --mpi=pmix']
+                      [--late SECONDS] [--warn SECONDS] [--min-wait SECONDS]
 Without --launcher the N ranks start here, on the loopback (RANK/WORLD_SIZE, MASTER_ADDR
 127.0.0.1 and a free port). With it, the launcher starts them ({n}: the number of ranks).
 """
@@ -131,9 +132,12 @@ def main():
     p.add_argument("--expect-mode", help="the agreement every rank must report")
     p.add_argument("--min-wait", type=int, default=0,
                    help="late: the longest wait rank 1 reports must reach this many seconds")
+    p.add_argument("--late", type=float, default=3.5,
+                   help="late: seconds rank 0 pauses before epoch 1 (LATE_SECONDS of the job)")
+    p.add_argument("--warn", type=int, default=1,
+                   help="the ranks' STOKER_AGREE_WARN: seconds between the waiting notes")
     args = p.parse_args()
-    env = dict(os.environ)
-    env.setdefault("STOKER_AGREE_WARN", "1")
+    env = dict(os.environ, STOKER_AGREE_WARN=str(args.warn), LATE_SECONDS=str(args.late))
     if args.scenario == "early":
         env["STOKER_AGREE_TIMEOUT"] = "3"
     codes, output, seconds = (run_launcher if args.launcher else run_local)(args, env)
