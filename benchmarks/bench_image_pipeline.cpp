@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <memory>
 
-#include "stoker/loader/image_source.hpp"
-#include "stoker/loader/image_transforms.hpp"
+#include "stoker/sources/image_source.hpp"
+#include "stoker/transforms/image_transforms.hpp"
 #include "transforms/jpeg_decoder.hpp"
 #include "transforms/jpeg_encoder.hpp"
 

@@ -3,9 +3,9 @@
 // generated DGX-A100-like fixture) where the GPU-NUMA assignment does the most work.
 #include <benchmark/benchmark.h>
 
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/plan/plan.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 #include "topology_fixtures.hpp"
 
 namespace {

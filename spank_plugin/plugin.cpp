@@ -12,7 +12,7 @@
 #include "slurm_version_gate.hpp"
 #include "spank_api.hpp"
 #include "stepd.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "submit.hpp"
 
 // SPANK_PLUGIN defines these; in C++ a namespace-scope const has internal linkage,

@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker::spank {
 

@@ -6,8 +6,8 @@
 #include <optional>
 #include <string_view>
 
-#include "stoker/plan/strings.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/strings.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker::spank {
 

@@ -14,7 +14,7 @@
 #include "options.hpp"
 #include "rendezvous.hpp"
 #include "stoker/plan/profiles.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 #include "stoker/plan/world.hpp"
 #include "task_export.hpp"
 

@@ -4,7 +4,7 @@
 
 #include "options.hpp"
 #include "spank_api.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/plan/profiles.hpp"
 
 namespace stoker::spank {

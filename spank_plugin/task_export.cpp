@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "rendezvous.hpp"
-#include "stoker/plan/strings.hpp"
+#include "stoker/common/strings.hpp"
 
 namespace stoker::spank {
 

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "cuda_ops.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker::train {
 namespace {

@@ -2,11 +2,11 @@
 
 #include <filesystem>
 
-#include "stoker/loader/copy_transform.hpp"
-#include "stoker/error.hpp"
-#include "stoker/loader/image_source.hpp"
-#include "stoker/loader/image_transforms.hpp"
-#include "stoker/loader/token_source.hpp"
+#include "stoker/transforms/copy_transform.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/sources/image_source.hpp"
+#include "stoker/transforms/image_transforms.hpp"
+#include "stoker/sources/token_source.hpp"
 
 namespace stoker::train {
 

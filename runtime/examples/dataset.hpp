@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "stoker/loader/source.hpp"
-#include "stoker/loader/transform.hpp"
+#include "stoker/sources/source.hpp"
+#include "stoker/transforms/transform.hpp"
 #include "train_options.hpp"
 
 namespace stoker::train {

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #if STOKER_HAVE_MPI
 #include <mpi.h>
 #endif

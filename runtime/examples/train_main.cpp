@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "grad_reduce.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "trainer.hpp"
 
 int main(int argc, char** argv) {

@@ -17,9 +17,9 @@
 #include "step_input.hpp"
 #include "stoker/cuda/cuda_device.hpp"
 #include "stoker/cuda/cuda_pinner.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/loader/loader.hpp"
-#include "stoker/plan/launch_env.hpp"
+#include "stoker/common/launch_env.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/plan_env.hpp"
 #if STOKER_HAVE_CUDA

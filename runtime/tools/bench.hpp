@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "stoker/loader/shard_stream.hpp"
-#include "stoker/loader/source.hpp"
-#include "stoker/loader/transform.hpp"
+#include "stoker/sources/shard_stream.hpp"
+#include "stoker/sources/source.hpp"
+#include "stoker/transforms/transform.hpp"
 
 namespace stoker::cli {
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "bench.hpp"
-#include "stoker/loader/shard_stream.hpp"
+#include "stoker/sources/shard_stream.hpp"
 
 namespace stoker::cli {
 

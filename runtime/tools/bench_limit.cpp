@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "stoker/loader/image_transforms.hpp"
+#include "stoker/transforms/image_transforms.hpp"
 #include "stoker/plan/local_plan.hpp"
 
 namespace stoker::cli {

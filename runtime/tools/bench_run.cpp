@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/loader/loader.hpp"
-#include "stoker/loader/shard_stream.hpp"
+#include "stoker/sources/shard_stream.hpp"
 #include "stoker/loader/worker_shares.hpp"
 
 namespace stoker::cli {

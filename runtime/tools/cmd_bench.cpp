@@ -10,12 +10,12 @@
 
 #include "bench.hpp"
 #include "command.hpp"
-#include "stoker/error.hpp"
-#include "stoker/loader/copy_transform.hpp"
-#include "stoker/loader/image_source.hpp"
-#include "stoker/loader/image_transforms.hpp"
-#include "stoker/loader/tar_source.hpp"
-#include "stoker/loader/token_source.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/transforms/copy_transform.hpp"
+#include "stoker/sources/image_source.hpp"
+#include "stoker/transforms/image_transforms.hpp"
+#include "stoker/sources/tar_source.hpp"
+#include "stoker/sources/token_source.hpp"
 #include "stoker/plan/local_plan.hpp"
 
 namespace stoker::cli {

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "command.hpp"
-#include "stoker/doctor.hpp"
+#include "stoker/doctor/doctor.hpp"
 
 namespace stoker::cli {
 

@@ -6,11 +6,11 @@
 #include "command.hpp"
 #include "plan_list.hpp"
 #include "plan_whatif.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/plan/user_options.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker::cli {
 

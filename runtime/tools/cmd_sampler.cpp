@@ -4,7 +4,7 @@
 #include <string>
 
 #include "command.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/distributed/sampler.hpp"
 
 namespace stoker::cli {

@@ -10,8 +10,8 @@
 
 #include "command.hpp"
 #include "node_svg.hpp"
-#include "stoker/plan/strings.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/common/strings.hpp"
+#include "stoker/topology/topology.hpp"
 
 namespace stoker::cli {
 

@@ -4,7 +4,7 @@
 #include <exception>
 
 #include "command.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker::cli {
 

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <map>
 
-#include "stoker/error.hpp"
-#include "stoker/plan/strings.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/common/strings.hpp"
+#include "stoker/common/values.hpp"
 #include "svg_canvas.hpp"
 
 namespace stoker::cli {

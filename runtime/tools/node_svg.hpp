@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "stoker/plan/plan.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 
 namespace stoker::cli {
 

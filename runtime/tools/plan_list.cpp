@@ -9,7 +9,7 @@
 
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/profiles.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker::cli {
 

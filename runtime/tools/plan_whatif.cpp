@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "node_svg.hpp"
-#include "stoker/error.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker::cli {
 

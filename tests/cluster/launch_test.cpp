@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cluster_harness.hpp"
-#include "stoker/plan/cpuset.hpp"
+#include "stoker/common/cpuset.hpp"
 
 namespace stoker::test {
 namespace {

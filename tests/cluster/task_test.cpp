@@ -6,7 +6,7 @@
 #include <string>
 
 #include "cluster_harness.hpp"
-#include "stoker/plan/cpuset.hpp"
+#include "stoker/common/cpuset.hpp"
 #include "stoker/plan/plan_env.hpp"
 #include "topology_fixtures.hpp"
 

@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 
 #include "cluster_harness.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 
 namespace stoker::test {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "gpu_fixture.hpp"
 #include "stoker/cuda/cuda_feeder.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker {
 namespace {

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "stoker/distributed/coordination.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/distributed/sampler.hpp"
 
 namespace {

@@ -4,7 +4,7 @@
 #include <functional>
 #include <string>
 
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker::test {
 

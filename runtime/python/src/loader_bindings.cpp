@@ -17,8 +17,8 @@
 #include "state_dict.hpp"
 #include "stats_dict.hpp"
 #include "stoker/distributed/agreement.hpp"
-#include "stoker/error.hpp"
-#include "stoker/loader/fork_check.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/common/fork_check.hpp"
 #include "stoker/loader/loader.hpp"
 
 namespace py = pybind11;

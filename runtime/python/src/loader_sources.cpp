@@ -6,12 +6,12 @@
 #include <set>
 
 #include "options.hpp"
-#include "stoker/loader/copy_transform.hpp"
-#include "stoker/loader/image_source.hpp"
-#include "stoker/loader/image_transforms.hpp"
-#include "stoker/loader/record_source.hpp"
-#include "stoker/loader/tar_source.hpp"
-#include "stoker/loader/token_source.hpp"
+#include "stoker/transforms/copy_transform.hpp"
+#include "stoker/sources/image_source.hpp"
+#include "stoker/transforms/image_transforms.hpp"
+#include "stoker/sources/record_source.hpp"
+#include "stoker/sources/tar_source.hpp"
+#include "stoker/sources/token_source.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "token_widen.hpp"
 

@@ -3,7 +3,7 @@
 #include <pybind11/pybind11.h>
 
 #include "bindings.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace py = pybind11;
 

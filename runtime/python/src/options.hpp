@@ -5,9 +5,9 @@
 
 #include <pybind11/pybind11.h>
 
-#include "stoker/loader/image_transforms.hpp"
+#include "stoker/transforms/image_transforms.hpp"
 #include "stoker/loader/loader.hpp"
-#include "stoker/loader/transform.hpp"
+#include "stoker/transforms/transform.hpp"
 
 namespace stoker::python {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "bindings.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/loader/worker_shares.hpp"
 #include "stoker/plan/limits.hpp"
 #include "stoker/plan/local_plan.hpp"

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "stoker/loader/fork_check.hpp"
+#include "stoker/common/fork_check.hpp"
 
 namespace py = pybind11;
 

@@ -13,7 +13,7 @@
 #include "state_dict.hpp"
 #include "stoker/distributed/agreement.hpp"
 #include "stoker/distributed/coordination.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace py = pybind11;
 

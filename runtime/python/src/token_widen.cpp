@@ -3,8 +3,8 @@
 #include <chrono>
 #include <cstring>
 
-#include "stoker/error.hpp"
-#include "stoker/loader/mapped_read.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/sources/mapped_read.hpp"
 
 namespace stoker::python {
 

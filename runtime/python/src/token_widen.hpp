@@ -4,7 +4,7 @@
 // would have made anyway and keeps the main process free of a per-batch conversion.
 #pragma once
 
-#include "stoker/loader/transform.hpp"
+#include "stoker/transforms/transform.hpp"
 
 namespace stoker::python {
 

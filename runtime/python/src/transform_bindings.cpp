@@ -9,7 +9,7 @@
 
 #include "bindings.hpp"
 #include "options.hpp"
-#include "stoker/loader/image_transforms.hpp"
+#include "stoker/transforms/image_transforms.hpp"
 
 namespace py = pybind11;
 

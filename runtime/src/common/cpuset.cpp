@@ -1,11 +1,11 @@
-#include "stoker/plan/cpuset.hpp"
+#include "stoker/common/cpuset.hpp"
 
 #include <algorithm>
 #include <bit>
 
-#include "stoker/error.hpp"
-#include "stoker/plan/strings.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/common/strings.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker {
 

@@ -1,11 +1,11 @@
-#include "stoker/loader/fork_check.hpp"
+#include "stoker/common/fork_check.hpp"
 
 #include <pthread.h>
 #include <unistd.h>
 
 #include <atomic>
 
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker {
 

@@ -1,10 +1,10 @@
-#include "stoker/plan/launch_env.hpp"
+#include "stoker/common/launch_env.hpp"
 
 #include <cstdlib>
 
-#include "stoker/error.hpp"
-#include "stoker/plan/strings.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/common/strings.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker {
 

@@ -2,7 +2,7 @@
 
 #include <fstream>
 
-#include "stoker/plan/strings.hpp"
+#include "stoker/common/strings.hpp"
 
 namespace stoker {
 

@@ -1,4 +1,4 @@
-#include "stoker/plan/strings.hpp"
+#include "stoker/common/strings.hpp"
 
 #include <cctype>
 #include <fstream>

@@ -4,7 +4,7 @@
 #include <mutex>
 
 #include "cuda/cuda_call.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker {
 namespace cuda {

@@ -3,7 +3,7 @@
 #include "cuda/cuda_call.hpp"
 #include "cuda/device_scope.hpp"
 #include "stoker/cuda/cuda_device.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker {
 

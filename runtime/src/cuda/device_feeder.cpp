@@ -6,7 +6,7 @@
 #include "cuda/feeder_core.hpp"
 #include "stoker/cuda/cuda_device.hpp"
 #include "stoker/cuda/cuda_feeder.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker {
 

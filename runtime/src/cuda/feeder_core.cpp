@@ -1,7 +1,7 @@
 #include "cuda/feeder_core.hpp"
 
 #include "cuda/cuda_call.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker {
 

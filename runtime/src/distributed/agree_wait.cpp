@@ -5,7 +5,7 @@
 #include <string>
 
 #include "stoker/distributed/agreement.hpp"
-#include "stoker/plan/launch_env.hpp"
+#include "stoker/common/launch_env.hpp"
 
 namespace stoker {
 

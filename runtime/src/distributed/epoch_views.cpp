@@ -7,8 +7,8 @@
 
 #include "sampler_text.hpp"
 #include "stoker/distributed/agreement.hpp"
-#include "stoker/error.hpp"
-#include "stoker/plan/cpuset.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/common/cpuset.hpp"
 
 namespace stoker {
 

@@ -4,7 +4,7 @@
 #include <bit>
 
 #include "mix.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/distributed/sampler.hpp"
 
 namespace stoker {

@@ -6,7 +6,7 @@
 #include "mix.hpp"
 #include "sampler_text.hpp"
 #include "stoker/distributed/sampler.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker {
 

@@ -8,8 +8,8 @@
 
 #include "sampler_text.hpp"
 #include "stoker/distributed/sampler.hpp"
-#include "stoker/error.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker {
 

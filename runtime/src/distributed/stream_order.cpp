@@ -4,7 +4,7 @@
 #include <string>
 
 #include "mix.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker {
 

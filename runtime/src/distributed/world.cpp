@@ -6,8 +6,8 @@
 
 #include "mpi_comm.hpp"
 #include "stoker/distributed/coordination.hpp"
-#include "stoker/error.hpp"
-#include "stoker/plan/launch_env.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/common/launch_env.hpp"
 
 namespace stoker {
 

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "stoker/plan/values.hpp"
-#include "stoker/doctor.hpp"
+#include "stoker/common/values.hpp"
+#include "stoker/doctor/doctor.hpp"
 
 namespace stoker::doctor {
 

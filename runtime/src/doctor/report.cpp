@@ -1,7 +1,7 @@
 // The doctor's report: severities, counts, the exit code and its two renderings.
 #include <nlohmann/json.hpp>
 
-#include "stoker/doctor.hpp"
+#include "stoker/doctor/doctor.hpp"
 
 namespace stoker::doctor {
 

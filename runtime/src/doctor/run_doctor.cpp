@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "stoker/doctor.hpp"
-#include "stoker/error.hpp"
+#include "stoker/doctor/doctor.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/profiles.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker::doctor {
 

@@ -5,10 +5,10 @@
 
 #include <cstring>
 
-#include "stoker/error.hpp"
-#include "stoker/plan/cpuset.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/common/cpuset.hpp"
 #include "stoker/plan/plan.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/values.hpp"
 #include "topology/mem_policy.hpp"
 #include "topology/process_hwloc.hpp"
 

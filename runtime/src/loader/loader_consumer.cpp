@@ -4,7 +4,7 @@
 
 #include "loader/loader_core.hpp"
 #include "stoker/distributed/coordination.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker {
 

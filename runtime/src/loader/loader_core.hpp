@@ -22,7 +22,7 @@
 #include "loader/batch_arena.hpp"
 #include "loader/skip_log.hpp"
 #include "loader/stream_feed.hpp"
-#include "stoker/loader/fork_check.hpp"
+#include "stoker/common/fork_check.hpp"
 #include "stoker/loader/loader.hpp"
 #include "stoker/loader/prefetch_controller.hpp"
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker {
 

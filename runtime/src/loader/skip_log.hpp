@@ -10,7 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/loader/loader.hpp"
 
 namespace stoker {

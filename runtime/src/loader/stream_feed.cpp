@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "common/thread_start.hpp"
+#include "topology/thread_start.hpp"
 #include "distributed/stream_order.hpp"
 
 namespace stoker {

@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "stoker/distributed/sampler.hpp"
-#include "stoker/error.hpp"
-#include "stoker/loader/shard_stream.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/sources/shard_stream.hpp"
 
 namespace stoker {
 

@@ -2,8 +2,8 @@
 
 #include <pthread.h>
 
-#include "common/thread_start.hpp"
-#include "stoker/plan/topology.hpp"
+#include "topology/thread_start.hpp"
+#include "stoker/topology/topology.hpp"
 
 namespace stoker {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "stoker/loader/worker_shares.hpp"
-#include "stoker/plan/cpuset.hpp"
+#include "stoker/common/cpuset.hpp"
 
 namespace stoker {
 

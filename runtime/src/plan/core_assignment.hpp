@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "stoker/plan/cpuset.hpp"
+#include "stoker/common/cpuset.hpp"
 #include "stoker/plan/plan.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 
 namespace stoker::planner {
 

@@ -2,7 +2,7 @@
 // then the same plan_input and make_plan the plugin calls.
 #include "stoker/plan/local_plan.hpp"
 
-#include "stoker/plan/launch_env.hpp"
+#include "stoker/common/launch_env.hpp"
 #include "stoker/plan/plan_env.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/plan/world.hpp"

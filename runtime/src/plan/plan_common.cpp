@@ -1,5 +1,5 @@
 // Plan helpers and the strict input check the CLI runs before planning.
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/plan/plan.hpp"
 
 namespace stoker {

@@ -1,10 +1,10 @@
 // The STOKER_* environment contract (README table): writing a plan out and reading it back.
 #include "stoker/plan/plan_env.hpp"
 
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/plan/limits.hpp"
-#include "stoker/plan/strings.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/strings.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker {
 

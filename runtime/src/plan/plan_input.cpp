@@ -2,9 +2,9 @@
 // every fallback are decided, for the plugin and the runtime alike.
 #include <algorithm>
 
-#include "stoker/error.hpp"
-#include "stoker/plan/gpu_identity.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/topology/gpu_identity.hpp"
+#include "stoker/common/values.hpp"
 #include "stoker/plan/world.hpp"
 
 namespace stoker {

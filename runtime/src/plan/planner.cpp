@@ -6,7 +6,7 @@
 #include "plan/core_assignment.hpp"
 #include "stoker/plan/limits.hpp"
 #include "stoker/plan/plan.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker {
 

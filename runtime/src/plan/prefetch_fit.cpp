@@ -3,7 +3,7 @@
 #include <string>
 
 #include "stoker/plan/plan.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker {
 

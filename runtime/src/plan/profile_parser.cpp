@@ -8,10 +8,10 @@
 #include <map>
 #include <vector>
 
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/plan/limits.hpp"
 #include "stoker/plan/profiles.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker {
 

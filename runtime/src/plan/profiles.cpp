@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/plan/limits.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker {
 

@@ -3,10 +3,10 @@
 #include <cctype>
 
 #include "common/proc_cgroup.hpp"
-#include "stoker/error.hpp"
-#include "stoker/plan/gpu_identity.hpp"
-#include "stoker/plan/strings.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/topology/gpu_identity.hpp"
+#include "stoker/common/strings.hpp"
+#include "stoker/common/values.hpp"
 #include "stoker/plan/world.hpp"
 
 namespace stoker {

@@ -3,7 +3,7 @@
 #include "stoker/plan/user_options.hpp"
 
 #include "stoker/plan/limits.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker {
 

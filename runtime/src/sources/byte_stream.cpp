@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "sources/tar_format.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker {
 

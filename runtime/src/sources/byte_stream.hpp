@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "stoker/loader/shard_stream.hpp"
+#include "stoker/sources/shard_stream.hpp"
 
 struct ZSTD_DCtx_s;
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/fnv1a.hpp"
-#include "stoker/loader/source.hpp"
+#include "stoker/sources/source.hpp"
 
 namespace stoker {
 

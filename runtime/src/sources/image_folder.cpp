@@ -4,8 +4,8 @@
 
 #include "sources/file_read.hpp"
 #include "sources/image_names.hpp"
-#include "stoker/error.hpp"
-#include "stoker/loader/image_source.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/sources/image_source.hpp"
 
 namespace stoker {
 

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "common/fnv1a.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker {
 

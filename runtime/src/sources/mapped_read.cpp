@@ -16,8 +16,8 @@
 #include <mutex>
 
 #include "sources/mapped_file.hpp"
-#include "stoker/error.hpp"
-#include "stoker/loader/mapped_read.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/sources/mapped_read.hpp"
 
 namespace stoker {
 

@@ -3,8 +3,8 @@
 #include <cstring>
 #include <string_view>
 
-#include "stoker/error.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker {
 

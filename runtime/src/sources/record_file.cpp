@@ -1,7 +1,7 @@
 #include "sources/mapped_file.hpp"
-#include "stoker/error.hpp"
-#include "stoker/loader/mapped_read.hpp"
-#include "stoker/loader/record_source.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/sources/mapped_read.hpp"
+#include "stoker/sources/record_source.hpp"
 
 namespace stoker {
 

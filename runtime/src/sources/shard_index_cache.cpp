@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "common/fnv1a.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker {
 

@@ -7,8 +7,8 @@
 #include <cstring>
 
 #include "sources/image_names.hpp"
-#include "stoker/error.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker::tar {
 

@@ -10,8 +10,8 @@
 #include "sources/shard_index_cache.hpp"
 #include "sources/tar_format.hpp"
 #include "sources/tar_walk.hpp"
-#include "stoker/error.hpp"
-#include "stoker/loader/tar_source.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/sources/tar_source.hpp"
 
 namespace stoker {
 

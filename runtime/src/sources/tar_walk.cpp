@@ -4,7 +4,7 @@
 
 #include "sources/image_names.hpp"
 #include "sources/tar_format.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker {
 

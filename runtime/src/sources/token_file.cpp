@@ -5,8 +5,8 @@
 #include "common/fnv1a.hpp"
 #include "sources/mapped_file.hpp"
 #include "sources/npy_header.hpp"
-#include "stoker/error.hpp"
-#include "stoker/loader/token_source.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/sources/token_source.hpp"
 
 namespace stoker {
 

@@ -6,8 +6,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "stoker/plan/plan.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 #include "topology/hwloc_convert.hpp"
 #include "topology/mem_policy.hpp"
 #include "topology/process_hwloc.hpp"

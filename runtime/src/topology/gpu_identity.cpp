@@ -1,13 +1,13 @@
 // Slurm-style GPU ids -> topology GPUs, from /proc/driver/nvidia or PCI bus order.
-#include "stoker/plan/gpu_identity.hpp"
+#include "stoker/topology/gpu_identity.hpp"
 
 #include <climits>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
-#include "stoker/plan/strings.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/strings.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker {
 

@@ -4,8 +4,8 @@
 
 #include <hwloc.h>
 
-#include "stoker/plan/cpuset.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/common/cpuset.hpp"
+#include "stoker/topology/topology.hpp"
 
 namespace stoker::detail {
 

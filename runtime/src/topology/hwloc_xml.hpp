@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 
 namespace stoker::detail {
 

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "stoker/error.hpp"
-#include "stoker/plan/plan.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/topology/topology.hpp"
 
 namespace stoker {
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "stoker/plan/cpuset.hpp"
+#include "stoker/common/cpuset.hpp"
 
 namespace stoker {
 

@@ -15,10 +15,10 @@
 #include <sstream>
 
 #include "common/proc_cgroup.hpp"
-#include "stoker/error.hpp"
-#include "stoker/plan/strings.hpp"
-#include "stoker/plan/topology.hpp"
-#include "stoker/plan/values.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/common/strings.hpp"
+#include "stoker/topology/topology.hpp"
+#include "stoker/common/values.hpp"
 #include "topology/process_hwloc.hpp"
 
 namespace stoker {

@@ -10,9 +10,9 @@
 #include <chrono>
 #include <cstring>
 
-#include "stoker/error.hpp"
-#include "stoker/plan/strings.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/common/strings.hpp"
+#include "stoker/topology/topology.hpp"
 #include "topology/hwloc_xml.hpp"
 
 namespace stoker {

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "stoker/error.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/topology/topology.hpp"
 #include "topology/hwloc_convert.hpp"
 #include "topology/hwloc_xml.hpp"
 

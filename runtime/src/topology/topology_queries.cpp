@@ -1,7 +1,7 @@
 // Topology's queries: plain lookups over the converted data, no hwloc calls.
 #include <algorithm>
 
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 
 namespace stoker {
 

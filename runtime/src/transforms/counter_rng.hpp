@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "stoker/loader/transform.hpp"
+#include "stoker/transforms/transform.hpp"
 
 namespace stoker {
 

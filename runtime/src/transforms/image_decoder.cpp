@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "stoker/error.hpp"
-#include "stoker/loader/image_transforms.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/transforms/image_transforms.hpp"
 
 namespace stoker {
 

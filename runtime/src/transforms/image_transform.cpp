@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <string>
 
-#include "stoker/error.hpp"
-#include "stoker/loader/image_transforms.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/transforms/image_transforms.hpp"
 #include "transforms/image_decoder.hpp"
 #include "transforms/resample.hpp"
 

@@ -7,7 +7,7 @@
 #include <array>
 #include <cstdint>
 
-#include "stoker/loader/image_transforms.hpp"
+#include "stoker/transforms/image_transforms.hpp"
 #include "transforms/decoded_region.hpp"
 
 namespace stoker {

@@ -1,10 +1,10 @@
 // The launch environment: the reader family, Slurm's task lists and the one rank detector.
-#include "stoker/plan/launch_env.hpp"
+#include "stoker/common/launch_env.hpp"
 
 #include <gtest/gtest.h>
 
-#include "stoker/error.hpp"
-#include "stoker/plan/strings.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/common/strings.hpp"
 
 namespace stoker {
 namespace {

@@ -3,7 +3,7 @@
 
 #include "../loader/loader_fixture.hpp"
 #include "stoker/cuda/cuda_device.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker::test {
 

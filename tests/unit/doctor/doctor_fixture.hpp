@@ -14,8 +14,8 @@
 #include <optional>
 #include <string>
 
-#include "stoker/plan/cpuset.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/common/cpuset.hpp"
+#include "stoker/topology/topology.hpp"
 
 namespace stoker::test {
 

@@ -19,13 +19,13 @@
 #include <vector>
 
 #include "error_text.hpp"
-#include "stoker/error.hpp"
-#include "stoker/loader/copy_transform.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/transforms/copy_transform.hpp"
 #include "stoker/loader/loader.hpp"
-#include "stoker/loader/record_source.hpp"
-#include "stoker/loader/token_source.hpp"
+#include "stoker/sources/record_source.hpp"
+#include "stoker/sources/token_source.hpp"
 #include "stoker/plan/plan.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 
 namespace stoker::test {
 

@@ -10,7 +10,7 @@
 #include "plan_fixture.hpp"
 #include "run_command.hpp"
 #include "scoped_env.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/plan_env.hpp"
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <map>
 
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/plan/plan_env.hpp"
 
 namespace stoker {

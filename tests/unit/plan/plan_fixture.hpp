@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "stoker/plan/plan.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 #include "topology_fixtures.hpp"
 
 namespace stoker::test {

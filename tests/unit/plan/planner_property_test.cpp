@@ -6,7 +6,7 @@
 #include <random>
 
 #include "plan_fixture.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker {
 namespace {

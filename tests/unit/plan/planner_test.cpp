@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "plan_fixture.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker {
 namespace {

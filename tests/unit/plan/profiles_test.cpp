@@ -6,7 +6,7 @@
 #include <random>
 
 #include "run_command.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/plan/profiles.hpp"
 
 namespace stoker {

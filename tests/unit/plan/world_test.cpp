@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "plan_fixture.hpp"
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 
 namespace stoker {
 namespace {

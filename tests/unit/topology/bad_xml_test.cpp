@@ -1,8 +1,8 @@
 // Unreadable or invalid topology files give stoker::Error naming the file, never a crash.
 #include <gtest/gtest.h>
 
-#include "stoker/error.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/topology/topology.hpp"
 #include "temp_tree.hpp"
 #include "topology_fixtures.hpp"
 

@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "stoker/plan/plan.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 #include "topology_fixtures.hpp"
 
 namespace stoker {

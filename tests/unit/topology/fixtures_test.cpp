@@ -2,7 +2,7 @@
 // (the planner's tests rely on these facts).
 #include <gtest/gtest.h>
 
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 #include "topology_fixtures.hpp"
 
 namespace stoker {

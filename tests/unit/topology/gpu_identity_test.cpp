@@ -1,7 +1,7 @@
 // Slurm GPU ids -> topology GPUs, through fake /proc/driver/nvidia trees and PCI order.
 #include <gtest/gtest.h>
 
-#include "stoker/plan/gpu_identity.hpp"
+#include "stoker/topology/gpu_identity.hpp"
 #include "temp_tree.hpp"
 #include "topology_fixtures.hpp"
 

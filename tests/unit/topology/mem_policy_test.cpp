@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "stoker/plan/plan.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 #include "topology/mem_policy.hpp"
 
 namespace stoker {

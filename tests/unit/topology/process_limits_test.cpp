@@ -3,7 +3,7 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 #include "temp_tree.hpp"
 
 namespace stoker {

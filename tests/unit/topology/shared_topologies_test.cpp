@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 
 namespace stoker {
 namespace {

@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "stoker/plan/plan.hpp"
-#include "stoker/plan/strings.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/common/strings.hpp"
+#include "stoker/topology/topology.hpp"
 #include "temp_tree.hpp"
 
 namespace stoker {

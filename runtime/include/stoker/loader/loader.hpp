@@ -36,8 +36,8 @@
 #include "stoker/distributed/sampler.hpp"
 #include "stoker/loader/host_pinner.hpp"
 #include "stoker/loader/loader_stats.hpp"
-#include "stoker/loader/source.hpp"
-#include "stoker/loader/transform.hpp"
+#include "stoker/sources/source.hpp"
+#include "stoker/transforms/transform.hpp"
 #include "stoker/plan/plan.hpp"
 
 namespace stoker {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "stoker/loader/prefetch_controller.hpp"
-#include "stoker/loader/shard_stream.hpp"
-#include "stoker/loader/transform.hpp"
+#include "stoker/sources/shard_stream.hpp"
+#include "stoker/transforms/transform.hpp"
 
 namespace stoker {
 

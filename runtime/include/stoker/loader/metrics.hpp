@@ -16,7 +16,7 @@
 #include <string>
 #include <thread>
 
-#include "stoker/loader/fork_check.hpp"
+#include "stoker/common/fork_check.hpp"
 #include "stoker/loader/loader_stats.hpp"
 
 namespace stoker {

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "stoker/plan/cpuset.hpp"
+#include "stoker/common/cpuset.hpp"
 #include "stoker/plan/plan.hpp"
 
 namespace stoker {

@@ -8,10 +8,10 @@
 #include <optional>
 #include <string>
 
-#include "stoker/plan/cpuset.hpp"
-#include "stoker/plan/launch_env.hpp"
+#include "stoker/common/cpuset.hpp"
+#include "stoker/common/launch_env.hpp"
 #include "stoker/plan/plan.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 
 namespace stoker {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "stoker/plan/cpuset.hpp"
+#include "stoker/common/cpuset.hpp"
 #include "stoker/plan/plan.hpp"
 
 namespace stoker {

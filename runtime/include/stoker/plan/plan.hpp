@@ -9,22 +9,14 @@
 #include <string_view>
 #include <vector>
 
-#include "stoker/plan/cpuset.hpp"
+#include "stoker/common/cpuset.hpp"
 #include "stoker/plan/limits.hpp"
 #include "stoker/plan/profiles.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 
 namespace stoker {
 
 enum class BindMode { GpuNuma, Even, None };
-// Memory of the rank's process (the plugin binds it before exec):
-//   Local:  prefer the plan's NUMA node(s), fall back to the others when they are full
-//           (MPOL_PREFERRED / MPOL_PREFERRED_MANY): a full node never kills the rank;
-//   Strict: only the plan's node(s) (MPOL_BIND): a full node OOM-kills the rank;
-//   None:   not bound.
-// The batch arena is placed strictly on the node(s) in every mode but None, when they have
-// room for it (BatchArena).
-enum class MemBind { Local, Strict, None };
 
 // What a user asked for (flags or options). Unset = decided by the profile.
 struct UserOverrides {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "stoker/plan/launch_env.hpp"
+#include "stoker/common/launch_env.hpp"
 #include "stoker/plan/plan.hpp"
 
 namespace stoker {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "stoker/error.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/plan/plan.hpp"
 #include "stoker/plan/profiles.hpp"
 

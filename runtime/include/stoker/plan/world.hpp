@@ -11,11 +11,11 @@
 #include <string>
 #include <string_view>
 
-#include "stoker/plan/cpuset.hpp"
-#include "stoker/plan/launch_env.hpp"
+#include "stoker/common/cpuset.hpp"
+#include "stoker/common/launch_env.hpp"
 #include "stoker/plan/plan.hpp"
 #include "stoker/plan/profiles.hpp"
-#include "stoker/plan/topology.hpp"
+#include "stoker/topology/topology.hpp"
 #include "stoker/plan/user_options.hpp"
 
 namespace stoker {
