@@ -20,11 +20,10 @@
 // point on its stream (cudaStreamWaitEvent), so nothing ever waits on the host for a copy.
 // next() blocks only while the loader has no batch ready (counted as input wait).
 //
-// Built with CUDA only (STOKER_HAVE_CUDA). The constructor makes no CUDA call when the
-// plan names no GPU: it throws, and the caller stays on the host path.
+// The feeder is built with CUDA only (STOKER_HAVE_CUDA; FeederStats always). The
+// constructor makes no CUDA call when the plan names no GPU: it throws, and the caller
+// stays on the host path.
 #pragma once
-
-#if STOKER_HAVE_CUDA
 
 #include <cstdint>
 #include <memory>
@@ -35,11 +34,7 @@
 
 namespace stoker {
 
-struct DeviceFeederOptions {
-  int depth = 0;       // device buffers (2 or more); 0: DeviceFeeder::kDefaultDepth
-  bool timing = true;  // time each copy with CUDA events (FeederStats::h2d_ns)
-};
-
+// What the feeder did (also kept by its CUDA-free core, so outside the guard below).
 struct FeederStats {
   std::string gpu;               // PCI bus id
   int device = -1;               // CUDA ordinal
@@ -56,7 +51,15 @@ struct FeederStats {
   }
 };
 
+#if STOKER_HAVE_CUDA
+
+struct DeviceFeederOptions {
+  int depth = 0;       // device buffers (2 or more); 0: DeviceFeeder::kDefaultDepth
+  bool timing = true;  // time each copy with CUDA events (FeederStats::h2d_ns)
+};
+
 class FeederCore;
+struct HandedBatch;
 
 // One batch on the GPU. Move-only; its device buffer returns to the feeder at release()
 // (or destruction). May outlive the DeviceFeeder object.
@@ -93,7 +96,8 @@ class DeviceBatch : public BatchShape {
   void release(void* consumer_stream = nullptr);
 
  private:
-  friend class FeederCore;
+  friend class DeviceFeeder;
+  DeviceBatch(std::shared_ptr<FeederCore> core, const HandedBatch& handed);
   void release_unreleased() noexcept;
   std::shared_ptr<FeederCore> core_;
   mutable void* consumer_stream_ = nullptr;  // the stream wait_on() last made wait
@@ -137,9 +141,8 @@ class DeviceFeeder {
  private:
   Loader& loader_;
   std::shared_ptr<FeederCore> core_;
-  bool exhausted_ = false;  // the loader's epoch ended; drain the queued batches
 };
 
-}  // namespace stoker
-
 #endif  // STOKER_HAVE_CUDA
+
+}  // namespace stoker
