@@ -17,6 +17,8 @@ using test::FeederSim;
 // Copies slower than the host: the consumer's loop (no host wait) runs ahead of them, as a
 // training loop does when its kernels are queued asynchronously.
 constexpr microseconds kKernel{6000};
+// Longer than a copy into the buffer takes: a copy not ordered after it lands mid-read.
+constexpr microseconds kLongKernel{20000};
 
 // wait_on(s), a kernel, release(s), no host wait: a host slot must not go back to the loader
 // (whose workers refill it) while the copy from it is still in flight.
@@ -31,8 +33,8 @@ TEST(FaultsFeederOrder, AHostSlotIsNotRefilledWhileItsCopyReadsIt) {
 // the kernels queued on s, not for the legacy default stream, which a non-blocking stream
 // is not ordered with.
 TEST(FaultsFeederOrder, ReleaseWithoutAStreamWaitsForTheStreamTheBatchWasReadOn) {
-  FeederSim sim(24);
-  EXPECT_EQ(sim.epoch(kKernel, false), 24u);
+  FeederSim sim(16);
+  EXPECT_EQ(sim.epoch(kLongKernel, false), 16u);
   sim.expect_archive_intact();
 }
 
@@ -44,8 +46,7 @@ TEST(FaultsFeederOrder, ReleaseWithoutAnyStreamWaitsForTheDevice) {
   while (std::optional<HandedBatch> h = sim.core->next(*sim.loader)) {
     sim.core->synchronize(h->buffer);  // the copy is done; the kernel reads on `consumer`
     const size_t bytes = h->size * h->spec->bytes();
-    // Longer than the next copy into the buffer takes: it must wait for this kernel.
-    sim.engine->launch(sim.consumer, microseconds(20000), [&sim, h = *h, bytes] {
+    sim.engine->launch(sim.consumer, kLongKernel, [&sim, h = *h, bytes] {
       std::vector<std::byte> read = sim.engine->read(h.data, bytes);
       std::lock_guard lock(sim.mu);
       sim.archive[h.number] = std::move(read);
