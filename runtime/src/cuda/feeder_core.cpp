@@ -85,12 +85,29 @@ void FeederCore::drain() {
   }
 }
 
+// Ordering rule: a host slot is read by its copy until the copy's event has completed
+// (cudaMemcpyAsync returns before the DMA), so a buffer whose last copy is still in flight is
+// not free: reusing it would return that slot to the loader, whose workers refill it under
+// the copy. Only reap() or a wait for the event (finish_copy) frees it.
 int FeederCore::free_buffer() {
   std::lock_guard lock(mu_);
   for (size_t i = 0; i < buffers_.size(); ++i) {
-    if (!buffers_[i].queued && !buffers_[i].held) return static_cast<int>(i);
+    const Buffer& b = buffers_[i];
+    if (!b.queued && !b.held && !b.host) return static_cast<int>(i);
   }
   return -1;
+}
+
+int FeederCore::await_released_buffer() {
+  std::lock_guard lock(mu_);
+  Buffer* oldest = nullptr;
+  for (Buffer& b : buffers_) {
+    if (!b.queued && !b.held && b.host && (!oldest || b.issued < oldest->issued)) oldest = &b;
+  }
+  if (!oldest) return -1;  // the consumer holds every buffer
+  engine_->wait(oldest->copied);
+  finish_copy(*oldest);
+  return static_cast<int>(oldest - buffers_.data());
 }
 
 bool FeederCore::queue_empty() {
@@ -108,6 +125,10 @@ void FeederCore::issue(int index, Batch&& host) {
                 "feed one loader (one batch size) per DeviceFeeder");
   }
   Buffer& b = buffers_[index];
+  if (b.host) {  // never while the slot's copy may run (see free_buffer): wait for it first
+    engine_->wait(b.copied);
+    finish_copy(b);
+  }
   if (b.consumed_pending) {
     // The consumer's kernels that read this buffer must be done before it is overwritten.
     engine_->stream_wait(stream_, b.consumed);
@@ -126,6 +147,7 @@ void FeederCore::issue(int index, Batch&& host) {
   b.epoch = host.epoch();
   b.number = host.number();
   b.host = std::move(host);
+  b.issued = ++issued_;
   b.queued = true;
   queue_[(head_ + queued_) % queue_.size()] = index;
   ++queued_;
@@ -150,8 +172,12 @@ std::optional<HandedBatch> FeederCore::next(Loader& loader) {
   using clock = std::chrono::steady_clock;
   reap();
   // Keep free buffers busy with batches the loader already has: their copies overlap the
-  // consumer's work on this one. Wait for the loader only when no copied batch is queued.
-  for (int b = free_buffer(); b >= 0 && !exhausted_; b = free_buffer()) {
+  // consumer's work on this one. Wait for the loader only when no copied batch is queued,
+  // and for a released buffer's copy only when nothing else is left to hand out.
+  while (!exhausted_) {
+    int b = free_buffer();
+    if (b < 0 && queue_empty()) b = await_released_buffer();
+    if (b < 0) break;
     if (!queue_empty() && !loader.next_ready()) break;
     const auto t0 = clock::now();
     std::optional<Batch> host = loader.next();

@@ -63,11 +63,15 @@ class FeederCore {
     uint64_t copy_bytes = 0;
     size_t size = 0;
     uint64_t epoch = 0, number = 0;
+    uint64_t issued = 0;  // order of the copies (one stream: they complete in this order)
   };
   // Host batches whose copies have completed go back to the loader's pool.
   void reap();
-  // A buffer neither queued nor held by the consumer; -1 when none.
+  // A buffer neither queued nor held by the consumer, its last copy done; -1 when none.
   int free_buffer();
+  // Waits for the oldest copy into a buffer the consumer released, and returns that buffer;
+  // -1 when the consumer holds every buffer.
+  int await_released_buffer();
   // Queues the copy of `host` into buffer b (allocating the buffers on first use).
   void issue(int b, Batch&& host);
   bool queue_empty();
@@ -85,6 +89,7 @@ class FeederCore {
   std::vector<Buffer> buffers_;
   std::vector<int> queue_;  // ring of queued buffer indices, oldest at head_
   size_t head_ = 0, queued_ = 0;
+  uint64_t issued_ = 0;
   bool exhausted_ = false;  // the loader's epoch ended; drain the queued batches
   FeederStats stats_;
 };
