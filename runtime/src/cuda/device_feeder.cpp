@@ -17,8 +17,6 @@ DeviceBatch& DeviceBatch::operator=(DeviceBatch&& o) noexcept {
   if (this != &o) {
     release_unreleased();
     core_ = std::move(o.core_);
-    consumer_stream_ = o.consumer_stream_;
-    waited_ = o.waited_;
     buffer_ = std::exchange(o.buffer_, -1);
     data_ = o.data_;
     shape_ = o.shape_;
@@ -35,18 +33,11 @@ DeviceBatch::~DeviceBatch() {
   release_unreleased();
 }
 
-// A batch dropped without release(stream): its buffer may be reused only after the kernels
-// that read it. Those ran on the stream given to wait_on(); without one the feeder cannot
-// know the stream (a non-blocking one does not order with the default stream), so it waits
-// for the whole device once rather than risk overwriting data still being read.
+// A batch dropped without release(): released as release() without a stream is (on the
+// stream given to wait_on(), else after the device's queued work; FeederCore::release).
 void DeviceBatch::release_unreleased() noexcept {
-  if (!core_) return;
   try {
-    if (!waited_) {
-      cuda::DeviceScope scope(core_->device(), core_->where());
-      cuda::counted(cudaDeviceSynchronize());
-    }
-    release(consumer_stream_);
+    release();
   } catch (...) {
     // A destructor must not throw; the buffer stays marked as held, and the feeder's
     // next() reports the CUDA error through its own calls.
@@ -62,10 +53,7 @@ void* DeviceBatch::ready_event() const {
 }
 
 void DeviceBatch::wait_on(void* consumer_stream) const {
-  if (!core_) return;
-  consumer_stream_ = consumer_stream;  // where the batch is read: release there if dropped
-  waited_ = true;
-  core_->wait_on(buffer_, consumer_stream);
+  if (core_) core_->wait_on(buffer_, consumer_stream);
 }
 
 void DeviceBatch::synchronize() const {

@@ -162,6 +162,8 @@ HandedBatch FeederCore::hand_out() {
   Buffer& b = buffers_[index];
   b.queued = false;
   b.held = true;
+  b.read_on = nullptr;
+  b.waited = false;
   ++stats_.batches;
   return {index,     b.device, reinterpret_cast<const int64_t*>(b.device + labels_offset_),
           &spec_,    b.size,   capacity_,
@@ -202,19 +204,35 @@ std::optional<HandedBatch> FeederCore::next(Loader& loader) {
   return hand_out();
 }
 
-void FeederCore::wait_on(int b, void* consumer_stream) {
-  engine_->stream_wait(consumer_stream, buffers_[b].copied, "pass a stream of the batch's GPU");
+void FeederCore::wait_on(int index, void* consumer_stream) {
+  std::lock_guard lock(mu_);
+  Buffer& b = buffers_[index];
+  engine_->stream_wait(consumer_stream, b.copied, "pass a stream of the batch's GPU");
+  b.read_on = consumer_stream;  // where the batch is read: release() without a stream
+  b.waited = true;              // orders the buffer's reuse after this stream
 }
 
 void FeederCore::synchronize(int b) {
   engine_->wait(buffers_[b].copied);
 }
 
+// Ordering rule: the next copy into the buffer waits for `consumed`, so `consumed` must be
+// recorded on the stream whose kernels read the batch. The legacy default stream is not
+// ordered with non-blocking streams (the trainer's, torch's side streams), so without a
+// stream the release point is the stream given to wait_on(); without that either, the
+// feeder cannot know where the batch was read and waits for the device's queued work.
 void FeederCore::release(int index, void* consumer_stream) {
   std::lock_guard lock(mu_);
   Buffer& b = buffers_[index];
-  engine_->record(b.consumed, consumer_stream, "release a DeviceBatch with a stream of its GPU");
-  b.consumed_pending = true;
+  if (!consumer_stream && b.waited) consumer_stream = b.read_on;
+  if (consumer_stream || b.waited) {
+    engine_->record(b.consumed, consumer_stream,
+                    "release a DeviceBatch with a stream of its GPU");
+    b.consumed_pending = true;
+  } else {
+    engine_->synchronize_device();
+    b.consumed_pending = false;
+  }
   b.held = false;
 }
 

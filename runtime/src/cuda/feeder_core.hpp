@@ -59,6 +59,8 @@ class FeederCore {
     CopyEngine::Event start = nullptr, copied = nullptr, consumed = nullptr;
     bool queued = false, held = false;
     bool consumed_pending = false;  // release() recorded `consumed`; the next copy waits on it
+    bool waited = false;            // wait_on() was called since the buffer was handed out,
+    void* read_on = nullptr;        // last with this stream
     std::optional<Batch> host;      // kept until `copied` has completed
     uint64_t copy_bytes = 0;
     size_t size = 0;

@@ -92,7 +92,10 @@ class DeviceBatch : public BatchShape {
   void wait_on(void* consumer_stream) const;
   void synchronize() const;  // blocks the host until the copy is done
   // Gives the buffer back: the feeder reuses it once `consumer_stream` has run everything
-  // queued on it so far (the kernels that read the batch). Idempotent.
+  // queued on it so far (the kernels that read the batch). Without a stream (nullptr): the
+  // stream last given to wait_on(), or, when none was, the feeder waits for the device's
+  // queued work here (the legacy default stream is not ordered with non-blocking streams,
+  // so it cannot stand for "the consumer's stream"). Idempotent.
   void release(void* consumer_stream = nullptr);
 
  private:
@@ -100,8 +103,6 @@ class DeviceBatch : public BatchShape {
   DeviceBatch(std::shared_ptr<FeederCore> core, const HandedBatch& handed);
   void release_unreleased() noexcept;
   std::shared_ptr<FeederCore> core_;
-  mutable void* consumer_stream_ = nullptr;  // the stream wait_on() last made wait
-  mutable bool waited_ = false;
   int buffer_ = -1;
   const void* data_ = nullptr;
 };
