@@ -1,6 +1,7 @@
 #include "cuda/feeder_core.hpp"
 
 #include <chrono>
+#include <utility>
 
 #include "stoker/error.hpp"
 
@@ -31,7 +32,16 @@ FeederCore::FeederCore(std::shared_ptr<CopyEngine> engine, FeederStats stats, bo
 
 FeederCore::~FeederCore() {
   // Destructors may run on any thread with any current device: the engine sets ours.
+  // Ordering rule: a buffer is freed only after every read of it, the consumer's kernels
+  // included. The copy stream alone does not know them: they end at each buffer's release
+  // point (`consumed`), or, for a buffer whose release failed, somewhere on the device.
   try {
+    bool unknown = false;
+    for (Buffer& b : buffers_) {
+      if (b.consumed_pending) engine_->wait(b.consumed);
+      unknown |= b.held;
+    }
+    if (unknown) engine_->synchronize_device();
     if (stream_) engine_->synchronize(stream_);
   } catch (...) {
   }
@@ -43,10 +53,11 @@ FeederCore::~FeederCore() {
   engine_->destroy_stream(stream_);
 }
 
+// All buffers or none, and capacity_ set only once they exist: a caller that frees GPU
+// memory and calls next() again gets a fresh attempt, not copies into null buffers.
 void FeederCore::allocate(size_t capacity) {
-  capacity_ = capacity;
-  labels_offset_ = round_up(capacity * spec_.bytes(), kDeviceAlign);
-  const size_t bytes = labels_offset_ + capacity * sizeof(int64_t);
+  const size_t labels_offset = round_up(capacity * spec_.bytes(), kDeviceAlign);
+  const size_t bytes = labels_offset + capacity * sizeof(int64_t);
   size_t total_bytes = 0;
   const size_t free_bytes = engine_->free_bytes(&total_bytes);
   if (bytes * buffers_.size() > free_bytes) {
@@ -56,7 +67,14 @@ void FeederCore::allocate(size_t capacity) {
                     " bytes free of " + std::to_string(total_bytes),
                 "use a smaller batch or a lower feeder depth");
   }
-  for (Buffer& b : buffers_) b.device = engine_->allocate(bytes);
+  try {
+    for (Buffer& b : buffers_) b.device = engine_->allocate(bytes);
+  } catch (...) {
+    for (Buffer& b : buffers_) engine_->deallocate(std::exchange(b.device, nullptr));
+    throw;
+  }
+  capacity_ = capacity;
+  labels_offset_ = labels_offset;
   stats_.buffer_bytes = bytes;
 }
 
@@ -181,15 +199,25 @@ std::optional<HandedBatch> FeederCore::next(Loader& loader) {
     if (b < 0 && queue_empty()) b = await_released_buffer();
     if (b < 0) break;
     if (!queue_empty() && !loader.next_ready()) break;
-    const auto t0 = clock::now();
-    std::optional<Batch> host = loader.next();
-    add_input_wait(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - t0).count());
+    std::optional<Batch> host = std::exchange(unissued_, std::nullopt);
+    if (!host) {
+      const auto t0 = clock::now();
+      host = loader.next();
+      add_input_wait(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - t0).count());
+    }
     if (!host) {
       exhausted_ = true;
       break;
     }
-    issue(b, std::move(*host));
+    try {
+      issue(b, std::move(*host));
+    } catch (...) {
+      // Kept for the next call (a failed allocation the caller may make room for): the
+      // loader has counted it as taken, so dropping it would lose it from the epoch.
+      if (*host) unissued_ = std::move(host);
+      throw;
+    }
   }
   if (queue_empty()) {
     if (!exhausted_) {

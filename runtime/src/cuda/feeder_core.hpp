@@ -93,6 +93,7 @@ class FeederCore {
   size_t head_ = 0, queued_ = 0;
   uint64_t issued_ = 0;
   bool exhausted_ = false;  // the loader's epoch ended; drain the queued batches
+  std::optional<Batch> unissued_;  // taken from the loader, its issue() failed
   FeederStats stats_;
 };
 
