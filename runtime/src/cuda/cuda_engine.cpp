@@ -76,7 +76,12 @@ class CudaEngine final : public CopyEngine {
   bool done(Event e) override {
     cuda::DeviceScope on(device_, where_);
     const cudaError_t r = cuda::counted(cudaEventQuery(event(e)));
-    if (r == cudaErrorNotReady) return false;
+    if (r == cudaErrorNotReady) {
+      // "Not ready" is an answer, not a failure, yet the runtime leaves it in the thread's
+      // last-error slot, where the application's next launch check (torch's) would find it.
+      cuda::counted(cudaGetLastError());
+      return false;
+    }
     cuda::check(r, "cudaEventQuery", where_);
     return true;
   }
