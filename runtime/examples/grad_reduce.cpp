@@ -79,7 +79,8 @@ std::string rank_list(const std::vector<int>& ranks) {
 // Every rank must build the same reducer: NCCL ranks meet in the id broadcast, MPI ranks
 // in MPI_Allreduce. A rank that fell back to the CPU while the others use their GPUs
 // would wait in another collective than theirs, and the job would hang; it stops instead,
-// on every rank, with the ranks on each side named.
+// on every rank, with the ranks on each side named. (Without NCCL the collectives would
+// match, but the CPU rank would set every GPU rank's pace: a fallback to look at, too.)
 void agree_on_the_device(const WorldInfo& w, bool on_gpu) {
   const int mine = on_gpu ? 1 : 0;
   std::vector<int> all(w.world_size);
