@@ -16,9 +16,13 @@
 // on the GPU chosen by PCI bus id (plan.gpu, cudaDeviceGetByPCIBusId). For each host batch
 // it issues cudaMemcpyAsync of the samples and labels on that stream and records an event.
 // The host Batch (its pinned arena slot) goes back to the loader's pool only once that
-// event has completed; a device buffer is overwritten only after the consumer's release
-// point on its stream (cudaStreamWaitEvent), so nothing ever waits on the host for a copy.
-// next() blocks only while the loader has no batch ready (counted as input wait).
+// event has completed (the DMA reads the slot until then), and its device buffer takes no
+// other batch before; a device buffer is overwritten only after the consumer's release
+// point on its stream (cudaStreamWaitEvent). next() blocks while the loader has no batch
+// ready (counted as input wait), and for a copy only when no batch is left to hand out
+// and the buffers the consumer gave back all have their copy still in flight.
+// The ordering rules live in FeederCore (src/cuda/feeder_core.cpp), which drives CUDA
+// through a CopyEngine seam so that they are checked without a GPU too.
 //
 // The feeder is built with CUDA only (STOKER_HAVE_CUDA; FeederStats always). The
 // constructor makes no CUDA call when the plan names no GPU: it throws, and the caller
