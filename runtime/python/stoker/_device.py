@@ -56,7 +56,8 @@ def check_device(to_device):
 def torch_pinner(device):
     """(pin, unpin, description) for the C++ loader (runtime/python/src/py_pinner.hpp):
     cudaHostRegister through torch's own cudart, on `device`. A failed registration raises
-    torch.cuda.CudaError, which the loader turns into a note and runs on pageable memory.
+    torch.cuda.CudaError, which the loader turns into a note and runs on pageable memory;
+    the error is first taken out of the thread's last-error slot (_take_last_error).
     torch 1.13: cudart().cudaHostRegister(ptr, size, flags) and cudaHostUnregister(ptr)
     return a cudaError (its int value, 0 for success)."""
     import torch
