@@ -1,5 +1,7 @@
 #include <cuda_runtime.h>
 
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "cuda_ops.hpp"
@@ -122,12 +124,25 @@ class CudaOps : public MathOps {
   void upload(float* dst, const float* src, size_t n) override {
     check(cudaMemcpyAsync(dst, src, n * sizeof(float), cudaMemcpyHostToDevice, stream_),
           "cudaMemcpyAsync");
-    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+    synchronize();
   }
   void download(float* dst, const float* src, size_t n) override {
     check(cudaMemcpyAsync(dst, src, n * sizeof(float), cudaMemcpyDeviceToHost, stream_),
           "cudaMemcpyAsync");
-    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+    synchronize();
+  }
+  // Polls rather than cudaStreamSynchronize: an NCCL allreduce queued on the stream waits
+  // for every peer, forever if one died, and only polling lets the check (the reducer's
+  // ncclCommGetAsyncError) see the failure and stop the wait.
+  void synchronize() override {
+    for (;;) {
+      const cudaError_t e = cudaStreamQuery(stream_);
+      if (e == cudaSuccess) return;
+      if (e != cudaErrorNotReady) check(e, "cudaStreamQuery");
+      cudaGetLastError();  // "not ready" is no error: leave nothing for the next check
+      if (wait_check_) wait_check_();
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
   }
 
   void gemm(int M, int N, int K, const float* a, long a_m, long a_k, const float* b, long b_k,

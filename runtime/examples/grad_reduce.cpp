@@ -65,6 +65,38 @@ class MpiReducer : public GradReducer {
 };
 #endif
 
+#if STOKER_HAVE_MPI
+// "0, 2, 5" (the first 8, then how many in all).
+std::string rank_list(const std::vector<int>& ranks) {
+  std::string out;
+  for (size_t i = 0; i < ranks.size() && i < 8; ++i) {
+    out += (i ? ", " : "") + std::to_string(ranks[i]);
+  }
+  if (ranks.size() > 8) out += ", ... (" + std::to_string(ranks.size()) + " ranks)";
+  return out;
+}
+
+// Every rank must build the same reducer: NCCL ranks meet in the id broadcast, MPI ranks
+// in MPI_Allreduce. A rank that fell back to the CPU while the others use their GPUs
+// would wait in another collective than theirs, and the job would hang; it stops instead,
+// on every rank, with the ranks on each side named. (Without NCCL the collectives would
+// match, but the CPU rank would set every GPU rank's pace: a fallback to look at, too.)
+void agree_on_the_device(const WorldInfo& w, bool on_gpu) {
+  const int mine = on_gpu ? 1 : 0;
+  std::vector<int> all(w.world_size);
+  check_mpi(MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD),
+            "MPI_Allgather (devices)", w);
+  std::vector<int> gpu, cpu;
+  for (size_t r = 0; r < all.size(); ++r) (all[r] ? gpu : cpu).push_back(static_cast<int>(r));
+  if (gpu.empty() || cpu.empty()) return;
+  throw Error(rank_name(w),
+              "the ranks do not train on the same device: GPU on rank(s) " + rank_list(gpu) +
+                  ", CPU on rank(s) " + rank_list(cpu) +
+                  " (each rank's 'device' line says why)",
+              "give every rank a usable GPU, or run every rank on the CPU (--device cpu)");
+}
+#endif
+
 #if STOKER_HAVE_NCCL
 class NcclReducer : public GradReducer {
  public:
@@ -84,6 +116,16 @@ class NcclReducer : public GradReducer {
   }
   void mean(float* grads, size_t n) override {
     check(ncclAllReduce(grads, grads, n, ncclFloat, ncclAvg, comm_, stream_), "ncclAllReduce");
+  }
+  // NCCL reports a failed peer or network asynchronously, and the kernels of a broken
+  // collective never finish: without this poll the step's stream waits forever.
+  void check() override {
+    ncclResult_t async = ncclSuccess;
+    check(ncclCommGetAsyncError(comm_, &async), "ncclCommGetAsyncError");
+    if (async == ncclSuccess) return;
+    ncclCommAbort(comm_);  // ends the communicator's kernels, so the stream can drain
+    comm_ = nullptr;
+    check(async, "an NCCL collective (asynchronous error)");
   }
 
  private:
@@ -113,6 +155,9 @@ std::unique_ptr<GradReducer> make_grad_reducer(const WorldInfo& world, const Red
                     ") but this process was not launched under MPI" + built,
                 "launch with srun --mpi=pmix (or mpirun), one task per GPU or CPU share");
   }
+#if STOKER_HAVE_MPI
+  agree_on_the_device(world, t.on_gpu);
+#endif
 #if STOKER_HAVE_NCCL
   if (t.on_gpu) return std::make_unique<NcclReducer>(world, t.stream);
 #endif

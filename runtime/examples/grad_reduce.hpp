@@ -18,6 +18,9 @@ class GradReducer {
   virtual std::string describe() const = 0;  // "MPI_Allreduce over 4 ranks"
   // grads[i] = mean over ranks of grads[i]; `grads` lives in the backend's memory.
   virtual void mean(float* grads, size_t n) = 0;
+  // Throws when a reduction already queued can never complete (a peer failed): called
+  // while the host waits for the GPU (MathOps::set_wait_check).
+  virtual void check() {}
 };
 
 // Where the gradients live and how they may be reduced.
@@ -28,7 +31,8 @@ struct ReduceTarget {
 };
 
 // Throws stoker::Error naming this rank and the cause when the world needs MPI but the
-// process was not launched under it, or when NCCL's initialisation fails.
+// process was not launched under it, when NCCL's initialisation fails, or when some ranks
+// train on a GPU and others on the CPU (every rank says so, none waits for the others).
 std::unique_ptr<GradReducer> make_grad_reducer(const WorldInfo& world, const ReduceTarget& t);
 
 // Scalar reductions over MPI_COMM_WORLD (identity for a single rank / without MPI).

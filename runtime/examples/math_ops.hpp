@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -43,6 +44,15 @@ class MathOps {
   // targets[r] = the window's last token (the one to predict).
   virtual void bag_of_tokens(const void* windows, bool u32, int rows, int seq_len, int buckets,
                              float* feats, int64_t* targets) = 0;
+
+  // Blocks until the work queued so far is done (the CPU's is done when queued). Every
+  // host wait of the backend (downloads, uploads, this) runs `check` while it waits, which
+  // may throw to end the wait: work that waits on a failed peer (NCCL) never completes.
+  virtual void synchronize() {}
+  void set_wait_check(std::function<void()> check) { wait_check_ = std::move(check); }
+
+ protected:
+  std::function<void()> wait_check_;
 };
 
 std::unique_ptr<MathOps> make_cpu_ops();

@@ -136,16 +136,11 @@ struct GpuContext {
   ~GpuContext() {
     if (stream) cudaStreamDestroy(static_cast<cudaStream_t>(stream));
   }
-  void synchronize() const {
-    if (stream)
-      check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
-  }
   static void check(cudaError_t e, const char* call) {
     if (e != cudaSuccess) throw Error("GPU", std::string(call) + ": " + cudaGetErrorString(e));
   }
 #else
   explicit GpuContext(const DeviceChoice&) {}
-  void synchronize() const {}
 #endif
 };
 
@@ -327,6 +322,7 @@ void run(const TrainOptions& o, WorldInfo& world) {
   Mlp model(*ops, shape, static_cast<int>(o.batch_size), o.seed);
   std::unique_ptr<GradReducer> reducer =
       make_grad_reducer(world, ReduceTarget{ops.get(), device.gpu, gpu.stream});
+  ops->set_wait_check([r = reducer.get()] { r->check(); });  // a failed peer ends a wait
   // The token task's inputs are sparse and small: it wants a larger step than pixels.
   Step step{*ops,
             *input,
@@ -353,7 +349,7 @@ void run(const TrainOptions& o, WorldInfo& world) {
     loader->start_epoch();  // collective under MPI: every rank starts the epoch together
     const auto epoch_start = Clock::now();
     const auto [epoch_loss, epoch_steps] = train_epoch(o, step, totals);
-    gpu.synchronize();
+    ops->synchronize();
     const double mean = mean_over_ranks(world, epoch_steps ? epoch_loss / epoch_steps : 0.0);
     const double rate = static_cast<double>(epoch_steps * global_batch) /
                         std::max(1e-9, seconds(Clock::now() - epoch_start));
@@ -364,7 +360,7 @@ void run(const TrainOptions& o, WorldInfo& world) {
       say(line);
     }
   }
-  gpu.synchronize();
+  ops->synchronize();
   report(world, totals, seconds(Clock::now() - start), device.gpu);
   if (step.feats) ops->free(step.feats);
   if (step.targets) ops->free_i64(step.targets);

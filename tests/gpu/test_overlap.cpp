@@ -11,23 +11,6 @@
 namespace stoker {
 namespace {
 
-// Milliseconds one spin(cycles) kernel takes on `s`.
-double spin_ms(long long cycles, cudaStream_t s) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  stoker_spin(cycles, s);  // warm-up (module load)
-  cudaEventRecord(a, s);
-  stoker_spin(cycles, s);
-  cudaEventRecord(b, s);
-  cudaEventSynchronize(b);
-  float ms = 0;
-  cudaEventElapsedTime(&ms, a, b);
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  return ms;
-}
-
 TEST(Feeder, CopiesOverlapCompute) {
   STOKER_GPU_OR_SKIP(bus);
   test::TempDir dir;
@@ -48,9 +31,9 @@ TEST(Feeder, CopiesOverlapCompute) {
   // One kernel about as long as one batch's copy (from the plain copy rate).
   const double copy_ms = 8.0 / 1024 / 25.0 * 1000;  // first guess: 25 GB/s
   long long cycles = 100000;
-  const double per = spin_ms(cycles, s);
+  const double per = stoker_spin_ms(cycles, s);
   cycles = static_cast<long long>(cycles * (copy_ms / per));
-  const double kernel_ms = spin_ms(cycles, s);
+  const double kernel_ms = stoker_spin_ms(cycles, s);
 
   loader.start_epoch();
   std::this_thread::sleep_for(std::chrono::milliseconds(800));  // the ring fills

@@ -39,13 +39,13 @@ class HostSide:
 
     def __init__(self, copies_of):
         self.copies_of = copies_of  # () -> the DeviceCopies, to look at its queue
-        self.copied = self.waited = self.most_in_flight = 0
+        self.copied = self.waited = self.most_held_when_asked = 0
 
     def copy(self, tensors):
         self.copied += 1
-        # this batch plus the ones still pending: the slots the consumer holds right now
-        in_flight = len(self.copies_of()._pending) + 1
-        self.most_in_flight = max(self.most_in_flight, in_flight)
+        # The copies still pending held their slots when the loader was asked for this one.
+        held = len(self.copies_of()._pending)
+        self.most_held_when_asked = max(self.most_held_when_asked, held)
         return _Pending([t.clone() for t in tensors], self)
 
     def hand_over(self, copy):
@@ -86,10 +86,12 @@ class DeviceCopiesOnTheRealLoader(NoLeftovers, unittest.TestCase):
             np.testing.assert_array_equal(data.numpy(), self.records[indices.numpy()])
             np.testing.assert_array_equal(labels.numpy(), indices.numpy() * 3)
 
-    def test_copies_in_flight_hold_at_most_held_batches_slots(self):
+    def test_copies_in_flight_hold_held_batches_slots_when_the_loader_is_asked(self):
         # The loop keeps every batch (data, labels on the "device", indices on the host):
         # none of them may hold a slot, or the consumer would hold them all and the C++
-        # loader would raise "holds all N batch slots".
+        # loader would raise "holds all N batch slots". The copies in flight hold up to
+        # held_batches slots beyond the one being taken, and use them all (with one fewer,
+        # held_batches=1 had no copy in flight while the loader was asked).
         for held in (1, 2, 3):
             with self.subTest(held_batches=held):
                 loader = self.loader(held_batches=held)
@@ -98,7 +100,7 @@ class DeviceCopiesOnTheRealLoader(NoLeftovers, unittest.TestCase):
                 self.check(batches)
                 self.assertEqual(side.copied, len(loader))
                 self.assertEqual(side.waited, len(loader), "every copy waited for")
-                self.assertLessEqual(side.most_in_flight, held)
+                self.assertEqual(side.most_held_when_asked, held)
                 self.assertEqual(loader._copies._pending, type(loader._copies._pending)())
                 self.assertEqual(loader.stats()["device"]["batches"], len(loader))
                 loader.close()

@@ -12,11 +12,12 @@ Per batch:
      still reads it;
   3. release: the host views, which hold the slot, are dropped once their copy event has
      completed (checked at every step). Before the loader is asked for another slot, the
-     oldest copy is waited for while `limit` are pending: the C++ consumer may hold
-     held_batches slots beyond the ring (runtime/src/loader/loader_consumer.cpp), and the
-     loop's own batches, on the device, hold none.
+     oldest copy is waited for while more than `limit` are pending: the C++ consumer may
+     hold held_batches slots beyond the one it takes (runtime/src/loader/loader_consumer.cpp),
+     and the loop's own batches, on the device, hold none.
 """
 import collections
+import contextlib
 
 __all__ = ["CudaSide", "DeviceCopies", "check_device", "torch_pinner"]
 
@@ -55,7 +56,8 @@ def check_device(to_device):
 def torch_pinner(device):
     """(pin, unpin, description) for the C++ loader (runtime/python/src/py_pinner.hpp):
     cudaHostRegister through torch's own cudart, on `device`. A failed registration raises
-    torch.cuda.CudaError, which the loader turns into a note and runs on pageable memory.
+    torch.cuda.CudaError, which the loader turns into a note and runs on pageable memory;
+    the error is first taken out of the thread's last-error slot (_take_last_error).
     torch 1.13: cudart().cudaHostRegister(ptr, size, flags) and cudaHostUnregister(ptr)
     return a cudaError (its int value, 0 for success)."""
     import torch
@@ -63,14 +65,53 @@ def torch_pinner(device):
     cudart = torch.cuda.cudart()
 
     def pin(ptr, size):
-        with torch.cuda.device(device):
-            torch.cuda.check_error(cudart.cudaHostRegister(ptr, size, _HOST_REGISTER_PORTABLE))
+        with _current(torch, device):
+            result = cudart.cudaHostRegister(ptr, size, _HOST_REGISTER_PORTABLE)
+            if int(result) != 0:
+                _take_last_error(torch, device)
+            torch.cuda.check_error(result)
 
     def unpin(ptr):
-        with torch.cuda.device(device):
-            return int(cudart.cudaHostUnregister(ptr))
+        with _current(torch, device):
+            result = int(cudart.cudaHostUnregister(ptr))
+            if result != 0:
+                _take_last_error(torch, device)
+            return result
 
     return pin, unpin, f"cudaHostRegister through torch on {device}"
+
+
+def _take_last_error(torch, device):
+    """A failed runtime call leaves its error in the thread's last-error slot, and torch's
+    next kernel-launch check (cudaGetLastError) raises it: the user's first step would fail
+    on a pin the loader had already turned into a note. torch binds no cudaGetLastError, so a
+    kernel of ours takes it now: its launch check reads and clears the slot, raising what it
+    found (expected here); the second launch checks the slot is clean."""
+    for _ in range(2):
+        try:
+            torch.ones(1, device=device)
+            return
+        except RuntimeError:
+            pass
+
+
+@contextlib.contextmanager
+def _current(torch, device):
+    """`device` current for the block. The previous device comes back only when its primary
+    context exists: on a thread that never chose one (the arena's last owner may be a worker
+    thread) it reads as device 0, and setting it would create a context there (CUDA 12's
+    cudaSetDevice does; torch.cuda.device before torch 2.1 restores it regardless)."""
+    previous = torch.cuda.current_device()
+    if previous == device.index:
+        yield
+        return
+    torch.cuda.set_device(device)
+    try:
+        yield
+    finally:
+        has_context = getattr(torch._C, "_cuda_hasPrimaryContext", None)
+        if has_context is None or has_context(previous):
+            torch.cuda.set_device(previous)
 
 
 class _Copy:
@@ -135,10 +176,13 @@ class DeviceCopies:
 
     def make_room(self):
         """Before asking the loader for a slot: let the slots of finished copies go, and
-        wait for the oldest copy while `limit` are pending (copies on one stream finish in
-        order, so the oldest is the first to look at)."""
+        wait for the oldest copy while more than `limit` are pending (copies on one stream
+        finish in order, so the oldest is the first to look at). Up to `limit` copies stay
+        in flight while the loader is asked: the C++ consumer may hold held_batches slots
+        beyond the one it takes, so with held_batches=1 the copy of batch n still runs while
+        batch n+1 is taken (waiting for it first lost that overlap)."""
         pending = self._pending
-        while pending and (len(pending) >= self.limit or pending[0][0].done()):
+        while pending and (len(pending) > self.limit or pending[0][0].done()):
             self._finish(*pending.popleft())
 
     def queue(self, views):

@@ -7,6 +7,24 @@
 
 namespace stoker {
 
+namespace {
+// What to do about a failed cudaHostRegister. The driver pins the pages itself: the
+// locked-memory limit (ulimit -l) does not apply, so it is not the thing to raise.
+std::string register_hint(cudaError_t e) {
+  switch (e) {
+    case cudaErrorMemoryAllocation:
+      return "the driver could not page-lock that much host memory: lower the prefetch depth "
+             "or the batch size, or leave more host memory free";
+    case cudaErrorHostMemoryAlreadyRegistered:
+      return "part of the range is registered already (by another pinner in this process)";
+    case cudaErrorNotSupported:
+      return "this system cannot page-lock memory it did not allocate (cudaHostRegister)";
+    default:
+      return "the loader runs on pageable memory (copies are staged by the driver)";
+  }
+}
+}  // namespace
+
 bool CudaHostPinner::pin(void* base, size_t bytes, std::string* why) {
   GpuAvailability gpu;
   try {
@@ -34,8 +52,7 @@ bool CudaHostPinner::pin(void* base, size_t bytes, std::string* why) {
     cuda::counted(cudaGetLastError());
     if (why) {
       *why = "not page-locked (" + std::to_string(bytes) +
-             " bytes): " + cuda::describe("cudaHostRegister", e) +
-             "; check the locked-memory limit (ulimit -l) or lower the prefetch depth";
+             " bytes): " + cuda::describe("cudaHostRegister", e) + "; " + register_hint(e);
     }
     return false;
   }
@@ -45,7 +62,14 @@ bool CudaHostPinner::pin(void* base, size_t bytes, std::string* why) {
 
 void CudaHostPinner::unpin(void* base, size_t) noexcept {
   if (device_ < 0) return;
-  if (cuda::counted(cudaHostUnregister(base)) != cudaSuccess) cuda::counted(cudaGetLastError());
+  // Under the device pin() registered for: the last owner of the arena may be any thread,
+  // and on one that never chose a device the runtime would create a context on GPU 0 for
+  // this call (DeviceScope restores nothing there, see device_scope.hpp).
+  try {
+    cuda::DeviceScope on_plan_gpu(device_, "CudaHostPinner::unpin");
+    if (cuda::counted(cudaHostUnregister(base)) != cudaSuccess) cuda::counted(cudaGetLastError());
+  } catch (...) {
+  }
   device_ = -1;
 }
 

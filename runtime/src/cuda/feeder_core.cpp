@@ -1,6 +1,8 @@
 #include "cuda/feeder_core.hpp"
 
-#include "cuda/cuda_call.hpp"
+#include <chrono>
+#include <utility>
+
 #include "stoker/common/error.hpp"
 
 namespace stoker {
@@ -12,79 +14,74 @@ size_t round_up(size_t n, size_t a) {
 }
 }  // namespace
 
-FeederCore::FeederCore(int device, std::string gpu, int depth, bool timing, SampleSpec spec,
-                       bool host_pinned)
-    : device_(device),
-      where_("GPU " + gpu),
+FeederCore::FeederCore(std::shared_ptr<CopyEngine> engine, FeederStats stats, bool timing,
+                       SampleSpec spec)
+    : engine_(std::move(engine)),
       timing_(timing),
       spec_(std::move(spec)),
-      buffers_(depth),
-      queue_(depth) {
-  stats_.gpu = std::move(gpu);
-  stats_.device = device;
-  stats_.depth = depth;
-  stats_.host_pinned = host_pinned;
-  // Non-blocking: the copy stream never serialises with the legacy default stream; every
-  // ordering it needs is expressed with events.
-  cuda::check(cuda::counted(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)),
-              "cudaStreamCreateWithFlags", where_);
-  const unsigned copy_flags = timing_ ? cudaEventDefault : cudaEventDisableTiming;
+      buffers_(stats.depth),
+      queue_(stats.depth),
+      stats_(std::move(stats)) {
+  stream_ = engine_->create_stream();
   for (Buffer& b : buffers_) {
-    cuda::check(cuda::counted(cudaEventCreateWithFlags(&b.copied, copy_flags)),
-                "cudaEventCreateWithFlags", where_);
-    cuda::check(cuda::counted(cudaEventCreateWithFlags(&b.consumed, cudaEventDisableTiming)),
-                "cudaEventCreateWithFlags", where_);
-    if (timing_) {
-      cuda::check(cuda::counted(cudaEventCreate(&b.start)), "cudaEventCreate", where_);
-    }
+    b.copied = engine_->create_event(timing_);
+    b.consumed = engine_->create_event(false);
+    if (timing_) b.start = engine_->create_event(true);
   }
 }
 
 FeederCore::~FeederCore() {
-  // Destructors may run on any thread with any current device: set ours, ignore errors.
-  int previous = 0;
-  cuda::counted(cudaGetDevice(&previous));
-  cuda::counted(cudaSetDevice(device_));
-  if (stream_) cuda::counted(cudaStreamSynchronize(stream_));
+  // Destructors may run on any thread with any current device: the engine sets ours.
+  // Ordering rule: a buffer is freed only after every read of it, the consumer's kernels
+  // included. The copy stream alone does not know them: they end at each buffer's release
+  // point (`consumed`), or, for a buffer whose release failed, somewhere on the device.
+  try {
+    bool unknown = false;
+    for (Buffer& b : buffers_) {
+      if (b.consumed_pending) engine_->wait(b.consumed);
+      unknown |= b.held;
+    }
+    if (unknown) engine_->synchronize_device();
+    if (stream_) engine_->synchronize(stream_);
+  } catch (...) {
+  }
   for (Buffer& b : buffers_) {
     b.host.reset();
-    if (b.device) cuda::counted(cudaFree(b.device));
-    for (cudaEvent_t e : {b.start, b.copied, b.consumed}) {
-      if (e) cuda::counted(cudaEventDestroy(e));
-    }
+    engine_->deallocate(b.device);
+    for (CopyEngine::Event e : {b.start, b.copied, b.consumed}) engine_->destroy_event(e);
   }
-  if (stream_) cuda::counted(cudaStreamDestroy(stream_));
-  cuda::counted(cudaGetLastError());
-  cuda::counted(cudaSetDevice(previous));
+  engine_->destroy_stream(stream_);
 }
 
+// All buffers or none, and capacity_ set only once they exist: a caller that frees GPU
+// memory and calls next() again gets a fresh attempt, not copies into null buffers.
 void FeederCore::allocate(size_t capacity) {
-  capacity_ = capacity;
-  labels_offset_ = round_up(capacity * spec_.bytes(), kDeviceAlign);
-  const size_t bytes = labels_offset_ + capacity * sizeof(int64_t);
-  size_t free_bytes = 0, total_bytes = 0;
-  cuda::check(cuda::counted(cudaMemGetInfo(&free_bytes, &total_bytes)), "cudaMemGetInfo", where_);
+  const size_t labels_offset = round_up(capacity * spec_.bytes(), kDeviceAlign);
+  const size_t bytes = labels_offset + capacity * sizeof(int64_t);
+  size_t total_bytes = 0;
+  const size_t free_bytes = engine_->free_bytes(&total_bytes);
   if (bytes * buffers_.size() > free_bytes) {
-    throw Error(where_,
+    throw Error(where(),
                 "no room for " + std::to_string(buffers_.size()) + " device buffers of " +
                     std::to_string(bytes) + " bytes: " + std::to_string(free_bytes) +
                     " bytes free of " + std::to_string(total_bytes),
                 "use a smaller batch or a lower feeder depth");
   }
-  for (Buffer& b : buffers_) {
-    void* p = nullptr;
-    cuda::check(cuda::counted(cudaMalloc(&p, bytes)), "cudaMalloc", where_);
-    b.device = static_cast<std::byte*>(p);
+  try {
+    for (Buffer& b : buffers_) b.device = engine_->allocate(bytes);
+  } catch (...) {
+    for (Buffer& b : buffers_) engine_->deallocate(std::exchange(b.device, nullptr));
+    throw;
   }
+  capacity_ = capacity;
+  labels_offset_ = labels_offset;
   stats_.buffer_bytes = bytes;
 }
 
 void FeederCore::finish_copy(Buffer& buf) {
   if (timing_) {
-    float ms = 0;
-    cuda::check(cuda::counted(cudaEventElapsedTime(&ms, buf.start, buf.copied)),
-                "cudaEventElapsedTime", where_);
-    stats_.h2d_ns += static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
+    const double ms = engine_->elapsed_ms(buf.start, buf.copied);
+    stats_.h2d_ns += static_cast<uint64_t>(ms * 1e6);
     stats_.timed_bytes += buf.copy_bytes;
   }
   buf.host.reset();  // the slot goes back to the loader's pool
@@ -93,11 +90,7 @@ void FeederCore::finish_copy(Buffer& buf) {
 void FeederCore::reap() {
   std::lock_guard lock(mu_);
   for (Buffer& b : buffers_) {
-    if (!b.host) continue;
-    cudaError_t e = cuda::counted(cudaEventQuery(b.copied));
-    if (e == cudaErrorNotReady) continue;
-    cuda::check(e, "cudaEventQuery", where_);
-    finish_copy(b);
+    if (b.host && engine_->done(b.copied)) finish_copy(b);
   }
 }
 
@@ -105,17 +98,34 @@ void FeederCore::drain() {
   std::lock_guard lock(mu_);
   for (Buffer& b : buffers_) {
     if (!b.host) continue;
-    cuda::check(cuda::counted(cudaEventSynchronize(b.copied)), "cudaEventSynchronize", where_);
+    engine_->wait(b.copied);
     finish_copy(b);
   }
 }
 
+// Ordering rule: a host slot is read by its copy until the copy's event has completed
+// (cudaMemcpyAsync returns before the DMA), so a buffer whose last copy is still in flight is
+// not free: reusing it would return that slot to the loader, whose workers refill it under
+// the copy. Only reap() or a wait for the event (finish_copy) frees it.
 int FeederCore::free_buffer() {
   std::lock_guard lock(mu_);
   for (size_t i = 0; i < buffers_.size(); ++i) {
-    if (!buffers_[i].queued && !buffers_[i].held) return static_cast<int>(i);
+    const Buffer& b = buffers_[i];
+    if (!b.queued && !b.held && !b.host) return static_cast<int>(i);
   }
   return -1;
+}
+
+int FeederCore::await_released_buffer() {
+  std::lock_guard lock(mu_);
+  Buffer* oldest = nullptr;
+  for (Buffer& b : buffers_) {
+    if (!b.queued && !b.held && b.host && (!oldest || b.issued < oldest->issued)) oldest = &b;
+  }
+  if (!oldest) return -1;  // the consumer holds every buffer
+  engine_->wait(oldest->copied);
+  finish_copy(*oldest);
+  return static_cast<int>(oldest - buffers_.data());
 }
 
 bool FeederCore::queue_empty() {
@@ -127,44 +137,42 @@ void FeederCore::issue(int index, Batch&& host) {
   std::lock_guard lock(mu_);
   if (capacity_ == 0) allocate(host.capacity());
   if (host.capacity() != capacity_) {
-    throw Error(where_,
+    throw Error(where(),
                 "batch of capacity " + std::to_string(host.capacity()) + " after batches of " +
                     std::to_string(capacity_),
                 "feed one loader (one batch size) per DeviceFeeder");
   }
   Buffer& b = buffers_[index];
+  if (b.host) {  // never while the slot's copy may run (see free_buffer): wait for it first
+    engine_->wait(b.copied);
+    finish_copy(b);
+  }
   if (b.consumed_pending) {
     // The consumer's kernels that read this buffer must be done before it is overwritten.
-    cuda::check(cuda::counted(cudaStreamWaitEvent(stream_, b.consumed, 0)), "cudaStreamWaitEvent",
-                where_);
+    engine_->stream_wait(stream_, b.consumed);
     b.consumed_pending = false;
   }
-  if (timing_)
-    cuda::check(cuda::counted(cudaEventRecord(b.start, stream_)), "cudaEventRecord", where_);
+  if (timing_) engine_->record(b.start, stream_);
   const size_t data_bytes = host.bytes(), label_bytes = host.size() * sizeof(int64_t);
-  if (data_bytes) {
-    cuda::check(cuda::counted(cudaMemcpyAsync(b.device, host.data(), data_bytes,
-                                              cudaMemcpyHostToDevice, stream_)),
-                "cudaMemcpyAsync", where_);
-  }
+  if (data_bytes) engine_->copy(b.device, host.data(), data_bytes, stream_);
   if (label_bytes) {
-    cuda::check(cuda::counted(cudaMemcpyAsync(b.device + labels_offset_, host.labels(), label_bytes,
-                                              cudaMemcpyHostToDevice, stream_)),
-                "cudaMemcpyAsync", where_);
+    engine_->copy(b.device + labels_offset_, reinterpret_cast<const std::byte*>(host.labels()),
+                  label_bytes, stream_);
   }
-  cuda::check(cuda::counted(cudaEventRecord(b.copied, stream_)), "cudaEventRecord", where_);
+  engine_->record(b.copied, stream_);
   b.copy_bytes = data_bytes + label_bytes;
   b.size = host.size();
   b.epoch = host.epoch();
   b.number = host.number();
   b.host = std::move(host);
+  b.issued = ++issued_;
   b.queued = true;
   queue_[(head_ + queued_) % queue_.size()] = index;
   ++queued_;
   stats_.bytes += b.copy_bytes;
 }
 
-DeviceBatch FeederCore::hand_out(const std::shared_ptr<FeederCore>& self) {
+HandedBatch FeederCore::hand_out() {
   std::lock_guard lock(mu_);
   const int index = queue_[head_];
   head_ = (head_ + 1) % queue_.size();
@@ -172,27 +180,87 @@ DeviceBatch FeederCore::hand_out(const std::shared_ptr<FeederCore>& self) {
   Buffer& b = buffers_[index];
   b.queued = false;
   b.held = true;
+  b.read_on = nullptr;
+  b.waited = false;
   ++stats_.batches;
-  DeviceBatch out;
-  out.core_ = self;
-  out.buffer_ = index;
-  out.data_ = b.device;
-  out.shape_ = {reinterpret_cast<const int64_t*>(b.device + labels_offset_),
-                &spec_,
-                b.size,
-                capacity_,
-                b.epoch,
-                b.number};
-  return out;
+  return {index,     b.device, reinterpret_cast<const int64_t*>(b.device + labels_offset_),
+          &spec_,    b.size,   capacity_,
+          b.epoch,   b.number};
 }
 
+std::optional<HandedBatch> FeederCore::next(Loader& loader) {
+  using clock = std::chrono::steady_clock;
+  reap();
+  // Keep free buffers busy with batches the loader already has: their copies overlap the
+  // consumer's work on this one. Wait for the loader only when no copied batch is queued,
+  // and for a released buffer's copy only when nothing else is left to hand out.
+  while (!exhausted_) {
+    int b = free_buffer();
+    if (b < 0 && queue_empty()) b = await_released_buffer();
+    if (b < 0) break;
+    if (!queue_empty() && !loader.next_ready()) break;
+    std::optional<Batch> host = std::exchange(unissued_, std::nullopt);
+    if (!host) {
+      const auto t0 = clock::now();
+      host = loader.next();
+      add_input_wait(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - t0).count());
+    }
+    if (!host) {
+      exhausted_ = true;
+      break;
+    }
+    try {
+      issue(b, std::move(*host));
+    } catch (...) {
+      // Kept for the next call (a failed allocation the caller may make room for): the
+      // loader has counted it as taken, so dropping it would lose it from the epoch.
+      if (*host) unissued_ = std::move(host);
+      throw;
+    }
+  }
+  if (queue_empty()) {
+    if (!exhausted_) {
+      throw Error("DeviceFeeder::next",
+                  "the consumer holds all " + std::to_string(depth()) + " device buffers",
+                  "release() a DeviceBatch before asking for the next one, or use a deeper feeder");
+    }
+    drain();  // epoch end: every host slot back to the loader
+    exhausted_ = false;
+    return std::nullopt;
+  }
+  return hand_out();
+}
+
+void FeederCore::wait_on(int index, void* consumer_stream) {
+  std::lock_guard lock(mu_);
+  Buffer& b = buffers_[index];
+  engine_->stream_wait(consumer_stream, b.copied, "pass a stream of the batch's GPU");
+  b.read_on = consumer_stream;  // where the batch is read: release() without a stream
+  b.waited = true;              // orders the buffer's reuse after this stream
+}
+
+void FeederCore::synchronize(int b) {
+  engine_->wait(buffers_[b].copied);
+}
+
+// Ordering rule: the next copy into the buffer waits for `consumed`, so `consumed` must be
+// recorded on the stream whose kernels read the batch. The legacy default stream is not
+// ordered with non-blocking streams (the trainer's, torch's side streams), so without a
+// stream the release point is the stream given to wait_on(); without that either, the
+// feeder cannot know where the batch was read and waits for the device's queued work.
 void FeederCore::release(int index, void* consumer_stream) {
   std::lock_guard lock(mu_);
   Buffer& b = buffers_[index];
-  cuda::check(
-      cuda::counted(cudaEventRecord(b.consumed, static_cast<cudaStream_t>(consumer_stream))),
-      "cudaEventRecord", where_, "release a DeviceBatch with a stream of its GPU");
-  b.consumed_pending = true;
+  if (!consumer_stream && b.waited) consumer_stream = b.read_on;
+  if (consumer_stream || b.waited) {
+    engine_->record(b.consumed, consumer_stream,
+                    "release a DeviceBatch with a stream of its GPU");
+    b.consumed_pending = true;
+  } else {
+    engine_->synchronize_device();
+    b.consumed_pending = false;
+  }
   b.held = false;
 }
 

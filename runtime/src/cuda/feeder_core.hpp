@@ -1,69 +1,99 @@
-// The device feeder's state: device buffers, their events, the copy stream, and the host
-// batches whose copies are still in flight. Shared by the DeviceFeeder and the
-// DeviceBatches it hands out (so a batch may outlive the feeder object).
+// The device feeder's state and its ordering rules: device buffers, their events, the copy
+// stream, and the host batches whose copies are still in flight. Shared by the DeviceFeeder
+// and the DeviceBatches it hands out (so a batch may outlive the feeder object).
+//
+// It talks to the GPU only through a CopyEngine (copy_engine.hpp) and includes no CUDA:
+// production passes the CUDA engine, the unit tests a simulated one that completes copies
+// late, so every rule below is checked without a GPU.
 #pragma once
 
-#include <cuda_runtime.h>
-
+#include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
 
+#include "cuda/copy_engine.hpp"
 #include "stoker/cuda/cuda_feeder.hpp"
+#include "stoker/loader/loader.hpp"
 
 namespace stoker {
 
+// One device buffer handed to the consumer (what a DeviceBatch shows).
+struct HandedBatch {
+  int buffer = -1;
+  const std::byte* data = nullptr;    // device memory: samples
+  const int64_t* labels = nullptr;    // device memory: labels
+  const SampleSpec* spec = nullptr;
+  size_t size = 0, capacity = 0;
+  uint64_t epoch = 0, number = 0;
+};
+
 class FeederCore {
  public:
-  FeederCore(int device, std::string gpu, int depth, bool timing, SampleSpec spec,
-             bool host_pinned);
+  // `stats` names the GPU (gpu, device, depth, host_pinned); `timing`: time each copy.
+  FeederCore(std::shared_ptr<CopyEngine> engine, FeederStats stats, bool timing,
+             SampleSpec spec);
   ~FeederCore();  // frees the device buffers, events and stream (errors ignored)
 
-  // Host batches whose copies have completed go back to the loader's pool.
-  void reap();
-  // A buffer neither queued nor held by the consumer; -1 when none.
-  int free_buffer();
-  // Queues the copy of `host` into buffer b (allocating the buffers on first use).
-  void issue(int b, Batch&& host);
-  bool queue_empty();
-  // Hands the oldest queued buffer to the consumer.
-  DeviceBatch hand_out(const std::shared_ptr<FeederCore>& self);
+  // The next batch of the loader's epoch, its copy queued (DeviceFeeder::next); nullopt at
+  // the epoch's end, once every host batch went back to the loader.
+  std::optional<HandedBatch> next(Loader& loader);
+  // The consumer's side of one handed-out buffer (DeviceBatch's calls).
+  void wait_on(int b, void* consumer_stream);
+  void synchronize(int b);
   void release(int b, void* consumer_stream);
   // Waits for every copy and returns every host batch (epoch end, shutdown).
   void drain();
-  void add_input_wait(uint64_t ns);
 
   FeederStats stats();
-  int device() const { return device_; }
+  int device() const { return stats_.device; }
   int depth() const { return static_cast<int>(buffers_.size()); }
-  cudaStream_t stream() const { return stream_; }
-  cudaEvent_t ready_event(int b) const { return buffers_[b].copied; }
-  const std::string& where() const { return where_; }
+  void* stream() const { return stream_; }
+  void* ready_event(int b) const { return buffers_[b].copied; }
+  const std::string& where() const { return engine_->where(); }
 
  private:
   struct Buffer {
     std::byte* device = nullptr;  // samples at 0, labels at labels_offset_
-    cudaEvent_t start = nullptr, copied = nullptr, consumed = nullptr;
+    CopyEngine::Event start = nullptr, copied = nullptr, consumed = nullptr;
     bool queued = false, held = false;
     bool consumed_pending = false;  // release() recorded `consumed`; the next copy waits on it
+    bool waited = false;            // wait_on() was called since the buffer was handed out,
+    void* read_on = nullptr;        // last with this stream
     std::optional<Batch> host;      // kept until `copied` has completed
     uint64_t copy_bytes = 0;
     size_t size = 0;
     uint64_t epoch = 0, number = 0;
+    uint64_t issued = 0;  // order of the copies (one stream: they complete in this order)
   };
+  // Host batches whose copies have completed go back to the loader's pool.
+  void reap();
+  // A buffer neither queued nor held by the consumer, its last copy done; -1 when none.
+  int free_buffer();
+  // Waits for the oldest copy into a buffer the consumer released, and returns that buffer;
+  // -1 when the consumer holds every buffer.
+  int await_released_buffer();
+  // Queues the copy of `host` into buffer b (allocating the buffers on first use).
+  void issue(int b, Batch&& host);
+  bool queue_empty();
+  HandedBatch hand_out();
+  void add_input_wait(uint64_t ns);
   void allocate(size_t capacity);
   void finish_copy(Buffer& buf);  // after `copied` completed: timing, host slot back
 
   std::mutex mu_;
-  const int device_;
-  const std::string where_;  // "GPU <bus id>" for error messages
+  const std::shared_ptr<CopyEngine> engine_;
   const bool timing_;
   const SampleSpec spec_;
   size_t capacity_ = 0, labels_offset_ = 0;
-  cudaStream_t stream_ = nullptr;
+  CopyEngine::Stream stream_ = nullptr;
   std::vector<Buffer> buffers_;
   std::vector<int> queue_;  // ring of queued buffer indices, oldest at head_
   size_t head_ = 0, queued_ = 0;
+  uint64_t issued_ = 0;
+  bool exhausted_ = false;  // the loader's epoch ended; drain the queued batches
+  std::optional<Batch> unissued_;  // taken from the loader, its issue() failed
   FeederStats stats_;
 };
 

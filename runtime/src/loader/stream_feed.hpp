@@ -1,4 +1,4 @@
-// The reader stage of a streamed source (stoker/loader/shard_stream.hpp): one thread per
+// The reader stage of a streamed source (stoker/sources/shard_stream.hpp): one thread per
 // loader reads this rank's shards in the order the sampler's stream order names
 // (distributed/stream_order.hpp), each from start to end through the source's cursors,
 // into a pool of sample buffers; the loader's workers take the samples from there by

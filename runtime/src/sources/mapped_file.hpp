@@ -1,6 +1,6 @@
 // A read-only memory mapping of a whole file, shared by the fixed-layout sources
 // (token windows, fixed records): reading a sample is then a pointer into the page cache.
-// Its bytes are read through stoker/loader/mapped_read.hpp, so that a file that shrinks
+// Its bytes are read through stoker/sources/mapped_read.hpp, so that a file that shrinks
 // while mapped is an error naming it instead of a SIGBUS.
 #pragma once
 

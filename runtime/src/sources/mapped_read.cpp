@@ -1,4 +1,4 @@
-// The recovery point around reads from mapped files (stoker/loader/mapped_read.hpp) and the
+// The recovery point around reads from mapped files (stoker/sources/mapped_read.hpp) and the
 // SIGBUS handler behind it.
 //
 // Why a handler and not pread: a sample read from the mapping costs one memcpy out of the

@@ -1,4 +1,4 @@
-// Token files and token sets (stoker/loader/token_source.hpp).
+// Token files and token sets (stoker/sources/token_source.hpp).
 #include <algorithm>
 #include <filesystem>
 

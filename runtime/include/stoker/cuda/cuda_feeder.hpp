@@ -16,15 +16,18 @@
 // on the GPU chosen by PCI bus id (plan.gpu, cudaDeviceGetByPCIBusId). For each host batch
 // it issues cudaMemcpyAsync of the samples and labels on that stream and records an event.
 // The host Batch (its pinned arena slot) goes back to the loader's pool only once that
-// event has completed; a device buffer is overwritten only after the consumer's release
-// point on its stream (cudaStreamWaitEvent), so nothing ever waits on the host for a copy.
-// next() blocks only while the loader has no batch ready (counted as input wait).
+// event has completed (the DMA reads the slot until then), and its device buffer takes no
+// other batch before; a device buffer is overwritten only after the consumer's release
+// point on its stream (cudaStreamWaitEvent). next() blocks while the loader has no batch
+// ready (counted as input wait), and for a copy only when no batch is left to hand out
+// and the buffers the consumer gave back all have their copy still in flight.
+// The ordering rules live in FeederCore (src/cuda/feeder_core.cpp), which drives CUDA
+// through a CopyEngine seam so that they are checked without a GPU too.
 //
-// Built with CUDA only (STOKER_HAVE_CUDA). The constructor makes no CUDA call when the
-// plan names no GPU: it throws, and the caller stays on the host path.
+// The feeder is built with CUDA only (STOKER_HAVE_CUDA; FeederStats always). The
+// constructor makes no CUDA call when the plan names no GPU: it throws, and the caller
+// stays on the host path.
 #pragma once
-
-#if STOKER_HAVE_CUDA
 
 #include <cstdint>
 #include <memory>
@@ -35,11 +38,7 @@
 
 namespace stoker {
 
-struct DeviceFeederOptions {
-  int depth = 0;       // device buffers (2 or more); 0: DeviceFeeder::kDefaultDepth
-  bool timing = true;  // time each copy with CUDA events (FeederStats::h2d_ns)
-};
-
+// What the feeder did (also kept by its CUDA-free core, so outside the guard below).
 struct FeederStats {
   std::string gpu;               // PCI bus id
   int device = -1;               // CUDA ordinal
@@ -56,7 +55,15 @@ struct FeederStats {
   }
 };
 
+#if STOKER_HAVE_CUDA
+
+struct DeviceFeederOptions {
+  int depth = 0;       // device buffers (2 or more); 0: DeviceFeeder::kDefaultDepth
+  bool timing = true;  // time each copy with CUDA events (FeederStats::h2d_ns)
+};
+
 class FeederCore;
+struct HandedBatch;
 
 // One batch on the GPU. Move-only; its device buffer returns to the feeder at release()
 // (or destruction). May outlive the DeviceFeeder object.
@@ -89,15 +96,17 @@ class DeviceBatch : public BatchShape {
   void wait_on(void* consumer_stream) const;
   void synchronize() const;  // blocks the host until the copy is done
   // Gives the buffer back: the feeder reuses it once `consumer_stream` has run everything
-  // queued on it so far (the kernels that read the batch). Idempotent.
+  // queued on it so far (the kernels that read the batch). Without a stream (nullptr): the
+  // stream last given to wait_on(), or, when none was, the feeder waits for the device's
+  // queued work here (the legacy default stream is not ordered with non-blocking streams,
+  // so it cannot stand for "the consumer's stream"). Idempotent.
   void release(void* consumer_stream = nullptr);
 
  private:
-  friend class FeederCore;
+  friend class DeviceFeeder;
+  DeviceBatch(std::shared_ptr<FeederCore> core, const HandedBatch& handed);
   void release_unreleased() noexcept;
   std::shared_ptr<FeederCore> core_;
-  mutable void* consumer_stream_ = nullptr;  // the stream wait_on() last made wait
-  mutable bool waited_ = false;
   int buffer_ = -1;
   const void* data_ = nullptr;
 };
@@ -137,9 +146,8 @@ class DeviceFeeder {
  private:
   Loader& loader_;
   std::shared_ptr<FeederCore> core_;
-  bool exhausted_ = false;  // the loader's epoch ended; drain the queued batches
 };
 
-}  // namespace stoker
-
 #endif  // STOKER_HAVE_CUDA
+
+}  // namespace stoker

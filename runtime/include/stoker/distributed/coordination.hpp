@@ -22,7 +22,7 @@ struct WorldInfo {
 //     (OMPI_COMM_WORLD_SIZE, PMIX_RANK or PMI_RANK set): initialises MPI (thread level
 //     FUNNELED) if needed and finalises it at exit if it did so; local rank and size come
 //     from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED). Collective: call it on every rank.
-//  2. the launchers' variables, in launch_ranks' order (stoker/plan/launch_env.hpp):
+//  2. the launchers' variables, in launch_ranks' order (stoker/common/launch_env.hpp):
 //     Open MPI's mpirun, torchrun's RANK/WORLD_SIZE/LOCAL_RANK/LOCAL_WORLD_SIZE, Slurm's
 //     SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID/SLURM_STEP_TASKS_PER_NODE, else one process.
 // Throws stoker::Error naming the variable when one is malformed or inconsistent.

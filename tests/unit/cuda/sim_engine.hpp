@@ -1,0 +1,104 @@
+// A simulated copy engine for the device feeder's unit tests (tests only, never shipped): it
+// stands in for a GPU, which this project's machines do not have, and keeps the CUDA
+// semantics copy_engine.hpp lists. What makes it useful is what a GPU does and a test on the
+// host usually does not:
+//   - each stream is its own thread, so copies, "kernels" and the host run concurrently and
+//     complete later than they were queued;
+//   - a copy reads its source when it completes, as DMA does: a host slot refilled before
+//     then lands on the device;
+//   - the legacy default stream (nullptr) is one more stream, ordered with no other;
+//   - device memory is checked: a copy or a kernel that touches memory already freed (or
+//     never allocated) is recorded as a fault instead of being done.
+// The test's "kernels" are launch()ed on a stream and read device memory with read().
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cuda/copy_engine.hpp"
+
+namespace stoker::test {
+
+class SimEngine final : public CopyEngine {
+ public:
+  using Duration = std::chrono::microseconds;
+  // Every copy takes `copy_time` once its stream reaches it.
+  explicit SimEngine(Duration copy_time);
+  ~SimEngine() override;  // runs what is still queued, then joins its threads
+
+  const std::string& where() const override { return where_; }
+  Stream create_stream() override;
+  Event create_event(bool timing) override;
+  void destroy_stream(Stream s) noexcept override;
+  void destroy_event(Event) noexcept override {}  // kept: a queued operation may name it
+  size_t free_bytes(size_t* total) override;
+  std::byte* allocate(size_t bytes) override;
+  void deallocate(std::byte* device) noexcept override;
+  void copy(std::byte* device, const std::byte* host, size_t bytes, Stream s) override;
+  void record(Event e, Stream s, const char* todo = "") override;
+  void stream_wait(Stream s, Event e, const char* todo = "") override;
+  bool done(Event e) override;
+  void wait(Event e) override;
+  double elapsed_ms(Event from, Event to) override;
+  void synchronize(Stream s) override;
+  void synchronize_device() override;
+
+  // A kernel on `s`: runs after the work queued on `s` before it, takes `time`, then calls
+  // `body`, whose read()s stand for the kernel's reads of device memory.
+  void launch(Stream s, Duration time, std::function<void()> body);
+  // Device bytes [p, p + n) as they are now; empty, and a fault, outside live memory.
+  std::vector<std::byte> read(const void* p, size_t n);
+  // What free_bytes() says from now on (allocate() beyond it fails as cudaMalloc would).
+  void set_free_bytes(size_t bytes);
+  std::vector<std::string> faults();  // device memory used while not allocated
+  size_t live_blocks();               // device allocations not freed
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct SimEvent {
+    uint64_t recorded = 0, completed = 0;  // generations: done when completed >= recorded
+    Clock::time_point when{};              // when the last completed record ran
+  };
+  struct Op {
+    Duration time{0};
+    std::function<void()> body;  // run at the end of `time`, without the engine's lock
+    SimEvent* wait = nullptr;    // stream_wait: blocks the stream until `wait` reaches `gen`
+    SimEvent* record = nullptr;  // record: `record` reaches `gen`
+    uint64_t gen = 0;
+  };
+  struct Queue {
+    std::deque<Op> ops;  // the front one is running
+    bool closed = false;
+    std::thread thread;
+  };
+  struct Block {
+    std::unique_ptr<std::byte[]> bytes;
+    size_t size = 0;
+    bool live = true;
+  };
+  Queue* queue(Stream s);  // under mu_; nullptr: the legacy default stream
+  void push(Stream s, Op op);
+  void run(Queue* q);
+  bool live(const void* p, size_t n) const;  // under mu_
+  void stop() noexcept;
+
+  const Duration copy_time_;
+  const std::string where_ = "simulated GPU";
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::unique_ptr<Queue>> queues_;  // [0]: the legacy default stream
+  std::vector<std::unique_ptr<SimEvent>> events_;
+  std::map<const std::byte*, Block> blocks_;  // freed ones stay, so no address is reused
+  size_t free_ = size_t{1} << 30;
+  std::vector<std::string> faults_;
+};
+
+}  // namespace stoker::test
