@@ -1,31 +1,16 @@
 """stoker.Loader: the C++ loader (pinned worker threads, recycled batch slots, adaptive
-prefetch, distributed sampler) as a PyTorch iterable."""
-import os
+prefetch, distributed sampler) as a PyTorch iterable. The arguments that reach the C++ loader
+are checked there, once (runtime/python/src/arguments.cpp); this module checks only what
+stays in Python (plan, agree, to_device, as_numpy, return_indices)."""
 import warnings
 
 from . import _stoker
 from ._agree import Agreement
+from ._checks import check_bool
 from ._device import CudaSide, DeviceCopies, check_device, torch_pinner
-from ._checks import (check_bool, check_choice, check_float, check_int, check_pair,
-                      check_path)
 from ._plan import Plan, _applies_by_default, _apply
 
 __all__ = ["Loader"]
-
-_IMAGE_DTYPES = ("float32", "float16", "uint8")
-_LIMITS = _stoker.limits  # stoker/plan/limits.hpp: the bounds the C++ side checks too
-
-
-def _paths(name, value, what):
-    """A path or a non-empty list of paths, each existing (file or folder)."""
-    if isinstance(value, (str, os.PathLike)):
-        return [check_path(name, value, "any")]
-    if isinstance(value, bytes) or not hasattr(value, "__iter__"):
-        raise TypeError(f"{name} must be a path or a list of paths, got {value!r}")
-    value = list(value)
-    if not value:
-        raise ValueError(f"{name}=[]: give at least one {what}")
-    return [check_path(f"{name}[{i}]", p, "any") for i, p in enumerate(value)]
 
 
 class _Loop:
@@ -103,37 +88,20 @@ class Loader:
         # used instead of torch's cudaHostRegister (py_pinner.hpp says what they receive).
         if plan is not None and not isinstance(plan, Plan):
             raise TypeError(f"plan must be a stoker.Plan or None, got {type(plan).__name__}")
-        if (world_size is None) != (rank is None):
-            raise ValueError(f"world_size={world_size!r}, rank={rank!r}: give both or neither")
-        check_int("world_size", world_size, 1, allow_none=True)
-        if world_size is not None:
-            check_int("rank", rank, 0, world_size - 1)
-        max_prefetch = _LIMITS["max_prefetch"]
-        if world_size is None:
+        if world_size is None and rank is None:
             world = _stoker.world()  # what the C++ side detects too (MPI, RANK, SLURM_*)
-            world_size, rank, detected = world["world_size"], world["rank"], True
+            ranks = world["rank"], world["world_size"]
         else:
-            detected = False
-        self._agreement = Agreement(rank, world_size, check_bool("agree", agree))
-        options = {
-            "batch_size": check_int("batch_size", batch_size, 1),
-            "shuffle": check_bool("shuffle", shuffle),
-            "seed": check_int("seed", seed, 0, 2**64 - 1),
-            "drop_last": check_bool("drop_last", drop_last),
-            "world_size": 0 if detected else world_size,  # 0: detected by the C++ side
-            "rank": 0 if detected else rank,
+            ranks = rank, world_size  # checked by the C++ side
+        self._agreement = Agreement(*ranks, check_bool("agree", agree))
+        options = {  # checked by the C++ side (options.cpp), each error naming its argument
+            "batch_size": batch_size, "shuffle": shuffle, "seed": seed, "drop_last": drop_last,
+            "world_size": world_size, "rank": rank,  # both None: detected by the C++ side
+            "workers": workers, "prefetch": prefetch, "adaptive": adaptive,
+            "max_depth": max_depth, "held_batches": held_batches, "pin_threads": pin_threads,
+            "on_corrupt": on_corrupt, "max_skip_fraction": max_skip_fraction,
+            "shuffle_buffer": shuffle_buffer,
             "agree": self._agreement.by_mpi,  # the C++ side checks over MPI, this module else
-            "workers": check_int("workers", workers, 1, _LIMITS["max_workers"],
-                                 allow_none=True),
-            "prefetch": check_int("prefetch", prefetch, 1, max_prefetch, allow_none=True),
-            "adaptive": check_bool("adaptive", adaptive),
-            "max_depth": check_int("max_depth", max_depth, 0, max_prefetch),
-            "held_batches": check_int("held_batches", held_batches, 1, max_prefetch),
-            "pin_threads": check_bool("pin_threads", pin_threads),
-            "on_corrupt": check_choice("on_corrupt", on_corrupt, ("error", "skip")),
-            "max_skip_fraction": check_float("max_skip_fraction", max_skip_fraction, 0.0, 1.0),
-            "shuffle_buffer": check_int("shuffle_buffer", shuffle_buffer, 1,
-                                        _LIMITS["max_shuffle_buffer"], allow_none=True) or 0,
             "plan": None if plan is None else plan._core,
             # Planning here applies the plan as stoker.plan() would: under the plugin only.
             "pin_main_thread": plan is None and _applies_by_default(),
@@ -154,7 +122,7 @@ class Loader:
         if "pinner" in options:
             self._warn_unpinned()
         if device is not None:
-            self._copies = DeviceCopies(CudaSide(device), options["held_batches"])
+            self._copies = DeviceCopies(CudaSide(device), held_batches)  # checked by now
         self._plan = Plan(self._core.plan, plan.source if plan is not None
                           else self._core.plan_source)
         if options["pin_main_thread"]:
@@ -185,33 +153,11 @@ class Loader:
         JPEG decoder shrink by 2, 4 or 8 first when the crop is that much larger than `size`
         (faster; pixels then differ slightly from a full decode + resize).
         """
-        if (root is None) == (shards is None):
-            raise ValueError(f"root={root!r}, shards={shards!r}: give exactly one of them")
-        if root is not None:
-            if stream is not None or labels is not True:
-                raise ValueError(f"stream={stream!r}, labels={labels!r}: these apply to tar "
-                                 "shards, not to an image folder")
-            source = {"root": check_path("root", root, "dir")}
-        else:
-            source = {"shards": _paths("shards", shards, ".tar file or folder"),
-                      "stream": None if stream is None else check_bool("stream", stream),
-                      "labels": check_bool("labels", labels)}
-        source.update({
-            "train": check_bool("train", train),
-            "size": check_int("size", size, 1, 1 << 15),
-            "resize_shorter": check_int("resize_shorter", resize_shorter, 1, 1 << 15),
-            "scale": check_pair("scale", scale),
-            "ratio": check_pair("ratio", ratio),
-            "flip_p": check_float("flip_p", flip_p, 0.0, 1.0),
-            "mean": check_pair("mean", mean, low=float("-inf"), ordered=False, length=3),
-            "std": check_pair("std", std, ordered=False, length=3),
-            "dtype": check_choice("dtype", dtype, _IMAGE_DTYPES),
-            "layout": check_choice("layout", layout, ("CHW", "HWC")),
-            "antialias": check_bool("antialias", antialias),
-            "dct_scaling": check_bool("dct_scaling", dct_scaling),
-        })
-        if source["scale"][1] > 1.0:
-            raise ValueError(f"scale={scale!r}: the area fraction cannot exceed 1")
+        source = {"root": root, "shards": shards, "stream": stream, "labels": labels,
+                  "train": train, "size": size, "resize_shorter": resize_shorter,
+                  "scale": scale, "ratio": ratio, "flip_p": flip_p, "mean": mean, "std": std,
+                  "dtype": dtype, "layout": layout, "antialias": antialias,
+                  "dct_scaling": dct_scaling}
         return cls("images", source, batch_size=batch_size, **options)
 
     @classmethod
@@ -223,12 +169,7 @@ class Loader:
         (uint16 for raw files); every file of a set must hold the same type. widen=True
         (default) yields int64 windows, the dtype embeddings take; widen=False yields the
         raw tokens (only with as_numpy=True: PyTorch has no uint16/uint32 tensors)."""
-        source = {
-            "paths": _paths("path", path, "token file or folder"),
-            "seq_len": check_int("seq_len", seq_len, 1, 1 << 31),
-            "dtype": None if dtype is None else check_choice("dtype", dtype, ("uint16", "uint32")),
-            "widen": check_bool("widen", widen),
-        }
+        source = {"path": path, "seq_len": seq_len, "dtype": dtype, "widen": widen}
         return cls("tokens", source, batch_size=batch_size, **options)
 
     @classmethod
@@ -236,23 +177,8 @@ class Loader:
                 labels_path=None, **options):
         """A file of fixed-size binary records; `shape`/`dtype` say how to view one (default
         (record_bytes,) uint8); labels from an optional file of int64 (numpy .tofile)."""
-        record_bytes = check_int("record_bytes", record_bytes, 1)
-        dtype = check_choice("dtype", dtype, ("uint8", "uint16", "uint32", "int64", "float16",
-                                              "float32"))
-        if shape is None:
-            shape = (record_bytes // {"uint8": 1, "uint16": 2, "uint32": 4, "int64": 8,
-                                      "float16": 2, "float32": 4}[dtype],)
-        if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
-            raise TypeError(f"shape must be a sequence of ints, got {shape!r}")
-        shape = [check_int(f"shape[{i}]", d, 1) for i, d in enumerate(shape)]
-        source = {
-            "path": check_path("path", path, "file"),
-            "record_bytes": record_bytes,
-            "labels_path": None if labels_path is None
-            else check_path("labels_path", labels_path, "file"),
-            "dtype": dtype,
-            "shape": shape,
-        }
+        source = {"path": path, "record_bytes": record_bytes, "labels_path": labels_path,
+                  "dtype": dtype, "shape": shape}
         return cls("records", source, batch_size=batch_size, **options)
 
     # ---- iteration ----------------------------------------------------------------------
@@ -321,7 +247,7 @@ class Loader:
 
     def set_epoch(self, epoch):
         """The epoch the next loop iterates (its order depends on seed and epoch only)."""
-        self._core.set_epoch(check_int("epoch", epoch, 0))
+        self._core.set_epoch(epoch)
         self._release_loop()
 
     @property
