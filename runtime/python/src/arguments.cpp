@@ -140,4 +140,26 @@ std::vector<std::string> paths(const std::string& name, py::handle value, const 
   return out;
 }
 
+void bind(py::module_& m) {
+  m.def(
+      "check_int",
+      [](const std::string& name, py::object value, py::object minimum, py::object maximum,
+         bool allow_none) {
+        check_integer(name, value, minimum, maximum, allow_none);
+        return value;
+      },
+      py::arg("name"), py::arg("value"), py::arg("minimum") = py::none(),
+      py::arg("maximum") = py::none(), py::arg("allow_none") = false,
+      "value, when it is an int (not a bool) within [minimum, maximum] (None: no bound) or "
+      "None with allow_none; else TypeError or ValueError naming the argument");
+  m.def(
+      "check_bool",
+      [](const std::string& name, py::object value) {
+        boolean(name, value);
+        return value;
+      },
+      py::arg("name"), py::arg("value"),
+      "value, when it is True or False; else TypeError naming the argument");
+}
+
 }  // namespace stoker::python::arg

@@ -1,7 +1,8 @@
 // The public API's arguments (stoker.Loader and its constructors), read and checked once,
 // where they become C++ values: stoker/_loader.py passes them as the caller gave them. Each
 // error names the argument and what it allows: TypeError for the wrong type, ValueError
-// for a value out of range (tests/python/test_arguments.py).
+// for a value out of range (tests/python/test_arguments.py). The Python layer's own checks
+// are these too (bind() below).
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -57,5 +58,9 @@ std::string path(const std::string& name, pybind11::handle value, PathKind kind)
 
 // A path, or a non-empty list of paths (each a file or folder; `what` names one).
 std::vector<std::string> paths(const std::string& name, pybind11::handle value, const char* what);
+
+// _stoker.check_int and _stoker.check_bool: the same checks for the arguments that stay in
+// Python (stoker/_checks.py), so that every argument error has one wording.
+void bind(pybind11::module_& m);
 
 }  // namespace stoker::python::arg
