@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "options.hpp"
+#include "stoker/sources/sample_spec.hpp"
 
 namespace py = pybind11;
 
@@ -32,7 +32,7 @@ py::tuple batch_views(Batch batch) {
 
   std::vector<py::ssize_t> shape{samples};
   for (int64_t d : spec.shape) shape.push_back(static_cast<py::ssize_t>(d));
-  py::dtype dtype(numpy_name(spec.dtype));
+  py::dtype dtype(to_string(spec.dtype));
   py::array data(dtype, shape, c_strides(shape, dtype.itemsize()), owned->data(), owner);
   // Labels and indices live in the slot too; the arrays are writable only because
   // torch.from_numpy warns about read-only ones (writing changes nothing but this batch).

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 
+#include "arguments.hpp"
 #include "batch_views.hpp"
 #include "bindings.hpp"
 #include "loader_sources.hpp"
@@ -156,7 +157,7 @@ class PyLoader {
 };
 
 py::tuple spec_of(const SampleSpec& spec) {
-  return py::make_tuple(std::string(numpy_name(spec.dtype)), spec.shape);
+  return py::make_tuple(std::string(to_string(spec.dtype)), spec.shape);
 }
 
 }  // namespace
@@ -170,7 +171,8 @@ void bind_loader(py::module_& m) {
       .def("next", &PyLoader::next)
       .def("start_epoch", &PyLoader::start_epoch)
       .def("set_epoch",
-           [](PyLoader& l, uint64_t e) {
+           [](PyLoader& l, py::handle epoch) {
+             const auto e = arg::integer<uint64_t>("epoch", epoch, 0);
              return l.locked([e](Loader& x) {
                x.set_epoch(e);
                return 0;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "arguments.hpp"
 #include "options.hpp"
 #include "stoker/transforms/copy_transform.hpp"
 #include "stoker/sources/image_source.hpp"
@@ -23,15 +24,16 @@ namespace {
 
 // Tar shards, streamed when `stream` says so; when it is None, when the plan's profile
 // streams (Stream=yes) or a shard is compressed (those cannot be read by random access).
-std::shared_ptr<const Source> shard_source(const py::dict& source, const py::dict& loader) {
-  const auto shards = list_tar_shards(py::cast<std::vector<std::string>>(source["shards"]));
+std::shared_ptr<const Source> shard_source(const std::vector<std::string>& paths,
+                                           std::optional<bool> stream, bool labels,
+                                           const LoaderOptions& options) {
   TarShardOptions o;
-  o.labels = py::cast<bool>(source["labels"]);
-  if (!source["stream"].is_none()) {
-    o.stream = py::cast<bool>(source["stream"]);
+  o.labels = labels;
+  const auto shards = list_tar_shards(paths);
+  if (stream) {
+    o.stream = *stream;
   } else {
-    const bool planned = loader.contains("plan") && !loader["plan"].is_none();
-    o.stream = planned ? py::cast<Plan>(loader["plan"]).stream : plan_this_process().plan.stream;
+    o.stream = options.plan ? options.plan->stream : plan_this_process().plan.stream;
     for (const std::string& s : shards) o.stream = o.stream || is_compressed_shard_name(s);
   }
   return std::make_shared<TarShardSource>(shards, o);
@@ -39,7 +41,28 @@ std::shared_ptr<const Source> shard_source(const py::dict& source, const py::dic
 
 // Splits the `images` dictionary: `root` (an image folder) or `shards` (tar files, with
 // `stream` and `labels`) is the source's, the rest the transform's.
-LoaderParts image_parts(const py::dict& source, const py::dict& loader) {
+LoaderParts image_parts(const py::dict& source, const LoaderOptions& options) {
+  const py::object root = source["root"], shards = source["shards"];
+  const py::object stream = source["stream"], labels = source["labels"];
+  if (root.is_none() == shards.is_none()) {
+    throw py::value_error("root=" + arg::repr(root) + ", shards=" + arg::repr(shards) +
+                          ": give exactly one of them");
+  }
+  std::string folder;
+  std::vector<std::string> shard_paths;
+  std::optional<bool> streamed;
+  bool with_labels = true;
+  if (!root.is_none()) {
+    if (!stream.is_none() || labels.ptr() != Py_True) {
+      throw py::value_error("stream=" + arg::repr(stream) + ", labels=" + arg::repr(labels) +
+                            ": these apply to tar shards, not to an image folder");
+    }
+    folder = arg::path("root", root, arg::PathKind::Folder);
+  } else {
+    shard_paths = arg::paths("shards", shards, ".tar file or folder");
+    if (!stream.is_none()) streamed = arg::boolean("stream", stream);
+    with_labels = arg::boolean("labels", labels);
+  }
   py::dict transform;
   for (auto item : source) {
     auto key = py::cast<std::string>(item.first);
@@ -47,31 +70,30 @@ LoaderParts image_parts(const py::dict& source, const py::dict& loader) {
       transform[item.first] = item.second;
     }
   }
+  const ImageTransformOptions transform_options = image_options(transform);
   LoaderParts parts;
-  if (source.contains("shards")) {
-    parts.source = shard_source(source, loader);
+  if (root.is_none()) {
+    parts.source = shard_source(shard_paths, streamed, with_labels, options);
   } else {
-    parts.source = std::make_shared<ImageFolderSource>(py::cast<std::string>(source["root"]));
+    parts.source = std::make_shared<ImageFolderSource>(folder);
   }
-  parts.transform = make_image_transform(image_options(transform));
+  parts.transform = make_image_transform(transform_options);
   return parts;
 }
 
 LoaderParts token_parts(const py::dict& source) {
-  auto paths = py::cast<std::vector<std::string>>(source["paths"]);
-  auto seq_len = py::cast<uint64_t>(source["seq_len"]);
+  const auto paths = arg::paths("path", source["path"], "token file or folder");
+  const auto seq_len = arg::integer<uint64_t>("seq_len", source["seq_len"], 1, uint64_t{1} << 31);
   std::optional<DType> dtype;  // None: the .npy headers', else uint16
   if (!source["dtype"].is_none()) {
-    dtype = dtype_from_name(py::cast<std::string>(source["dtype"]), "dtype");
-    if (*dtype != DType::U16 && *dtype != DType::U32)
-      throw py::value_error("dtype=" + std::string(numpy_name(*dtype)) +
-                            ": a token file holds uint16 or uint32 tokens");
+    dtype = dtype_named(arg::choice("dtype", source["dtype"], {"uint16", "uint32"}));
   }
+  const bool widen = arg::boolean("widen", source["widen"]);
   auto src = std::make_shared<TokenFileSource>(paths, seq_len, dtype);
   const DType type = src->dtype();
   LoaderParts parts;
   parts.source = src;
-  if (py::cast<bool>(source["widen"])) {
+  if (widen) {
     parts.transform = std::make_shared<TokenWidenTransform>(type, src->spec().shape[0]);
   } else {
     parts.transform = std::make_shared<CopyTransform>(src->spec());
@@ -79,13 +101,33 @@ LoaderParts token_parts(const py::dict& source) {
   return parts;
 }
 
+// One record viewed as `shape` of `dtype`; no shape: the whole record, (record_bytes /
+// the dtype's size,).
+SampleSpec record_spec(const py::dict& source, uint64_t record_bytes) {
+  SampleSpec spec;
+  spec.dtype = dtype_named(arg::choice(
+      "dtype", source["dtype"], {"uint8", "uint16", "uint32", "int64", "float16", "float32"}));
+  py::object shape = source["shape"];
+  if (shape.is_none()) shape = py::make_tuple(record_bytes / dtype_size(spec.dtype));
+  if (py::isinstance<py::str>(shape) || py::isinstance<py::bytes>(shape) ||
+      !py::hasattr(shape, "__iter__")) {
+    throw py::type_error("shape must be a sequence of ints, got " + arg::repr(shape));
+  }
+  for (py::handle d : shape) {
+    const std::string name = "shape[" + std::to_string(spec.shape.size()) + "]";
+    spec.shape.push_back(arg::integer<int64_t>(name, d, 1));
+  }
+  return spec;
+}
+
 LoaderParts record_parts(const py::dict& source) {
-  auto path = py::cast<std::string>(source["path"]);
-  auto record_bytes = py::cast<uint64_t>(source["record_bytes"]);
+  const auto record_bytes = arg::integer<uint64_t>("record_bytes", source["record_bytes"], 1);
+  const SampleSpec spec = record_spec(source, record_bytes);
+  const auto path = arg::path("path", source["path"], arg::PathKind::File);
   std::string labels;
-  if (!source["labels_path"].is_none()) labels = py::cast<std::string>(source["labels_path"]);
-  SampleSpec spec{dtype_from_name(py::cast<std::string>(source["dtype"]), "dtype"),
-                  py::cast<std::vector<int64_t>>(source["shape"])};
+  if (!source["labels_path"].is_none()) {
+    labels = arg::path("labels_path", source["labels_path"], arg::PathKind::File);
+  }
   auto src = std::make_shared<RecordFileSource>(path, record_bytes, labels, spec);
   LoaderParts parts;
   parts.source = src;
@@ -97,9 +139,11 @@ LoaderParts record_parts(const py::dict& source) {
 
 LoaderParts make_loader_parts(const std::string& kind, const py::dict& source,
                               const py::dict& loader) {
+  // The loader's arguments first: a bad one is named before any dataset is read.
+  LoaderOptions options = loader_options(loader);
   LoaderParts parts;
   if (kind == "images") {
-    parts = image_parts(source, loader);
+    parts = image_parts(source, options);
   } else if (kind == "tokens") {
     parts = token_parts(source);
   } else if (kind == "records") {
@@ -107,7 +151,7 @@ LoaderParts make_loader_parts(const std::string& kind, const py::dict& source,
   } else {
     throw py::value_error("kind=" + kind + ": expected images, tokens or records");
   }
-  parts.options = loader_options(loader);
+  parts.options = std::move(options);
   return parts;
 }
 

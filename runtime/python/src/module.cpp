@@ -2,6 +2,7 @@
 // __init__.py re-exports what users need; everything here is an implementation detail.
 #include <pybind11/pybind11.h>
 
+#include "arguments.hpp"
 #include "bindings.hpp"
 #include "stoker/common/error.hpp"
 
@@ -16,6 +17,7 @@ PYBIND11_MODULE(_stoker, m) {
   stoker::python::bind_loader(m);
   stoker::python::bind_transforms(m);
   stoker::python::bind_sampler(m);
+  stoker::python::arg::bind(m);  // check_int, check_bool (arguments.hpp)
   // Whether this build of stoker has its CUDA parts (the stoker_cuda library of the C++
   // trainer and the gpu tests). This module links none of them, whatever the build.
 #ifdef STOKER_BUILT_WITH_CUDA

@@ -2,10 +2,14 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <limits>
 #include <set>
 #include <string>
 
+#include "arguments.hpp"
 #include "py_pinner.hpp"
+#include "stoker/plan/limits.hpp"
 #include "stoker/plan/plan.hpp"
 
 namespace py = pybind11;
@@ -14,13 +18,7 @@ namespace stoker::python {
 
 namespace {
 
-struct DTypeName {
-  DType type;
-  const char* name;
-};
-constexpr DTypeName kDTypes[] = {{DType::U8, "uint8"},    {DType::U16, "uint16"},
-                                 {DType::U32, "uint32"},  {DType::I64, "int64"},
-                                 {DType::F16, "float16"}, {DType::F32, "float32"}};
+constexpr DType kDTypes[] = {DType::U8, DType::U16, DType::U32, DType::I64, DType::F16, DType::F32};
 
 // Refuses keys the converter does not know (a typo in the Python layer, not user input).
 void check_keys(const py::dict& d, const std::set<std::string>& known, const char* what) {
@@ -30,24 +28,27 @@ void check_keys(const py::dict& d, const std::set<std::string>& known, const cha
   }
 }
 
-template <class T>
-void take(const py::dict& d, const char* key, T& out) {
-  if (d.contains(key) && !d[key].is_none()) out = py::cast<T>(d[key]);
+// The world as given (both) or to be detected (neither: 0, 0).
+void read_world(const py::dict& d, LoaderOptions& o) {
+  const py::object world_size = d["world_size"], rank = d["rank"];
+  if (world_size.is_none() != rank.is_none()) {
+    throw py::value_error("world_size=" + arg::repr(world_size) + ", rank=" + arg::repr(rank) +
+                          ": give both or neither");
+  }
+  if (world_size.is_none()) return;
+  // Not None here, but None is allowed (with rank None), and its TypeError says so.
+  const auto no_limit = std::numeric_limits<uint64_t>::max();
+  o.world_size = arg::integer_or_none<uint64_t>("world_size", world_size, 1, no_limit, 0);
+  o.rank = arg::integer<uint64_t>("rank", rank, 0, o.world_size - 1);
 }
 
 }  // namespace
 
-DType dtype_from_name(const std::string& name, const char* argument) {
-  for (const auto& d : kDTypes)
-    if (name == d.name) return d.type;
-  throw py::value_error(std::string(argument) + "=" + name +
+DType dtype_named(const std::string& name) {
+  for (DType t : kDTypes)
+    if (name == to_string(t)) return t;
+  throw py::value_error("dtype=" + name +
                         ": expected uint8, uint16, uint32, int64, float16 or float32");
-}
-
-const char* numpy_name(DType t) {
-  for (const auto& d : kDTypes)
-    if (d.type == t) return d.name;
-  return "uint8";
 }
 
 LoaderOptions loader_options(const py::dict& d) {
@@ -57,31 +58,28 @@ LoaderOptions loader_options(const py::dict& d) {
               "pin_threads", "pin_main_thread", "plan", "shuffle_buffer", "agree", "pinner"},
              "Loader");
   LoaderOptions o;
-  take(d, "batch_size", o.batch_size);
-  take(d, "drop_last", o.drop_last);
-  take(d, "shuffle", o.shuffle);
-  take(d, "seed", o.seed);
-  take(d, "world_size", o.world_size);
-  take(d, "rank", o.rank);
-  take(d, "workers", o.workers);
-  take(d, "prefetch", o.prefetch);
-  take(d, "adaptive", o.adaptive);
-  take(d, "max_depth", o.max_depth);
-  take(d, "held_batches", o.held_batches);
-  take(d, "pin_threads", o.pin_threads);
-  take(d, "pin_main_thread", o.pin_main_thread);
-  take(d, "shuffle_buffer", o.shuffle_buffer);
-  take(d, "agree", o.agree);
-  std::string corrupt = "error";
-  take(d, "on_corrupt", corrupt);
-  if (corrupt == "skip") {
+  read_world(d, o);
+  o.batch_size = arg::integer<size_t>("batch_size", d["batch_size"], 1);
+  o.shuffle = arg::boolean("shuffle", d["shuffle"]);
+  o.seed = arg::integer<uint64_t>("seed", d["seed"], 0);
+  o.drop_last = arg::boolean("drop_last", d["drop_last"]);
+  o.workers = arg::integer_or_none("workers", d["workers"], 1, limits::kMaxWorkers, 0);
+  o.prefetch = arg::integer_or_none("prefetch", d["prefetch"], 1, limits::kMaxPrefetch, 0);
+  o.adaptive = arg::boolean("adaptive", d["adaptive"]);
+  o.max_depth = arg::integer("max_depth", d["max_depth"], 0, limits::kMaxPrefetch);
+  o.held_batches = arg::integer("held_batches", d["held_batches"], 1, limits::kMaxPrefetch);
+  o.pin_threads = arg::boolean("pin_threads", d["pin_threads"]);
+  if (arg::choice("on_corrupt", d["on_corrupt"], {"error", "skip"}) == "skip") {
     o.on_corrupt = CorruptPolicy::Skip;
-  } else if (corrupt != "error") {
-    throw py::value_error("on_corrupt=" + corrupt + ": expected 'error' or 'skip'");
   }
-  take(d, "max_skip_fraction", o.max_skip_fraction);
+  o.max_skip_fraction = arg::number("max_skip_fraction", d["max_skip_fraction"], 0.0, 1.0);
   o.corrupt_names = {"on_corrupt='skip'", "max_skip_fraction"};
-  if (d.contains("plan") && !d["plan"].is_none()) o.plan = py::cast<Plan>(d["plan"]);
+  o.shuffle_buffer = arg::integer_or_none<uint64_t>("shuffle_buffer", d["shuffle_buffer"], 1,
+                                                    limits::kMaxShuffleBuffer, 0);
+  // Set by stoker/_loader.py itself, not by the caller.
+  o.agree = py::cast<bool>(d["agree"]);
+  o.pin_main_thread = py::cast<bool>(d["pin_main_thread"]);
+  if (!d["plan"].is_none()) o.plan = py::cast<Plan>(d["plan"]);
   if (d.contains("pinner") && !d["pinner"].is_none()) {
     // Given only when the batches go to a GPU: pin whatever the plan says (a plan made
     // where no GPU was seen still feeds the device the caller chose).
@@ -97,38 +95,45 @@ ImageTransformOptions image_options(const py::dict& d) {
               "layout", "antialias", "dct_scaling"},
              "image transform");
   ImageTransformOptions o;
-  take(d, "train", o.train);
-  take(d, "size", o.size);
-  take(d, "resize_shorter", o.resize_shorter);
-  std::pair<double, double> range;
-  if (d.contains("scale") && !d["scale"].is_none()) {
-    range = py::cast<std::pair<double, double>>(d["scale"]);
-    o.scale_min = range.first;
-    o.scale_max = range.second;
+  const auto given = [&d](const char* key) { return d.contains(key); };
+  if (given("train")) o.train = arg::boolean("train", d["train"]);
+  if (given("size")) o.size = arg::integer("size", d["size"], 1, 1 << 15);
+  if (given("resize_shorter")) {
+    o.resize_shorter = arg::integer("resize_shorter", d["resize_shorter"], 1, 1 << 15);
   }
-  if (d.contains("ratio") && !d["ratio"].is_none()) {
-    range = py::cast<std::pair<double, double>>(d["ratio"]);
-    o.ratio_min = range.first;
-    o.ratio_max = range.second;
-  }
-  take(d, "flip_p", o.flip_p);
-  take(d, "mean", o.mean);
-  take(d, "std", o.std);
-  std::string text;
-  if (d.contains("dtype") && !d["dtype"].is_none())
-    o.dtype = dtype_from_name(py::cast<std::string>(d["dtype"]), "dtype");
-  if (d.contains("layout") && !d["layout"].is_none()) {
-    text = py::cast<std::string>(d["layout"]);
-    if (text == "CHW") {
-      o.layout = Layout::CHW;
-    } else if (text == "HWC") {
-      o.layout = Layout::HWC;
-    } else {
-      throw py::value_error("layout=" + text + ": expected 'CHW' or 'HWC'");
+  if (given("scale")) {
+    const auto scale = arg::numbers("scale", d["scale"], 2, 0.0, true);
+    if (scale[1] > 1.0) {
+      throw py::value_error("scale=" + arg::repr(d["scale"]) +
+                            ": the area fraction cannot exceed 1");
     }
+    o.scale_min = scale[0];
+    o.scale_max = scale[1];
   }
-  take(d, "antialias", o.antialias);
-  take(d, "dct_scaling", o.dct_scaling);
+  if (given("ratio")) {
+    const auto ratio = arg::numbers("ratio", d["ratio"], 2, 0.0, true);
+    o.ratio_min = ratio[0];
+    o.ratio_max = ratio[1];
+  }
+  if (given("flip_p")) o.flip_p = arg::number("flip_p", d["flip_p"], 0.0, 1.0);
+  const double below_all = -std::numeric_limits<double>::infinity();
+  if (given("mean")) {
+    const auto mean = arg::numbers("mean", d["mean"], 3, below_all, false);
+    std::copy(mean.begin(), mean.end(), o.mean.begin());
+  }
+  if (given("std")) {
+    const auto deviation = arg::numbers("std", d["std"], 3, 0.0, false);
+    std::copy(deviation.begin(), deviation.end(), o.std.begin());
+  }
+  if (given("dtype")) {
+    o.dtype = dtype_named(arg::choice("dtype", d["dtype"], {"float32", "float16", "uint8"}));
+  }
+  if (given("layout")) {
+    o.layout =
+        arg::choice("layout", d["layout"], {"CHW", "HWC"}) == "CHW" ? Layout::CHW : Layout::HWC;
+  }
+  if (given("antialias")) o.antialias = arg::boolean("antialias", d["antialias"]);
+  if (given("dct_scaling")) o.dct_scaling = arg::boolean("dct_scaling", d["dct_scaling"]);
   return o;
 }
 

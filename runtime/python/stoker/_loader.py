@@ -1,43 +1,22 @@
 """stoker.Loader: the C++ loader (pinned worker threads, recycled batch slots, adaptive
-prefetch, distributed sampler) as a PyTorch iterable."""
-import os
+prefetch, distributed sampler) as a PyTorch iterable. Its constructors per source are in
+_loader_sources.py, its loop and resume in _loader_loop.py. The arguments that reach the C++
+loader are checked there, once (runtime/python/src/arguments.cpp); this module checks only
+what stays in Python (plan, agree, to_device, as_numpy, return_indices)."""
 import warnings
 
 from . import _stoker
 from ._agree import Agreement
+from ._checks import check_bool
 from ._device import CudaSide, DeviceCopies, check_device, torch_pinner
-from ._checks import (check_bool, check_choice, check_float, check_int, check_pair,
-                      check_path)
+from ._loader_loop import LoaderLoop
+from ._loader_sources import LoaderSources
 from ._plan import Plan, _applies_by_default, _apply
 
 __all__ = ["Loader"]
 
-_IMAGE_DTYPES = ("float32", "float16", "uint8")
-_LIMITS = _stoker.limits  # stoker/plan/limits.hpp: the bounds the C++ side checks too
 
-
-def _paths(name, value, what):
-    """A path or a non-empty list of paths, each existing (file or folder)."""
-    if isinstance(value, (str, os.PathLike)):
-        return [check_path(name, value, "any")]
-    if isinstance(value, bytes) or not hasattr(value, "__iter__"):
-        raise TypeError(f"{name} must be a path or a list of paths, got {value!r}")
-    value = list(value)
-    if not value:
-        raise ValueError(f"{name}=[]: give at least one {what}")
-    return [check_path(f"{name}[{i}]", p, "any") for i, p in enumerate(value)]
-
-
-class _Loop:
-    """A loop in progress: its epoch, the batches it took, and whether set_epoch() or
-    load_state_dict() since let another loop replace it."""
-
-    def __init__(self, epoch):
-        self.epoch, self.batches, self.replaceable = epoch, 0, False
-        self.ahead = 0  # batches taken from the C++ loader, not yet handed to the loop
-
-
-class Loader:
+class Loader(LoaderSources, LoaderLoop):
     """Iterate it for (data, labels) batches: torch tensors that view the loader's batch
     slot without a copy. A slot returns to the pool when its tensors are freed; keep at most
     `held_batches` batches alive beyond the loop variable (else stoker.Error, not a hang).
@@ -103,37 +82,20 @@ class Loader:
         # used instead of torch's cudaHostRegister (py_pinner.hpp says what they receive).
         if plan is not None and not isinstance(plan, Plan):
             raise TypeError(f"plan must be a stoker.Plan or None, got {type(plan).__name__}")
-        if (world_size is None) != (rank is None):
-            raise ValueError(f"world_size={world_size!r}, rank={rank!r}: give both or neither")
-        check_int("world_size", world_size, 1, allow_none=True)
-        if world_size is not None:
-            check_int("rank", rank, 0, world_size - 1)
-        max_prefetch = _LIMITS["max_prefetch"]
-        if world_size is None:
+        if world_size is None and rank is None:
             world = _stoker.world()  # what the C++ side detects too (MPI, RANK, SLURM_*)
-            world_size, rank, detected = world["world_size"], world["rank"], True
+            ranks = world["rank"], world["world_size"]
         else:
-            detected = False
-        self._agreement = Agreement(rank, world_size, check_bool("agree", agree))
-        options = {
-            "batch_size": check_int("batch_size", batch_size, 1),
-            "shuffle": check_bool("shuffle", shuffle),
-            "seed": check_int("seed", seed, 0, 2**64 - 1),
-            "drop_last": check_bool("drop_last", drop_last),
-            "world_size": 0 if detected else world_size,  # 0: detected by the C++ side
-            "rank": 0 if detected else rank,
+            ranks = rank, world_size  # checked by the C++ side
+        self._agreement = Agreement(*ranks, check_bool("agree", agree))
+        options = {  # checked by the C++ side (options.cpp), each error naming its argument
+            "batch_size": batch_size, "shuffle": shuffle, "seed": seed, "drop_last": drop_last,
+            "world_size": world_size, "rank": rank,  # both None: detected by the C++ side
+            "workers": workers, "prefetch": prefetch, "adaptive": adaptive,
+            "max_depth": max_depth, "held_batches": held_batches, "pin_threads": pin_threads,
+            "on_corrupt": on_corrupt, "max_skip_fraction": max_skip_fraction,
+            "shuffle_buffer": shuffle_buffer,
             "agree": self._agreement.by_mpi,  # the C++ side checks over MPI, this module else
-            "workers": check_int("workers", workers, 1, _LIMITS["max_workers"],
-                                 allow_none=True),
-            "prefetch": check_int("prefetch", prefetch, 1, max_prefetch, allow_none=True),
-            "adaptive": check_bool("adaptive", adaptive),
-            "max_depth": check_int("max_depth", max_depth, 0, max_prefetch),
-            "held_batches": check_int("held_batches", held_batches, 1, max_prefetch),
-            "pin_threads": check_bool("pin_threads", pin_threads),
-            "on_corrupt": check_choice("on_corrupt", on_corrupt, ("error", "skip")),
-            "max_skip_fraction": check_float("max_skip_fraction", max_skip_fraction, 0.0, 1.0),
-            "shuffle_buffer": check_int("shuffle_buffer", shuffle_buffer, 1,
-                                        _LIMITS["max_shuffle_buffer"], allow_none=True) or 0,
             "plan": None if plan is None else plan._core,
             # Planning here applies the plan as stoker.plan() would: under the plugin only.
             "pin_main_thread": plan is None and _applies_by_default(),
@@ -148,204 +110,19 @@ class Loader:
             options["pinner"] = (*_pinner, "the pinner given to stoker.Loader")
         elif device is not None:
             options["pinner"] = torch_pinner(device)
-        self._loop = None  # the _Loop in progress (see __iter__)
+        self._loop = None  # the _Loop in progress (see LoaderLoop.__iter__)
         self._copies = None  # the device copies (_device.py) with to_device
         self._core = _stoker._Loader(kind, source, options)  # Loader::for_this_process
         if "pinner" in options:
             self._warn_unpinned()
         if device is not None:
-            self._copies = DeviceCopies(CudaSide(device), options["held_batches"])
+            self._copies = DeviceCopies(CudaSide(device), held_batches)  # checked by now
         self._plan = Plan(self._core.plan, plan.source if plan is not None
                           else self._core.plan_source)
         if options["pin_main_thread"]:
             _apply(self._plan._core, loader_pinned=True)
         if not self._as_numpy:
             self._check_torch_dtype()
-
-    # ---- constructors -------------------------------------------------------------------
-    @classmethod
-    def images(cls, root=None, *, shards=None, stream=None, labels=True, batch_size=64, size=224,
-               train=True, dtype="float32", layout="CHW", resize_shorter=256, scale=(0.08, 1.0),
-               ratio=(3 / 4, 4 / 3), flip_p=0.5, mean=(0.485, 0.456, 0.406),
-               std=(0.229, 0.224, 0.225), antialias=True, dct_scaling=True, **options):
-        """An image folder (root/<class>/<image>.jpg, classes sorted by name as torchvision's
-        ImageFolder), or WebDataset-style tar `shards` (a path or a list of .tar, .tar.gz,
-        .tar.zst files or folders of them; <key>.jpg|png + <key>.cls|cls2|txt members),
-        through RandomResizedCrop + flip + Normalize (train=True) or
-        Resize(resize_shorter) + CenterCrop(size) + Normalize (train=False).
-        Images are files named .jpg, .jpeg or .png (any case); their first bytes choose the
-        decoder, and every JPEG and PNG kind gives PIL's Image.open(f).convert('RGB') pixels
-        (grey, CMYK, YCCK, 16-bit, palette, alpha dropped).
-        stream: read the shards as streams (whole shards, 4 MiB reads, a shuffle buffer);
-        None: when the plan's profile says Stream=yes, or a shard is compressed.
-        labels=False reads shards without label members (every label -1); with labels=True a
-        sample without one, or with one outside 0..2^31-1, is a stoker.Error.
-        dtype float32/float16 (normalized) or uint8 (0..255, not normalized); layout CHW/HWC.
-        Resampling is bilinear, antialiased when downscaling (as PIL). dct_scaling lets the
-        JPEG decoder shrink by 2, 4 or 8 first when the crop is that much larger than `size`
-        (faster; pixels then differ slightly from a full decode + resize).
-        """
-        if (root is None) == (shards is None):
-            raise ValueError(f"root={root!r}, shards={shards!r}: give exactly one of them")
-        if root is not None:
-            if stream is not None or labels is not True:
-                raise ValueError(f"stream={stream!r}, labels={labels!r}: these apply to tar "
-                                 "shards, not to an image folder")
-            source = {"root": check_path("root", root, "dir")}
-        else:
-            source = {"shards": _paths("shards", shards, ".tar file or folder"),
-                      "stream": None if stream is None else check_bool("stream", stream),
-                      "labels": check_bool("labels", labels)}
-        source.update({
-            "train": check_bool("train", train),
-            "size": check_int("size", size, 1, 1 << 15),
-            "resize_shorter": check_int("resize_shorter", resize_shorter, 1, 1 << 15),
-            "scale": check_pair("scale", scale),
-            "ratio": check_pair("ratio", ratio),
-            "flip_p": check_float("flip_p", flip_p, 0.0, 1.0),
-            "mean": check_pair("mean", mean, low=float("-inf"), ordered=False, length=3),
-            "std": check_pair("std", std, ordered=False, length=3),
-            "dtype": check_choice("dtype", dtype, _IMAGE_DTYPES),
-            "layout": check_choice("layout", layout, ("CHW", "HWC")),
-            "antialias": check_bool("antialias", antialias),
-            "dct_scaling": check_bool("dct_scaling", dct_scaling),
-        })
-        if source["scale"][1] > 1.0:
-            raise ValueError(f"scale={scale!r}: the area fraction cannot exceed 1")
-        return cls("images", source, batch_size=batch_size, **options)
-
-    @classmethod
-    def tokens(cls, path, *, seq_len=2048, batch_size=16, dtype=None, widen=True, **options):
-        """Token files: flat uint16/uint32 token ids, or one-dimensional .npy arrays. `path`
-        is a file, a folder (its files in name order: one set) or a list of them. Sample i
-        is a window of seq_len + 1 tokens (stride seq_len; inputs = w[:-1], targets =
-        w[1:]); windows never straddle two files. dtype: None takes the .npy headers'
-        (uint16 for raw files); every file of a set must hold the same type. widen=True
-        (default) yields int64 windows, the dtype embeddings take; widen=False yields the
-        raw tokens (only with as_numpy=True: PyTorch has no uint16/uint32 tensors)."""
-        source = {
-            "paths": _paths("path", path, "token file or folder"),
-            "seq_len": check_int("seq_len", seq_len, 1, 1 << 31),
-            "dtype": None if dtype is None else check_choice("dtype", dtype, ("uint16", "uint32")),
-            "widen": check_bool("widen", widen),
-        }
-        return cls("tokens", source, batch_size=batch_size, **options)
-
-    @classmethod
-    def records(cls, path, *, record_bytes, batch_size, dtype="uint8", shape=None,
-                labels_path=None, **options):
-        """A file of fixed-size binary records; `shape`/`dtype` say how to view one (default
-        (record_bytes,) uint8); labels from an optional file of int64 (numpy .tofile)."""
-        record_bytes = check_int("record_bytes", record_bytes, 1)
-        dtype = check_choice("dtype", dtype, ("uint8", "uint16", "uint32", "int64", "float16",
-                                              "float32"))
-        if shape is None:
-            shape = (record_bytes // {"uint8": 1, "uint16": 2, "uint32": 4, "int64": 8,
-                                      "float16": 2, "float32": 4}[dtype],)
-        if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
-            raise TypeError(f"shape must be a sequence of ints, got {shape!r}")
-        shape = [check_int(f"shape[{i}]", d, 1) for i, d in enumerate(shape)]
-        source = {
-            "path": check_path("path", path, "file"),
-            "record_bytes": record_bytes,
-            "labels_path": None if labels_path is None
-            else check_path("labels_path", labels_path, "file"),
-            "dtype": dtype,
-            "shape": shape,
-        }
-        return cls("records", source, batch_size=batch_size, **options)
-
-    # ---- iteration ----------------------------------------------------------------------
-    def __iter__(self):
-        """One loop over the epoch set_epoch() named (or the next one). A loop is in progress
-        from its first batch until its iterator is exhausted, raises, or is closed:
-        it.close(), or when the iterator is garbage-collected, which CPython does as soon as
-        a `for` loop that owns it exits early (break, return, an exception). Starting another
-        loop while one is in progress is a stoker.Error, unless set_epoch() or
-        load_state_dict() came in between: then the new loop replaces the old one, whose
-        iterator raises stoker.Error if used again."""
-        core, copies = self._core, self._copies
-        loop = self._begin_loop()
-        try:
-            self._agreement.check(core.loop_view, core.next_loop_epoch)  # collective
-            core.start_epoch()
-            loop.epoch = core.epoch
-            queued = None  # to_device: the batch whose copy runs, not yet handed over
-            while True:
-                if copies is not None:
-                    copies.make_room()
-                views = core.next()  # releases the GIL while waiting
-                if views is None:
-                    break
-                loop.batches += 1
-                if copies is None:
-                    batch = self._convert(views)
-                else:  # queue this batch's copy, hand over the one queued before
-                    batch, queued = queued, copies.queue(views)
-                    loop.ahead = 1
-                del views  # the slot's views: with to_device, only the pending copy holds them
-                if batch is not None:
-                    yield self._handed(batch)
-                    self._check_current(loop)
-            loop.ahead = 0
-            if queued is not None:
-                yield self._handed(queued)
-                self._check_current(loop)
-        finally:
-            loop.ahead = 0
-            if copies is not None:
-                copies.drain()  # no slot goes back while a copy still reads it
-            if self._loop is loop:
-                self._loop = None
-
-    def _check_current(self, loop):
-        if self._loop is not loop:
-            raise _stoker.Error(f"stoker.Loader: this loop over epoch {loop.epoch} was "
-                                "replaced by a newer one (set_epoch or load_state_dict, "
-                                "then another loop); iterate the newer one")
-
-    def _begin_loop(self):
-        running = self._loop
-        if running is not None and not running.replaceable:
-            raise _stoker.Error(
-                f"stoker.Loader: a loop over epoch {running.epoch} is in progress ("
-                f"{running.batches} of {len(self)} batches taken); another loop would start "
-                "that epoch over (finish or break the first loop, or close its iterator; or call "
-                "set_epoch(e) first to start another epoch)")
-        self._loop = _Loop(self._core.epoch)
-        return self._loop
-
-    def __len__(self):
-        """Batches per full epoch on this rank."""
-        return self._core.batches_per_epoch
-
-    def set_epoch(self, epoch):
-        """The epoch the next loop iterates (its order depends on seed and epoch only)."""
-        self._core.set_epoch(check_int("epoch", epoch, 0))
-        self._release_loop()
-
-    @property
-    def epoch(self):
-        return self._core.epoch
-
-    def state_dict(self):
-        """Where the current epoch stands: resume from it with load_state_dict(), also on a
-        different world size (no sample of the epoch repeated or lost). With to_device, the
-        batch whose copy runs ahead of the loop counts as not yet taken."""
-        return self._core.state(self._loop.ahead if self._loop is not None else 0)
-
-    def load_state_dict(self, state):
-        """The next loop continues the state's epoch from its position."""
-        if not isinstance(state, dict) or not isinstance(state.get("sampler"), str):
-            raise TypeError("state must be a dict from Loader.state_dict() "
-                            f"(with a 'sampler' string), got {state!r}")
-        self._core.restore(state["sampler"])
-        self._release_loop()
-
-    def _release_loop(self):
-        """The loop in progress may be replaced by the next one (set_epoch, a restore)."""
-        if self._loop is not None:
-            self._loop.replaceable = True
 
     def stats(self):
         """Where time goes (ns per stage, consumer wait), prefetch depth decisions, slots,
@@ -427,22 +204,3 @@ class Loader:
             raise ValueError(f"samples of dtype {dtype} cannot be torch tensors in this "
                              f"PyTorch ({torch.__version__}): pass as_numpy=True "
                              "(or widen=True for tokens)") from None
-
-    def _convert(self, views):
-        data, labels, indices, _epoch, _number = views
-        if not self._as_numpy:
-            import torch
-
-            data, labels = torch.from_numpy(data), torch.from_numpy(labels)
-            indices = torch.from_numpy(indices.view("int64"))
-        if self._return_indices:
-            return data, labels, indices
-        return data, labels
-
-    def _handed(self, batch):
-        """The batch as the loop gets it (with to_device, from the copy queued for it)."""
-        if self._copies is not None:
-            batch = self._copies.hand_over(batch)
-            if not self._return_indices:
-                batch = batch[:2]
-        return batch
