@@ -135,16 +135,4 @@ std::string check_profile(const Profile& p) {
   return {};
 }
 
-const char* to_string(PinMode m) {
-  switch (m) {
-    case PinMode::Yes:
-      return "yes";
-    case PinMode::No:
-      return "no";
-    case PinMode::Auto:
-      break;
-  }
-  return "auto";
-}
-
 }  // namespace stoker

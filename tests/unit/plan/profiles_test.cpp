@@ -6,6 +6,7 @@
 #include <random>
 
 #include "run_command.hpp"
+#include "enum_names_check.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/plan/profiles.hpp"
 
@@ -309,6 +310,11 @@ TEST(Profiles, FuzzNeverCrashesAndAlwaysErrorsOrValid) {
   EXPECT_GT(errors, 0);
   EXPECT_GT(parsed, 0);
   std::printf("fuzz: %d parsed, %d rejected with an error\n", parsed, errors);
+}
+
+TEST(PinMode, OneTableForPinMemoryAndTheFlag) {
+  expect_names_round_trip(kPinModeNames, [](PinMode m) { return to_string(m); }, parse_pin_mode);
+  EXPECT_EQ(names_of(kPinModeNames), "auto, yes or no");
 }
 
 }  // namespace

@@ -14,14 +14,23 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "stoker/common/enum_names.hpp"
 #include "stoker/plan/limits.hpp"
 
 namespace stoker {
 
 enum class PinMode { Auto, Yes, No };
+inline constexpr EnumName<PinMode> kPinModeNames[] = {
+    {PinMode::Auto, "auto"}, {PinMode::Yes, "yes"}, {PinMode::No, "no"}};
+inline const char* to_string(PinMode m) { return name_of(kPinModeNames, m); }
+// The one parser of PinMemory= and --stoker-pin-memory; nullopt for anything else.
+inline std::optional<PinMode> parse_pin_mode(std::string_view s) {
+  return value_named(kPinModeNames, s);
+}
 
 struct Profile {
   std::string name;
@@ -81,7 +90,5 @@ ProfileSet load_profiles(const std::string& path);
 // ("WorkerFraction=1.5 is not in (0,1]"). The parser, check_plan_input and the
 // planner's own clamping use the same ranges.
 std::string check_profile(const Profile& p);
-
-const char* to_string(PinMode m);
 
 }  // namespace stoker
