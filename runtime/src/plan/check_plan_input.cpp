@@ -1,19 +1,9 @@
-// Plan helpers and the strict input check the CLI runs before planning.
+// check_plan_input: the strict check of a planner input that `stoker plan`'s what-if inputs
+// pass before planning (make_plan itself never throws).
 #include "stoker/common/error.hpp"
 #include "stoker/plan/plan.hpp"
 
 namespace stoker {
-
-std::string Plan::reason(const std::string& field) const {
-  std::string out;
-  for (const Reason& r : reasons)
-    if (r.field == field) out += (out.empty() ? "" : "; ") + r.text;
-  return out;
-}
-
-bool operator==(const Reason& a, const Reason& b) {
-  return a.field == b.field && a.text == b.text;
-}
 
 void check_plan_input(const PlanInput& in) {
   if (!in.topology)
