@@ -4,6 +4,7 @@
 //   optional spank_stoker.so profiles=/etc/slurm/stoker.conf enable=opt-in
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,11 @@ struct PluginConfig {
   // Where the discovered topology is cached (root-owned hwloc XML, see load_topology_cached).
   std::string topology_cache = "/run/stoker";
   bool batch_step = false;  // tune the batch script's own step too
+
+  // `profiles` when the plugstack names a file (profiles_or_builtins' argument).
+  std::optional<std::string> profiles_file() const {
+    return profiles.empty() ? std::nullopt : std::optional(profiles);
+  }
 };
 
 // Parses the arguments after the plugin path. Throws stoker::Error naming the

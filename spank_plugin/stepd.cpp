@@ -235,7 +235,7 @@ int stepd_init_post_opt(spank_t sp) {
     return 0;
   }
   try {
-    st.profiles = st.cfg.profiles.empty() ? builtin_profiles() : load_profiles(st.cfg.profiles);
+    st.profiles = profiles_or_builtins(st.cfg.profiles_file());
     st.topology = step_topology(sp, st.cfg, &st.topology_from);
   } catch (const std::exception& e) {
     st.problem = e.what();

@@ -17,8 +17,7 @@ namespace {
 // The profile's SmtAsCores, from the same profiles the plan used; false when unknown.
 bool smt_as_cores(const std::string& profile) {
   try {
-    const auto file = profiles_file_from(process_env());
-    ProfileSet set = file ? load_profiles(*file) : builtin_profiles();
+    const ProfileSet set = profiles_or_builtins(profiles_file_from(process_env()));
     return set.has(profile) && set.get(profile).smt_as_cores;
   } catch (const Error&) {
     return false;  // the plan finding already reports an unreadable profiles file

@@ -51,10 +51,6 @@ World world_for(const PlanRequest& req, const Topology& topo, const EnvGetter& e
   return w;
 }
 
-ProfileSet profiles_from(const std::optional<std::string>& file) {
-  return file ? load_profiles(*file) : builtin_profiles();
-}
-
 // One of the workers a launcher started inside a tuned task: planned as srun would plan a
 // task of its own (environment_plan).
 LocalPlan plan_launched_worker(const Plan& launcher, const LaunchRanks& ranks,
@@ -71,7 +67,7 @@ LocalPlan plan_launched_worker(const Plan& launcher, const LaunchRanks& ranks,
   w.default_profile = launcher.profile;
   w.default_profile_from = "STOKER_PROFILE (the launcher's plan)";
   LocalPlan out;
-  out.plan = make_plan(plan_input(w, {}, profiles_from(profiles_file_from(env))));
+  out.plan = make_plan(plan_input(w, {}, profiles_or_builtins(profiles_file_from(env))));
   out.source = "computed on " + topo->source + " for local rank " +
                std::to_string(ranks.local_rank) + " of " + std::to_string(ranks.local_size) +
                " under a launcher in a task the plugin planned for " +
@@ -121,7 +117,7 @@ LocalPlan plan_this_process(const PlanRequest& req) {
   out.source = "computed on " + topo->source;
 
   const auto profiles_file = req.profiles_file ? req.profiles_file : profiles_file_from(stoker_env);
-  const ProfileSet profiles = profiles_from(profiles_file);
+  const ProfileSet profiles = profiles_or_builtins(profiles_file);
   World world = world_for(req, *topo, env);
   if (auto profile = stoker_env("STOKER_PROFILE")) {
     world.default_profile = *profile;

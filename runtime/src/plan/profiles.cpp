@@ -104,6 +104,10 @@ ProfileSet load_profiles(const std::string& path) {
   return parse_profiles(text.str(), path);
 }
 
+ProfileSet profiles_or_builtins(const std::optional<std::string>& file) {
+  return file ? load_profiles(*file) : builtin_profiles();
+}
+
 std::string check_profile(const Profile& p) {
   using values::format_fraction;
   auto whole = [](const char* key, int v, int lo, int hi) -> std::string {

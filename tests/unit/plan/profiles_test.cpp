@@ -312,6 +312,13 @@ TEST(Profiles, FuzzNeverCrashesAndAlwaysErrorsOrValid) {
   std::printf("fuzz: %d parsed, %d rejected with an error\n", parsed, errors);
 }
 
+TEST(Profiles, TheAdminsFileElseTheBuiltIns) {
+  EXPECT_EQ(profiles_or_builtins(std::nullopt).profiles, builtin_profiles().profiles);
+  const std::string file = STOKER_SOURCE_DIR "/sbatch_templates/admin/stoker.conf";
+  EXPECT_EQ(profiles_or_builtins(file).profiles, load_profiles(file).profiles);
+  EXPECT_THROW(profiles_or_builtins(std::string("/nonexistent/stoker.conf")), Error);
+}
+
 TEST(PinMode, OneTableForPinMemoryAndTheFlag) {
   expect_names_round_trip(kPinModeNames, [](PinMode m) { return to_string(m); }, parse_pin_mode);
   EXPECT_EQ(names_of(kPinModeNames), "auto, yes or no");

@@ -85,6 +85,9 @@ ProfileSet builtin_profiles();
 ProfileSet parse_profiles(std::string_view text, const std::string& filename);
 // Reads and parses a file (over the built-ins). Throws stoker::Error when unreadable.
 ProfileSet load_profiles(const std::string& path);
+// The one rule of every reader (the plugin, `stoker plan`, the runtime, the doctor): the
+// admin's profiles file when one is named (load_profiles), else the built-ins alone.
+ProfileSet profiles_or_builtins(const std::optional<std::string>& file);
 
 // "" when every knob of `p` is in its documented range, else what is wrong
 // ("WorkerFraction=1.5 is not in (0,1]"). The parser, check_plan_input and the
