@@ -1,8 +1,10 @@
 #include "plugin_config.hpp"
 
+#include <optional>
 #include <string_view>
 
 #include "stoker/common/error.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker::spank {
 
@@ -53,12 +55,9 @@ PluginConfig parse_plugin_args(const std::vector<std::string>& args) {
       else
         bad_value(arg, "always, opt-in, never");
     } else if (key == "batch_step") {
-      if (value == "yes")
-        cfg.batch_step = true;
-      else if (value == "no")
-        cfg.batch_step = false;
-      else
-        bad_value(arg, "yes, no");
+      const std::optional<bool> yes = values::parse_yes_no(value);
+      if (!yes) bad_value(arg, "yes, no");
+      cfg.batch_step = *yes;
     } else {
       throw Error("plugstack argument '" + arg + "'",
                   "unknown key '" + key + "' (keys: " + std::string(kKeys) + ")",

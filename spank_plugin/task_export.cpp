@@ -1,11 +1,11 @@
 #include "task_export.hpp"
 
-#include <algorithm>
 #include <map>
 #include <sstream>
 
 #include "rendezvous.hpp"
 #include "stoker/common/strings.hpp"
+#include "stoker/plan/main_thread.hpp"
 
 namespace stoker::spank {
 
@@ -25,7 +25,7 @@ EnvVars launcher_env(const TaskIds& ids) {
 // The thread pools of OpenMP, MKL and OpenBLAS (torch's intra-op threads among them) sized
 // to the cores the plan leaves the training loop: more would oversubscribe the loader's.
 EnvVars thread_env(const Plan& plan) {
-  const std::string main = std::to_string(std::max(1, plan.main_cpus.count()));
+  const std::string main = std::to_string(main_threads(plan));
   return {{"OMP_NUM_THREADS", main}, {"MKL_NUM_THREADS", main}, {"OPENBLAS_NUM_THREADS", main}};
 }
 
