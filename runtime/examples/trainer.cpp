@@ -55,7 +55,7 @@ std::string host_name() {
   char h[256] = {};
   gethostname(h, sizeof h - 1);
   // Slurm's emulated nodes share a host name; its node name tells them apart.
-  if (const char* n = std::getenv("SLURMD_NODENAME")) return n;
+  if (const auto n = process_env()("SLURMD_NODENAME")) return *n;
   return h;
 }
 

@@ -104,6 +104,12 @@ EnvGetter env_from(std::map<std::string, std::string> vars) {
   };
 }
 
+std::optional<std::string> env_nonempty(const EnvGetter& env, const std::string& name) {
+  auto v = env(name);
+  if (v && v->empty()) return std::nullopt;
+  return v;
+}
+
 void throw_garbled_env(const std::string& name, const std::string& value,
                        const std::string& allowed) {
   throw Error(name, "garbled value '" + value + "'",

@@ -26,8 +26,9 @@ void finalize_mpi() {
 }
 
 bool mpi_launched() {
+  const EnvGetter env = process_env();
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"}) {
-    if (std::getenv(v) != nullptr) return true;
+    if (env(v)) return true;
   }
   return false;
 }

@@ -2,10 +2,10 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "stoker/doctor/doctor.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/common/launch_env.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/common/values.hpp"
@@ -26,8 +26,7 @@ bool smt_as_cores(const std::string& profile) {
 
 std::string python_exe(const Options& o) {
   if (!o.python_exe.empty()) return o.python_exe;
-  const char* env = std::getenv("PYTHON");
-  return env && *env ? env : "/usr/bin/python3";
+  return env_nonempty(process_env(), "PYTHON").value_or("/usr/bin/python3");
 }
 
 std::string problem(const Error& e) {

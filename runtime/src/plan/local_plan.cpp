@@ -80,9 +80,7 @@ LocalPlan plan_launched_worker(const Plan& launcher, const LaunchRanks& ranks,
 }  // namespace
 
 std::optional<std::string> profiles_file_from(const EnvGetter& env) {
-  auto file = env("STOKER_PROFILES");
-  if (file && file->empty()) return std::nullopt;
-  return file;
+  return env_nonempty(env, "STOKER_PROFILES");
 }
 
 std::optional<LocalPlan> environment_plan(const EnvGetter& env) {

@@ -138,6 +138,14 @@ TEST(EnvReaders, WholeNumbersAndCpuListsWithOneMessage) {
   }
 }
 
+TEST(EnvReaders, AnEmptyValueReadsAsUnsetWhereAskedFor) {
+  const EnvGetter env = env_from({{"SET", "x"}, {"EMPTY", ""}});
+  EXPECT_EQ(env_nonempty(env, "SET"), "x");
+  EXPECT_EQ(env_nonempty(env, "EMPTY"), std::nullopt);
+  EXPECT_EQ(env_nonempty(env, "UNSET"), std::nullopt);
+  EXPECT_EQ(env("EMPTY"), "");  // the getter itself tells empty from unset
+}
+
 TEST(FaultsLaunchEnv, SlurmTaskListsAreReadWholeAndStrictly) {
   EXPECT_EQ(slurm_tasks_on_node("L", "2(x3),1", 0), 2u);
   EXPECT_EQ(slurm_tasks_on_node("L", "2(x3),1", 2), 2u);

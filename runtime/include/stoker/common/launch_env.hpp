@@ -1,8 +1,9 @@
-// The launch environment: what launchers (Slurm, torchrun, mpirun) tell a process in
-// environment variables, read one way everywhere. One reader family with one set of
+// The launch environment: what launchers (Slurm, torchrun, mpirun) and users tell a process
+// in environment variables, read one way everywhere. One reader family with one set of
 // bounds and one message for a bad value, and one detector of this process's place among
-// the ranks. MPI-free: distributed/ layers MPI itself on top (detect_world), and the
-// plugin reads a task's environment through the same EnvGetter.
+// the ranks. The only getenv of the runtime is process_env()'s: every other reader takes an
+// EnvGetter or calls process_env(). MPI-free: distributed/ layers MPI itself on top
+// (detect_world), and the plugin reads a task's environment through the same EnvGetter.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,10 @@ using EnvGetter = std::function<std::optional<std::string>(const std::string&)>;
 EnvGetter process_env();
 // A fixed set of variables: tests, Python's os.environ snapshot.
 EnvGetter env_from(std::map<std::string, std::string> vars);
+
+// The value of `name` when it is set and not empty; nullopt otherwise (an empty value reads
+// as unset: STOKER_METRICS=, HOME=).
+std::optional<std::string> env_nonempty(const EnvGetter& env, const std::string& name);
 
 // The one error for a variable whose value is not allowed, naming the variable, its value,
 // what is allowed and what to do:
