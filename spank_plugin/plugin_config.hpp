@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "stoker/plan/world.hpp"
+#include "stoker/plan/task_facts.hpp"
 
 namespace stoker::spank {
 

@@ -1,6 +1,6 @@
 #include "rendezvous.hpp"
 
-#include "stoker/plan/world.hpp"
+#include "stoker/plan/task_facts.hpp"
 
 namespace stoker::spank {
 

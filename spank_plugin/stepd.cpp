@@ -15,7 +15,7 @@
 #include "rendezvous.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/topology/topology.hpp"
-#include "stoker/plan/world.hpp"
+#include "stoker/plan/task_facts.hpp"
 #include "task_export.hpp"
 
 namespace stoker::spank {

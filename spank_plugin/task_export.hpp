@@ -9,7 +9,7 @@
 
 #include "stoker/plan/plan.hpp"
 #include "stoker/plan/plan_env.hpp"
-#include "stoker/plan/world.hpp"
+#include "stoker/plan/task_facts.hpp"
 
 namespace stoker::spank {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "math_ops.hpp"
-#include "stoker/distributed/coordination.hpp"
+#include "stoker/distributed/world.hpp"
 
 namespace stoker::train {
 

@@ -1,7 +1,7 @@
 // The example trainer's run: plan, world, data, model, then the data-parallel loop.
 #pragma once
 
-#include "stoker/distributed/coordination.hpp"
+#include "stoker/distributed/world.hpp"
 #include "train_options.hpp"
 
 namespace stoker::train {

@@ -15,7 +15,7 @@
 #include <string>
 #include <thread>
 
-#include "stoker/distributed/coordination.hpp"
+#include "stoker/distributed/world.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/distributed/sampler.hpp"
 

@@ -12,7 +12,7 @@
 #include "bindings.hpp"
 #include "state_dict.hpp"
 #include "stoker/distributed/agreement.hpp"
-#include "stoker/distributed/coordination.hpp"
+#include "stoker/distributed/world.hpp"
 #include "stoker/common/error.hpp"
 
 namespace py = pybind11;

@@ -10,7 +10,7 @@
 
 #include "mpi_comm.hpp"
 #include "stoker/distributed/agreement.hpp"
-#include "stoker/distributed/coordination.hpp"
+#include "stoker/distributed/world.hpp"
 
 namespace stoker {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "mpi_comm.hpp"
-#include "stoker/distributed/coordination.hpp"
+#include "stoker/distributed/world.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/common/launch_env.hpp"
 

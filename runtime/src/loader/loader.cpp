@@ -9,7 +9,7 @@
 #include "loader/loader_core.hpp"
 #include "loader/worker_pool.hpp"
 #include "stoker/distributed/agreement.hpp"
-#include "stoker/distributed/coordination.hpp"
+#include "stoker/distributed/world.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/loader/metrics.hpp"
 #include "stoker/sources/shard_stream.hpp"

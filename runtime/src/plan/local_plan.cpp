@@ -5,7 +5,7 @@
 #include "stoker/common/launch_env.hpp"
 #include "stoker/plan/plan_env.hpp"
 #include "stoker/plan/profiles.hpp"
-#include "stoker/plan/world.hpp"
+#include "stoker/plan/task_facts.hpp"
 
 namespace stoker {
 

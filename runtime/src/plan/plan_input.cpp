@@ -5,7 +5,7 @@
 #include "stoker/common/error.hpp"
 #include "stoker/topology/gpu_identity.hpp"
 #include "stoker/common/values.hpp"
-#include "stoker/plan/world.hpp"
+#include "stoker/plan/task_facts.hpp"
 
 namespace stoker {
 

@@ -7,7 +7,7 @@
 #include "stoker/topology/gpu_identity.hpp"
 #include "stoker/common/strings.hpp"
 #include "stoker/common/values.hpp"
-#include "stoker/plan/world.hpp"
+#include "stoker/plan/task_facts.hpp"
 
 namespace stoker {
 

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "stoker/distributed/coordination.hpp"
+#include "stoker/distributed/world.hpp"
 #include "stoker/common/error.hpp"
 
 using stoker::WorldInfo;

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "stoker/plan/user_options.hpp"
-#include "stoker/plan/world.hpp"
+#include "stoker/plan/task_facts.hpp"
 
 namespace stoker {
 namespace {

@@ -1,6 +1,6 @@
 // The one builder of the planner's input (plan_input) and the task facts both fillers read
 // (observe_task's pieces), on fixture topologies and fake /proc + /sys trees.
-#include "stoker/plan/world.hpp"
+#include "stoker/plan/task_facts.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
