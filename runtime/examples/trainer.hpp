@@ -8,6 +8,6 @@ namespace stoker::train {
 
 // Trains and prints the report. `world` is filled as soon as it is known (for the caller's
 // error path). Throws stoker::Error for bad input and failures, naming the rank.
-void run(const TrainOptions& options, WorldInfo& world);
+void run(const TrainOptions& options, World& world);
 
 }  // namespace stoker::train

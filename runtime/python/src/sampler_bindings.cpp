@@ -62,7 +62,7 @@ std::vector<uint64_t> indices(const DistributedSampler& s, uint64_t first, uint6
 
 void bind_agreement(py::module_& m) {
   m.def("world", [] {
-    const WorldInfo w = detect_world();
+    const World w = detect_world();
     py::dict d;
     d["rank"] = w.rank;
     d["world_size"] = w.world_size;

@@ -163,7 +163,7 @@ uint64_t slurm_tasks_on_node(const std::string& name, const std::string& list, u
   return found;
 }
 
-LaunchRanks launch_ranks(const EnvGetter& env) {
+Ranks launch_ranks(const EnvGetter& env) {
   std::optional<Pair> world, local;
   for (const Launcher& l : {kOpenMpi, kTorch}) {
     if (!world) world = checked_pair(env, l.rank, l.world_size, kMaxRanks);
@@ -171,7 +171,7 @@ LaunchRanks launch_ranks(const EnvGetter& env) {
   }
   if (!world) world = slurm_world(env);
   if (!local) local = slurm_local(env);
-  LaunchRanks r;
+  Ranks r;
   if (world) {
     r.rank = world->index;
     r.world_size = world->size;

@@ -270,7 +270,7 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
     throw_budget_below_batches(options.plan->mem_budget, slot, options.held_batches);
   }
   if (options.world_size == 0) {
-    const WorldInfo w = detect_world();
+    const World w = detect_world();
     options.world_size = w.world_size;
     options.rank = w.rank;
   }

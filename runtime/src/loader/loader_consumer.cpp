@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "loader/loader_core.hpp"
-#include "stoker/distributed/world.hpp"
+#include "stoker/distributed/agreement.hpp"
 #include "stoker/common/error.hpp"
 
 namespace stoker {

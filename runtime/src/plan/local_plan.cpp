@@ -43,7 +43,7 @@ World world_for(const PlanRequest& req, const Topology& topo, const EnvGetter& e
     w.local_size = req.local_size.value_or(1);
     w.ranks_from = "the request";
   } else {
-    const LaunchRanks r = launch_ranks(env);
+    const Ranks r = launch_ranks(env);
     w.local_rank = static_cast<int>(r.local_rank);
     w.local_size = static_cast<int>(r.local_size);
     w.ranks_from = r.source;
@@ -53,7 +53,7 @@ World world_for(const PlanRequest& req, const Topology& topo, const EnvGetter& e
 
 // One of the workers a launcher started inside a tuned task: planned as srun would plan a
 // task of its own (environment_plan).
-LocalPlan plan_launched_worker(const Plan& launcher, const LaunchRanks& ranks,
+LocalPlan plan_launched_worker(const Plan& launcher, const Ranks& ranks,
                                const EnvGetter& env) {
   auto topo = std::make_shared<Topology>(load_topology());
   World w;
@@ -87,7 +87,7 @@ std::optional<LocalPlan> environment_plan(const EnvGetter& env) {
   std::optional<Plan> exported = plan_from_env(env);
   if (!exported) return std::nullopt;
   check_env_plan(*exported);  // CPUs and NUMA nodes this machine has, a budget above 0
-  const LaunchRanks ranks = launch_ranks(env);
+  const Ranks ranks = launch_ranks(env);
   // More local ranks than the plugin planned for: a launcher started them inside a task.
   // (Fewer: the environment does not say, e.g. no launcher variables; the plan stands.)
   if (ranks.local_size > static_cast<uint64_t>(exported->local_size))
