@@ -46,14 +46,9 @@ PluginConfig parse_plugin_args(const std::vector<std::string>& args) {
       cfg.topology_cache = non_empty(arg, value);
       if (cfg.topology_cache.front() != '/') bad_value(arg, "an absolute folder path");
     } else if (key == "enable") {
-      if (value == "always")
-        cfg.enable = EnableMode::Always;
-      else if (value == "opt-in")
-        cfg.enable = EnableMode::OptIn;
-      else if (value == "never")
-        cfg.enable = EnableMode::Never;
-      else
-        bad_value(arg, "always, opt-in, never");
+      const std::optional<TunePolicy> policy = parse_tune_policy(value);
+      if (!policy) bad_value(arg, names_of(kTunePolicyNames, ", "));
+      cfg.enable = *policy;
     } else if (key == "batch_step") {
       const std::optional<bool> yes = values::parse_yes_no(value);
       if (!yes) bad_value(arg, "yes, no");

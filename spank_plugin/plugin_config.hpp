@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "stoker/plan/task_facts.hpp"
+#include "stoker/plan/tune_decision.hpp"
 
 namespace stoker::spank {
 
 struct PluginConfig {
   std::string profiles;         // profiles file; "" = the built-in profiles
   std::string default_profile;  // "" = the profiles file's DefaultProfile
-  EnableMode enable = EnableMode::OptIn;
+  TunePolicy enable = TunePolicy::OptIn;
   std::string topology_xml;  // admin-provided hwloc XML; "" = discover this node
   // Where the discovered topology is cached (root-owned hwloc XML, see load_topology_cached).
   std::string topology_cache = "/run/stoker";

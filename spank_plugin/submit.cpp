@@ -43,7 +43,7 @@ const ProfileSet* profiles(SubmitState& st) {
 
 void submit_init(const std::optional<PluginConfig>& cfg) {
   SubmitState& st = state();
-  st.check = cfg && cfg->enable != EnableMode::Never;
+  st.check = cfg && cfg->enable != TunePolicy::Never;
   if (cfg) st.cfg = *cfg;
 }
 

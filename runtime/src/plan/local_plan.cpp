@@ -1,11 +1,11 @@
-// plan_this_process: the runtime's filler of a World (this process, or a what-if node),
+// plan_this_process: the runtime's filler of a TaskFacts (this process, or a what-if node),
 // then the same plan_input and make_plan the plugin calls.
 #include "stoker/plan/local_plan.hpp"
 
 #include "stoker/common/launch_env.hpp"
 #include "stoker/plan/plan_env.hpp"
 #include "stoker/plan/profiles.hpp"
-#include "stoker/plan/task_facts.hpp"
+#include "stoker/plan/plan_input.hpp"
 
 namespace stoker {
 
@@ -13,9 +13,9 @@ namespace {
 
 // What this process sees, or (with an XML) what a rank on that node would see; the
 // request's explicit inputs override either.
-World world_for(const PlanRequest& req, const Topology& topo, const EnvGetter& env) {
-  World w;
-  w.kind = req.what_if() ? WorldKind::WhatIf : WorldKind::ThisProcess;
+TaskFacts facts_for(const PlanRequest& req, const Topology& topo, const EnvGetter& env) {
+  TaskFacts w;
+  w.kind = req.what_if() ? FactsKind::WhatIf : FactsKind::ThisProcess;
   w.topology = &topo;
   if (req.topology_xml) {
     w.own_mask = topo.allowed_cpus;
@@ -56,8 +56,8 @@ World world_for(const PlanRequest& req, const Topology& topo, const EnvGetter& e
 LocalPlan plan_launched_worker(const Plan& launcher, const Ranks& ranks,
                                const EnvGetter& env) {
   auto topo = std::make_shared<Topology>(load_topology());
-  World w;
-  w.kind = WorldKind::ThisProcess;
+  TaskFacts w;
+  w.kind = FactsKind::ThisProcess;
   w.topology = topo.get();
   observe_task(w, env);
   w.step = {launcher.cpus, "STOKER_CPUS (the launcher's plan)"};
@@ -116,15 +116,15 @@ LocalPlan plan_this_process(const PlanRequest& req) {
 
   const auto profiles_file = req.profiles_file ? req.profiles_file : profiles_file_from(stoker_env);
   const ProfileSet profiles = profiles_or_builtins(profiles_file);
-  World world = world_for(req, *topo, env);
+  TaskFacts facts = facts_for(req, *topo, env);
   if (auto profile = stoker_env("STOKER_PROFILE")) {
-    world.default_profile = *profile;
-    world.default_profile_from = "STOKER_PROFILE";
+    facts.default_profile = *profile;
+    facts.default_profile_from = "STOKER_PROFILE";
   }
   UserOptions options;
   options.profile = req.profile;
   options.overrides = req.overrides;
-  PlanInput in = plan_input(world, options, profiles);
+  PlanInput in = plan_input(facts, options, profiles);
   in.batch_bytes_hint = req.batch_bytes;
   out.plan = make_plan(in);
   return out;

@@ -42,9 +42,9 @@ std::string set_user_option(UserOptions& opts, std::string_view flag, std::strin
 
   if (flag == "stoker") {
     if (value.empty() || value == "on")
-      opts.enable = Enable::On;
+      opts.enable = TuneRequest::On;
     else if (value == "off")
-      opts.enable = Enable::Off;
+      opts.enable = TuneRequest::Off;
     else
       return bad("expected on or off (no value means on)");
   } else if (flag == "stoker-profile") {

@@ -1,5 +1,5 @@
-// The one builder of the planner's input (plan_input) and the task facts both fillers read
-// (observe_task's pieces), on fixture topologies and fake /proc + /sys trees.
+// The task facts both fillers read (observe_task and its pieces), on fake /proc + /sys trees;
+// and the thread room they carry into the planner's input.
 #include "stoker/plan/task_facts.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 
 #include "plan_fixture.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/plan/plan_input.hpp"
 
 namespace stoker {
 namespace {
@@ -36,7 +37,7 @@ TEST(FaultsTaskFacts, UnboundOrGarbledSlurmMasksAreUnknown) {
 class FakeRoot : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) / ("world-" + std::to_string(::getpid()));
+    root_ = fs::path(::testing::TempDir()) / ("facts-" + std::to_string(::getpid()));
     fs::remove_all(root_);
     fs::create_directories(root_ / "proc/self");
   }
@@ -109,164 +110,6 @@ TEST_F(FakeRoot, NodeMemoryFromItemsThenSlurmsVariablesThenTheLimit) {
   EXPECT_EQ(node_memory(env_from({}), {}, root()).from, "this process's memory limit");
 }
 
-TEST(ShouldTune, EnableModesAndSteps) {
-  UserOptions none, off, on;
-  off.enable = Enable::Off;
-  on.enable = Enable::On;
-  EXPECT_FALSE(should_tune(EnableMode::OptIn, false, none, false, StepKind::Normal).tune);
-  EXPECT_TRUE(should_tune(EnableMode::OptIn, false, on, true, StepKind::Normal).tune);
-  EXPECT_TRUE(should_tune(EnableMode::OptIn, false, none, true, StepKind::Normal).tune);
-  EXPECT_FALSE(should_tune(EnableMode::OptIn, false, off, true, StepKind::Normal).tune);
-  EXPECT_TRUE(should_tune(EnableMode::Always, false, none, false, StepKind::Normal).tune);
-  EXPECT_EQ(should_tune(EnableMode::Always, false, off, true, StepKind::Normal).why_not,
-            "--stoker=off");
-  EXPECT_FALSE(should_tune(EnableMode::Always, false, none, false, StepKind::Batch).tune);
-  EXPECT_FALSE(should_tune(EnableMode::Always, false, none, false, StepKind::Extern).tune);
-  EXPECT_TRUE(should_tune(EnableMode::Always, true, none, false, StepKind::Batch).tune);
-  EXPECT_FALSE(should_tune(EnableMode::Always, true, none, false, StepKind::Extern).tune);
-  EXPECT_FALSE(should_tune(EnableMode::Never, false, on, true, StepKind::Normal).tune);
-}
-
-TEST(StepKind, SlurmsSpecialIds) {
-  EXPECT_EQ(step_kind(0), StepKind::Normal);
-  EXPECT_EQ(step_kind(0xfffffffb), StepKind::Batch);
-  EXPECT_EQ(step_kind(0xfffffffc), StepKind::Extern);
-  EXPECT_EQ(step_kind(0xfffffffa), StepKind::Interactive);
-}
-
-// A rank of a 4-GPU node, as the plugin would fill it: rank `rank` of `size` sharing the
-// whole node, GPU ids 0-3, 64 GiB for the node.
-World four_gpu_world(const Topology& topo, int rank, int size) {
-  World w;
-  w.kind = WorldKind::SlurmTask;
-  w.topology = &topo;
-  w.own_mask = topo.allowed_cpus;
-  w.step = {topo.allowed_cpus, "the test"};
-  w.gpu_ids = "0,1,2,3";
-  w.memory = uint64_t{64} << 30;
-  w.local_rank = rank;
-  w.local_size = size;
-  return w;
-}
-
-TEST(FaultsPlanInput, ProfileFromTheOptionsThenTheWorldThenTheFile) {
-  auto topo = test::fixture(test::four_gpu_two_socket(false), "4gpu");
-  const ProfileSet profiles = builtin_profiles();
-  World w = four_gpu_world(*topo, 0, 1);
-  UserOptions opts;
-  EXPECT_EQ(chosen_profile(w, opts, profiles), profiles.caps.default_profile);
-  w.default_profile = "nlp";
-  EXPECT_EQ(plan_input(w, opts, profiles).profile.name, "nlp");
-  opts.profile = "cv";
-  EXPECT_EQ(plan_input(w, opts, profiles).profile.name, "cv");
-  w.default_profile = "video";
-  w.default_profile_from = "STOKER_PROFILE";
-  opts.profile.reset();
-  try {
-    plan_input(w, opts, profiles);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.where(), "STOKER_PROFILE");
-    EXPECT_EQ(e.problem(), "unknown profile 'video'");
-  }
-}
-
-TEST(PlanInput, TheStepsCpusAreSharedAndEveryRankGetsItsGpu) {
-  auto topo = test::fixture(test::four_gpu_two_socket(false), "4gpu");
-  const PlanInput in = plan_input(four_gpu_world(*topo, 3, 4), {}, builtin_profiles());
-  EXPECT_EQ(in.allowed, topo->allowed_cpus);
-  EXPECT_EQ(in.local_rank, 3);
-  EXPECT_EQ(in.local_size, 4);
-  EXPECT_EQ(in.local_gpus, (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_EQ(in.mem_limit, uint64_t{16} << 30);  // the node's 64 GiB / 4 local ranks
-}
-
-TEST(PlanInput, UnknownStepCpusPlanTheRankAloneInItsMask) {
-  auto topo = test::fixture(test::four_gpu_two_socket(false), "4gpu");
-  World w = four_gpu_world(*topo, 2, 4);
-  w.step = {};
-  w.own_mask = CpuSet::range(16, 23);
-  const PlanInput in = plan_input(w, {}, builtin_profiles());
-  EXPECT_EQ(in.allowed, w.own_mask);
-  EXPECT_EQ(in.local_rank, 0);
-  EXPECT_EQ(in.local_size, 1);
-  EXPECT_EQ(in.local_gpus, (std::vector<int>{2}));
-  EXPECT_EQ(in.mem_limit, uint64_t{16} << 30);  // still the node's share
-}
-
-// Why the rule above: inside a task the plugin bound, the mask is the plan's CPUs, and
-// planning alone within it gives that plan again (the runtime and the plugin agree).
-TEST(PlanInput, PlanningAloneInsideARanksShareGivesTheSamePlan) {
-  auto topo = test::fixture(test::four_gpu_two_socket(true), "4gpu-smt");
-  for (int rank = 0; rank < 4; ++rank) {
-    SCOPED_TRACE("local rank " + std::to_string(rank));
-    const World shared = four_gpu_world(*topo, rank, 4);
-    const Plan planned = make_plan(plan_input(shared, {}, builtin_profiles()));
-    World bound = shared;
-    bound.step = {};
-    bound.own_mask = planned.cpus;
-    const Plan again = make_plan(plan_input(bound, {}, builtin_profiles()));
-    for (const auto& [a, b] : {std::pair{planned.cpus, again.cpus},
-                               {planned.main_cpus, again.main_cpus},
-                               {planned.worker_cpus, again.worker_cpus}})
-      EXPECT_EQ(a.to_string(), b.to_string());
-    EXPECT_EQ(planned.workers, again.workers);
-    EXPECT_EQ(planned.prefetch, again.prefetch);
-    EXPECT_EQ(planned.mem_budget, again.mem_budget);
-    EXPECT_EQ(planned.gpu, again.gpu);
-    EXPECT_EQ(planned.numa, again.numa);
-    EXPECT_EQ(planned.nics, again.nics);
-  }
-}
-
-TEST(PlanInput, MemoryGivenPerRankIsNotDividedAgain) {
-  auto topo = test::fixture(test::four_gpu_two_socket(false), "4gpu");
-  World w = four_gpu_world(*topo, 1, 4);
-  w.memory = uint64_t{8} << 30;
-  w.memory_per_rank = true;
-  EXPECT_EQ(plan_input(w, {}, builtin_profiles()).mem_limit, uint64_t{8} << 30);
-}
-
-TEST(FaultsPlanInput, GpuIdsItCannotLocateDependOnWhoAsks) {
-  auto topo = test::fixture(test::four_gpu_two_socket(false), "4gpu");
-  World w = four_gpu_world(*topo, 0, 2);
-  w.gpu_ids = "GPU-8a1f";
-  w.gpu_ids_from = "SLURM_STEP_GPUS";
-  // The plugin: an error, so the task runs untuned under Slurm's own binding.
-  try {
-    plan_input(w, {}, builtin_profiles());
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_STREQ(e.what(),
-                 "GPU ids 'GPU-8a1f' (SLURM_STEP_GPUS): cannot locate GPU GPU-8a1f: UUID-style "
-                 "ids are not supported, only integer indices");
-  }
-  // The runtime: a CPU-only plan that says why.
-  w.kind = WorldKind::ThisProcess;
-  const PlanInput in = plan_input(w, {}, builtin_profiles());
-  EXPECT_TRUE(in.local_gpus.empty());
-  EXPECT_EQ(in.notes.front(),
-            "GPU ids 'GPU-8a1f' (SLURM_STEP_GPUS): cannot locate GPU GPU-8a1f: UUID-style ids "
-            "are not supported, only integer indices; planning without a GPU");
-  // A what-if: an error that says what to give.
-  w.kind = WorldKind::WhatIf;
-  EXPECT_THROW(plan_input(w, {}, builtin_profiles()), Error);
-}
-
-TEST(FaultsPlanInput, OptionsOverTheCapsOfTheProfilesNow) {
-  auto topo = test::fixture(test::four_gpu_two_socket(false), "4gpu");
-  ProfileSet profiles = builtin_profiles();
-  profiles.caps.max_prefetch = 8;
-  UserOptions opts;
-  ASSERT_EQ(set_user_option(opts, "stoker-prefetch", "16"), "");
-  try {
-    plan_input(four_gpu_world(*topo, 0, 1), opts, profiles);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "--stoker-prefetch=16: over the admin's cap MaxPrefetch=8");
-  }
-}
-
 TEST(FaultsPlanInput, GarbledSlurmMemoryNamesTheVariable) {
   try {
     node_memory(env_from({{"SLURM_MEM_PER_NODE", "4G"}}));
@@ -289,7 +132,7 @@ TEST_F(FaultsThreadRoom, TheTasksThreadLimitBoundsTheWorkers) {
   put("sys/fs/cgroup/job_9/pids.current", "4\n");
   put("sys/fs/cgroup/job_9/step_0/pids.max", "max\n");
   put("sys/fs/cgroup/job_9/step_0/pids.current", "3\n");
-  World w;
+  TaskFacts w;
   observe_task(w, env_from({}), {}, root());
   ASSERT_EQ(w.thread_room, std::optional<uint64_t>(20));
   EXPECT_EQ(w.thread_room_from, "pids.max of cgroup " + root() +
@@ -297,7 +140,7 @@ TEST_F(FaultsThreadRoom, TheTasksThreadLimitBoundsTheWorkers) {
                                     "with 4 in use");
 
   auto topo = test::fixture(test::four_gpu_two_socket(false), "4gpu");
-  World four = four_gpu_world(*topo, 1, 4);  // 4 ranks share room for 20: 5 each
+  TaskFacts four = test::four_gpu_facts(*topo, 1, 4);  // 4 ranks share room for 20: 5 each
   four.thread_room = w.thread_room;
   four.thread_room_from = w.thread_room_from;
   UserOptions opts;
