@@ -1,8 +1,10 @@
 #include "plugin_config.hpp"
 
+#include <optional>
 #include <string_view>
 
 #include "stoker/common/error.hpp"
+#include "stoker/common/values.hpp"
 
 namespace stoker::spank {
 
@@ -44,21 +46,13 @@ PluginConfig parse_plugin_args(const std::vector<std::string>& args) {
       cfg.topology_cache = non_empty(arg, value);
       if (cfg.topology_cache.front() != '/') bad_value(arg, "an absolute folder path");
     } else if (key == "enable") {
-      if (value == "always")
-        cfg.enable = EnableMode::Always;
-      else if (value == "opt-in")
-        cfg.enable = EnableMode::OptIn;
-      else if (value == "never")
-        cfg.enable = EnableMode::Never;
-      else
-        bad_value(arg, "always, opt-in, never");
+      const std::optional<TunePolicy> policy = parse_tune_policy(value);
+      if (!policy) bad_value(arg, names_of(kTunePolicyNames, ", "));
+      cfg.enable = *policy;
     } else if (key == "batch_step") {
-      if (value == "yes")
-        cfg.batch_step = true;
-      else if (value == "no")
-        cfg.batch_step = false;
-      else
-        bad_value(arg, "yes, no");
+      const std::optional<bool> yes = values::parse_yes_no(value);
+      if (!yes) bad_value(arg, "yes, no");
+      cfg.batch_step = *yes;
     } else {
       throw Error("plugstack argument '" + arg + "'",
                   "unknown key '" + key + "' (keys: " + std::string(kKeys) + ")",

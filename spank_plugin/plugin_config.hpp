@@ -4,21 +4,27 @@
 //   optional spank_stoker.so profiles=/etc/slurm/stoker.conf enable=opt-in
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "stoker/plan/world.hpp"
+#include "stoker/plan/tune_decision.hpp"
 
 namespace stoker::spank {
 
 struct PluginConfig {
   std::string profiles;         // profiles file; "" = the built-in profiles
   std::string default_profile;  // "" = the profiles file's DefaultProfile
-  EnableMode enable = EnableMode::OptIn;
+  TunePolicy enable = TunePolicy::OptIn;
   std::string topology_xml;  // admin-provided hwloc XML; "" = discover this node
   // Where the discovered topology is cached (root-owned hwloc XML, see load_topology_cached).
   std::string topology_cache = "/run/stoker";
   bool batch_step = false;  // tune the batch script's own step too
+
+  // `profiles` when the plugstack names a file (profiles_or_builtins' argument).
+  std::optional<std::string> profiles_file() const {
+    return profiles.empty() ? std::nullopt : std::optional(profiles);
+  }
 };
 
 // Parses the arguments after the plugin path. Throws stoker::Error naming the

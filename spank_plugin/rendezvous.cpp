@@ -1,6 +1,6 @@
 #include "rendezvous.hpp"
 
-#include "stoker/plan/world.hpp"
+#include "stoker/plan/tune_decision.hpp"
 
 namespace stoker::spank {
 

@@ -1,6 +1,6 @@
 // The rendezvous PyTorch launchers expect, from what Slurm tells a task: the address of the
 // step's first node and a port derived from the job and the step. No planning here (the
-// step's CPUs, GPUs and memory are read in world.hpp); no spank.h either, so these are
+// step's CPUs, GPUs and memory are read in task_facts.hpp); no spank.h either, so these are
 // unit-tested without Slurm (the NodeAddr lookup is passed in).
 #pragma once
 

@@ -15,7 +15,8 @@
 #include "rendezvous.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/topology/topology.hpp"
-#include "stoker/plan/world.hpp"
+#include "stoker/plan/plan_input.hpp"
+#include "stoker/plan/tune_decision.hpp"
 #include "task_export.hpp"
 
 namespace stoker::spank {
@@ -135,29 +136,29 @@ std::optional<std::string> slurm_node_addr(const std::string& node) {
   return addr;
 }
 
-TaskIds task_ids(spank_t sp) {
-  TaskIds ids;
+StepTask step_task(spank_t sp) {
+  StepTask task;
   int local_rank = 0;
-  if (spank_get_item(sp, S_TASK_ID, &local_rank) == ESPANK_SUCCESS) ids.local_rank = local_rank;
-  ids.local_size = static_cast<int>(item_u32(sp, S_JOB_LOCAL_TASK_COUNT, 1));
-  ids.rank = item_u32(sp, S_TASK_GLOBAL_ID, 0);
-  ids.world_size = item_u32(sp, S_JOB_TOTAL_TASK_COUNT, 1);
-  ids.job_id = item_u32(sp, S_JOB_ID, 0);
-  ids.step_id = item_u32(sp, S_JOB_STEPID, 0);
-  ids.master_addr = state().master_addr;
-  return ids;
+  if (spank_get_item(sp, S_TASK_ID, &local_rank) == ESPANK_SUCCESS) task.local_rank = local_rank;
+  task.local_size = item_u32(sp, S_JOB_LOCAL_TASK_COUNT, 1);
+  task.rank = item_u32(sp, S_TASK_GLOBAL_ID, 0);
+  task.world_size = item_u32(sp, S_JOB_TOTAL_TASK_COUNT, 1);
+  task.job_id = item_u32(sp, S_JOB_ID, 0);
+  task.step_id = item_u32(sp, S_JOB_STEPID, 0);
+  task.master_addr = state().master_addr;
+  return task;
 }
 
 // What this task can see: Slurm's items for its place and memory, and the same facts of
 // its environment that the runtime reads (observe_task).
-World task_world(spank_t sp, const EnvGetter& env, const TaskIds& ids) {
+TaskFacts task_facts(spank_t sp, const EnvGetter& env, const StepTask& task) {
   const NodeState& st = state();
-  World w;
-  w.kind = WorldKind::SlurmTask;
+  TaskFacts w;
+  w.kind = FactsKind::SlurmTask;
   w.topology = &*st.topology;
   observe_task(w, env, {item_u64(sp, S_STEP_ALLOC_MEM), item_u64(sp, S_JOB_ALLOC_MEM)});
-  w.local_rank = ids.local_rank;
-  w.local_size = ids.local_size;
+  w.local_rank = static_cast<int>(task.local_rank);
+  w.local_size = static_cast<int>(task.local_size);
   w.ranks_from = "Slurm (S_TASK_ID, S_JOB_LOCAL_TASK_COUNT)";
   w.default_profile = st.cfg.default_profile;
   w.default_profile_from = "plugstack default_profile";
@@ -177,23 +178,25 @@ std::string bind_task(const Topology& topo, const Plan& plan, uint32_t rank) {
 
 // Plans and binds one task; nullopt when binding failed (warned). Throws stoker::Error when
 // it cannot be planned.
-std::optional<Plan> tune_task(spank_t sp, const EnvGetter& env, const TaskIds& ids, bool verbose) {
-  const World world = task_world(sp, env, ids);
-  const PlanInput input = plan_input(world, flags().opts, *state().profiles);
+std::optional<Plan> tune_task(spank_t sp, const EnvGetter& env, const StepTask& task,
+                              bool verbose) {
+  const TaskFacts facts = task_facts(sp, env, task);
+  const PlanInput input = plan_input(facts, flags().opts, *state().profiles);
   Plan plan = make_plan(input);
-  const std::string binding = bind_task(*world.topology, plan, ids.rank);
+  const std::string binding = bind_task(*facts.topology, plan, task.rank);
   if (binding.empty()) return std::nullopt;
   if (verbose) {
-    for (const std::string& line : describe(ids, world, input, plan, binding)) to_task_stderr(line);
+    for (const std::string& line : describe(task, facts, input, plan, binding))
+      to_task_stderr(line);
   }
   return plan;
 }
 
 // Exports what task_env says; a variable that cannot be set is warned about.
-void export_task_env(spank_t sp, const Plan* plan, const TaskIds& ids, const EnvGetter& env) {
-  for (const auto& [name, value] : task_env(plan, ids, env, state().cfg.profiles)) {
+void export_task_env(spank_t sp, const Plan* plan, const StepTask& task, const EnvGetter& env) {
+  for (const auto& [name, value] : task_env(plan, task, env, state().cfg.profiles)) {
     if (spank_setenv(sp, name.c_str(), value.c_str(), 1) != ESPANK_SUCCESS) {
-      warn_untuned(ids.rank, "cannot export " + name);
+      warn_untuned(task.rank, "cannot export " + name);
       return;
     }
   }
@@ -235,7 +238,7 @@ int stepd_init_post_opt(spank_t sp) {
     return 0;
   }
   try {
-    st.profiles = st.cfg.profiles.empty() ? builtin_profiles() : load_profiles(st.cfg.profiles);
+    st.profiles = profiles_or_builtins(st.cfg.profiles_file());
     st.topology = step_topology(sp, st.cfg, &st.topology_from);
   } catch (const std::exception& e) {
     st.problem = e.what();
@@ -257,20 +260,20 @@ int stepd_task_init(spank_t sp) {
     return 0;
   }
   const EnvGetter env = [sp](const std::string& name) { return spank_env(sp, name); };
-  const TaskIds ids = task_ids(sp);
+  const StepTask task = step_task(sp);
   std::optional<Plan> plan;
   const Clock::time_point start = Clock::now();
   if (!st.problem.empty()) {
     warn_untuned(rank, st.problem);
   } else {
     try {
-      plan = tune_task(sp, env, ids, verbose);
+      plan = tune_task(sp, env, task, verbose);
     } catch (const std::exception& e) {
       warn_untuned(rank, e.what());
     }
   }
   // Tuned or not, the task gets the rendezvous (a launcher's fallback would differ per node).
-  export_task_env(sp, plan ? &*plan : nullptr, ids, env);
+  export_task_env(sp, plan ? &*plan : nullptr, task, env);
   if (plan && verbose) spank_setenv(sp, "STOKER_VERBOSE", "1", 1);  // the runtime's summary
   if (verbose) {
     to_task_stderr("stoker: rank " + std::to_string(rank) + ": task_init took " +

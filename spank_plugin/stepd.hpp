@@ -1,7 +1,7 @@
 // The plugin in slurmstepd (remote context). init_post_opt, once per node and step, as root
 // after the flags were replayed, decides whether the step is tuned and loads what planning
 // needs (profiles, topology through the root-owned cache); task_init,
-// in each forked task just before exec, fills the task's World from SPANK items and its
+// in each forked task just before exec, fills the task's TaskFacts from SPANK items and its
 // environment, plans it (plan_input, make_plan), binds it and exports the plan. Any
 // failure leaves the task untuned with exactly one warning on its stderr, never failed.
 #pragma once

@@ -28,7 +28,7 @@ const ProfileSet* profiles(SubmitState& st) {
   if (st.unreadable) return nullptr;
   if (!st.profiles) {
     try {
-      st.profiles = st.cfg.profiles.empty() ? builtin_profiles() : load_profiles(st.cfg.profiles);
+      st.profiles = profiles_or_builtins(st.cfg.profiles_file());
     } catch (const Error& e) {
       // The admin's file is broken: the job must still run; its tasks will say so too.
       st.unreadable = true;
@@ -43,7 +43,7 @@ const ProfileSet* profiles(SubmitState& st) {
 
 void submit_init(const std::optional<PluginConfig>& cfg) {
   SubmitState& st = state();
-  st.check = cfg && cfg->enable != EnableMode::Never;
+  st.check = cfg && cfg->enable != TunePolicy::Never;
   if (cfg) st.cfg = *cfg;
 }
 

@@ -1,31 +1,31 @@
 #include "task_export.hpp"
 
-#include <algorithm>
 #include <map>
 #include <sstream>
 
 #include "rendezvous.hpp"
 #include "stoker/common/strings.hpp"
+#include "stoker/plan/main_thread.hpp"
 
 namespace stoker::spank {
 
 namespace {
 
 // The names PyTorch launchers read, for every task of a step with stoker on.
-EnvVars launcher_env(const TaskIds& ids) {
-  EnvVars env{{"RANK", std::to_string(ids.rank)},
-              {"LOCAL_RANK", std::to_string(ids.local_rank)},
-              {"WORLD_SIZE", std::to_string(ids.world_size)},
-              {"LOCAL_WORLD_SIZE", std::to_string(ids.local_size)}};
-  if (!ids.master_addr.empty()) env.emplace_back("MASTER_ADDR", ids.master_addr);
-  env.emplace_back("MASTER_PORT", std::to_string(master_port(ids.job_id, ids.step_id)));
+EnvVars launcher_env(const StepTask& task) {
+  EnvVars env{{"RANK", std::to_string(task.rank)},
+              {"LOCAL_RANK", std::to_string(task.local_rank)},
+              {"WORLD_SIZE", std::to_string(task.world_size)},
+              {"LOCAL_WORLD_SIZE", std::to_string(task.local_size)}};
+  if (!task.master_addr.empty()) env.emplace_back("MASTER_ADDR", task.master_addr);
+  env.emplace_back("MASTER_PORT", std::to_string(master_port(task.job_id, task.step_id)));
   return env;
 }
 
 // The thread pools of OpenMP, MKL and OpenBLAS (torch's intra-op threads among them) sized
 // to the cores the plan leaves the training loop: more would oversubscribe the loader's.
 EnvVars thread_env(const Plan& plan) {
-  const std::string main = std::to_string(std::max(1, plan.main_cpus.count()));
+  const std::string main = std::to_string(main_threads(plan));
   return {{"OMP_NUM_THREADS", main}, {"MKL_NUM_THREADS", main}, {"OPENBLAS_NUM_THREADS", main}};
 }
 
@@ -42,10 +42,10 @@ std::map<std::string, std::string> exported_before(const EnvGetter& env) {
 
 }  // namespace
 
-EnvVars task_env(const Plan* plan, const TaskIds& ids, const EnvGetter& env,
+EnvVars task_env(const Plan* plan, const StepTask& task, const EnvGetter& env,
                  const std::string& profiles_file) {
   EnvVars out;
-  EnvVars optional = launcher_env(ids);
+  EnvVars optional = launcher_env(task);
   if (plan) {
     out = plan_to_env(*plan);
     if (!profiles_file.empty()) out.emplace_back("STOKER_PROFILES", profiles_file);
@@ -66,10 +66,11 @@ EnvVars task_env(const Plan* plan, const TaskIds& ids, const EnvGetter& env,
   return out;
 }
 
-std::vector<std::string> describe(const TaskIds& ids, const World& world, const PlanInput& input,
-                                  const Plan& p, const std::string& binding) {
+std::vector<std::string> describe(const StepTask& task, const TaskFacts& facts,
+                                  const PlanInput& input, const Plan& p,
+                                  const std::string& binding) {
   std::ostringstream s;
-  s << "stoker: rank " << ids.rank << " (local " << ids.local_rank << "/" << ids.local_size
+  s << "stoker: rank " << task.rank << " (local " << task.local_rank << "/" << task.local_size
     << "): profile=" << p.profile << " cpus=" << p.cpus.to_string()
     << " main=" << p.main_cpus.to_string() << " workers=" << p.workers
     << " worker_cpus=" << p.worker_cpus.to_string() << " prefetch=" << p.prefetch
@@ -77,12 +78,12 @@ std::vector<std::string> describe(const TaskIds& ids, const World& world, const 
     << " mem_budget=" << p.mem_budget << " pin_memory=" << (p.pin_memory ? "yes" : "no")
     << " gpu=" << (p.gpu.empty() ? "-" : p.gpu) << " bind=" << to_string(p.bind)
     << " mem_bind=" << to_string(p.mem_bind) << "; from cpus=" << input.allowed.to_string() << " ("
-    << (world.step.source.empty() ? "this task's mask" : world.step.source)
-    << ") gpus=" << (world.gpu_ids.value_or("").empty() ? "-" : *world.gpu_ids)
-    << " mem=" << input.mem_limit << " topology=" << world.topology->source
+    << (facts.step.source.empty() ? "this task's mask" : facts.step.source)
+    << ") gpus=" << (facts.gpu_ids.value_or("").empty() ? "-" : *facts.gpu_ids)
+    << " mem=" << input.mem_limit << " topology=" << facts.topology->source
     << "; binding: " << binding << "; reasons:";
   std::vector<std::string> lines{s.str()};
-  const std::string more = "stoker: rank " + std::to_string(ids.rank) + " (more reasons):";
+  const std::string more = "stoker: rank " + std::to_string(task.rank) + " (more reasons):";
   for (const auto& r : p.reasons) {
     if (r.field == "input") continue;
     std::string item = " " + r.field + ": " + r.text + ";";

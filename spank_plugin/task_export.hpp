@@ -9,14 +9,14 @@
 
 #include "stoker/plan/plan.hpp"
 #include "stoker/plan/plan_env.hpp"
-#include "stoker/plan/world.hpp"
+#include "stoker/plan/plan_input.hpp"
 
 namespace stoker::spank {
 
-// A task's place in its step, from SPANK items and its environment.
-struct TaskIds {
-  uint32_t rank = 0, world_size = 1;
-  int local_rank = 0, local_size = 1;
+// A task of the step, from SPANK items: its Ranks (exported as the launchers' RANK,
+// WORLD_SIZE, LOCAL_RANK and LOCAL_WORLD_SIZE, which launch_ranks reads back), its job and
+// step, and the step's rendezvous address.
+struct StepTask : Ranks {
   uint32_t job_id = 0, step_id = 0;
   std::string master_addr;  // master_address() of the step's nodes, the same on every node
 };
@@ -34,7 +34,7 @@ inline constexpr const char* kExportedVar = "STOKER_EXPORTED";
 // main cores. A launcher or thread
 // variable that the user set (present in `env`, the task's environment now, with another
 // value than kExportedVar records) is kept; kExportedVar lists the ones exported.
-EnvVars task_env(const Plan* plan, const TaskIds& ids, const EnvGetter& env,
+EnvVars task_env(const Plan* plan, const StepTask& task, const EnvGetter& env,
                  const std::string& profiles_file = "");
 
 // The plan, what it was planned from, the binding outcome and the planner's reasons, as
@@ -43,7 +43,8 @@ EnvVars task_env(const Plan* plan, const TaskIds& ids, const EnvGetter& env,
 // plan; reasons that do not fit go on "stoker: rank N (more reasons):" lines. The reasons
 // about the input are left out: "from cpus=... gpus=... mem=..." says the same.
 inline constexpr size_t kMaxLine = 1000;
-std::vector<std::string> describe(const TaskIds& ids, const World& world, const PlanInput& input,
-                                  const Plan& plan, const std::string& binding);
+std::vector<std::string> describe(const StepTask& task, const TaskFacts& facts,
+                                  const PlanInput& input, const Plan& plan,
+                                  const std::string& binding);
 
 }  // namespace stoker::spank

@@ -14,7 +14,7 @@
 namespace stoker::train {
 namespace {
 
-std::string rank_name(const WorldInfo& w) {
+std::string rank_name(const World& w) {
   return "rank " + std::to_string(w.rank) + "/" + std::to_string(w.world_size);
 }
 
@@ -25,7 +25,7 @@ class SingleRank : public GradReducer {
 };
 
 #if STOKER_HAVE_MPI
-void check_mpi(int rc, const char* call, const WorldInfo& w) {
+void check_mpi(int rc, const char* call, const World& w) {
   if (rc == MPI_SUCCESS) return;
   char text[MPI_MAX_ERROR_STRING] = {};
   int len = 0;
@@ -36,7 +36,7 @@ void check_mpi(int rc, const char* call, const WorldInfo& w) {
 // MPI_Allreduce in place on host memory; GPU gradients are staged through the host.
 class MpiReducer : public GradReducer {
  public:
-  MpiReducer(const WorldInfo& w, MathOps* ops, bool staged)
+  MpiReducer(const World& w, MathOps* ops, bool staged)
       : world_(w), ops_(ops), staged_(staged) {}
   std::string describe() const override {
     return std::string("MPI_Allreduce over ") + std::to_string(world_.world_size) + " ranks" +
@@ -58,7 +58,7 @@ class MpiReducer : public GradReducer {
   }
 
  private:
-  WorldInfo world_;
+  World world_;
   MathOps* ops_;
   bool staged_;
   std::vector<float> host_;
@@ -81,7 +81,7 @@ std::string rank_list(const std::vector<int>& ranks) {
 // would wait in another collective than theirs, and the job would hang; it stops instead,
 // on every rank, with the ranks on each side named. (Without NCCL the collectives would
 // match, but the CPU rank would set every GPU rank's pace: a fallback to look at, too.)
-void agree_on_the_device(const WorldInfo& w, bool on_gpu) {
+void agree_on_the_device(const World& w, bool on_gpu) {
   const int mine = on_gpu ? 1 : 0;
   std::vector<int> all(w.world_size);
   check_mpi(MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD),
@@ -100,7 +100,7 @@ void agree_on_the_device(const WorldInfo& w, bool on_gpu) {
 #if STOKER_HAVE_NCCL
 class NcclReducer : public GradReducer {
  public:
-  NcclReducer(const WorldInfo& w, void* stream)
+  NcclReducer(const World& w, void* stream)
       : world_(w), stream_(static_cast<cudaStream_t>(stream)) {
     ncclUniqueId id{};
     if (w.rank == 0) check(ncclGetUniqueId(&id), "ncclGetUniqueId");
@@ -134,7 +134,7 @@ class NcclReducer : public GradReducer {
     throw Error(rank_name(world_), std::string(call) + " failed: " + ncclGetErrorString(r),
                 "NCCL_DEBUG=INFO shows why; check that every rank sees its own GPU");
   }
-  WorldInfo world_;
+  World world_;
   cudaStream_t stream_;
   ncclComm_t comm_ = nullptr;
 };
@@ -142,7 +142,7 @@ class NcclReducer : public GradReducer {
 
 }  // namespace
 
-std::unique_ptr<GradReducer> make_grad_reducer(const WorldInfo& world, const ReduceTarget& t) {
+std::unique_ptr<GradReducer> make_grad_reducer(const World& world, const ReduceTarget& t) {
   if (world.world_size <= 1) return std::make_unique<SingleRank>();
   if (!world.mpi) {
 #if STOKER_HAVE_MPI
@@ -169,7 +169,7 @@ std::unique_ptr<GradReducer> make_grad_reducer(const WorldInfo& world, const Red
 #endif
 }
 
-double mean_over_ranks(const WorldInfo& world, double v) {
+double mean_over_ranks(const World& world, double v) {
 #if STOKER_HAVE_MPI
   if (world.mpi && world.world_size > 1) {
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
@@ -181,7 +181,7 @@ double mean_over_ranks(const WorldInfo& world, double v) {
   return v;
 }
 
-double max_over_ranks(const WorldInfo& world, double v) {
+double max_over_ranks(const World& world, double v) {
 #if STOKER_HAVE_MPI
   if (world.mpi && world.world_size > 1) {
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
@@ -192,7 +192,7 @@ double max_over_ranks(const WorldInfo& world, double v) {
   return v;
 }
 
-void abort_world(const WorldInfo& world, int code) {
+void abort_world(const World& world, int code) {
 #if STOKER_HAVE_MPI
   if (world.mpi && world.world_size > 1) MPI_Abort(MPI_COMM_WORLD, code);
 #endif

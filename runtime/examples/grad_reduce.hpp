@@ -8,7 +8,7 @@
 #include <string>
 
 #include "math_ops.hpp"
-#include "stoker/distributed/coordination.hpp"
+#include "stoker/distributed/world.hpp"
 
 namespace stoker::train {
 
@@ -33,13 +33,13 @@ struct ReduceTarget {
 // Throws stoker::Error naming this rank and the cause when the world needs MPI but the
 // process was not launched under it, when NCCL's initialisation fails, or when some ranks
 // train on a GPU and others on the CPU (every rank says so, none waits for the others).
-std::unique_ptr<GradReducer> make_grad_reducer(const WorldInfo& world, const ReduceTarget& t);
+std::unique_ptr<GradReducer> make_grad_reducer(const World& world, const ReduceTarget& t);
 
 // Scalar reductions over MPI_COMM_WORLD (identity for a single rank / without MPI).
-double mean_over_ranks(const WorldInfo& world, double v);
-double max_over_ranks(const WorldInfo& world, double v);
+double mean_over_ranks(const World& world, double v);
+double max_over_ranks(const World& world, double v);
 // Stops every rank (MPI_Abort) when one fails under MPI, so no rank waits forever in a
 // collective; returns normally without MPI.
-void abort_world(const WorldInfo& world, int code);
+void abort_world(const World& world, int code);
 
 }  // namespace stoker::train

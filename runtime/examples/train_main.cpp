@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
-  stoker::WorldInfo world;
+  stoker::World world;
   try {
     stoker::train::run(o, world);
     return 0;

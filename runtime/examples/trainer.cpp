@@ -37,14 +37,14 @@ double seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
-std::string rank_of(const WorldInfo& w) {
+std::string rank_of(const World& w) {
   return "rank " + std::to_string(w.rank) + "/" + std::to_string(w.world_size);
 }
 
 // The rank before the world is known (an MPI initialisation failure), from the launcher.
 std::string launcher_rank() {
   try {
-    const LaunchRanks r = launch_ranks(process_env());
+    const Ranks r = launch_ranks(process_env());
     return "rank " + std::to_string(r.rank) + " (" + r.source + ")";
   } catch (const Error&) {
     return "rank ?";
@@ -55,7 +55,7 @@ std::string host_name() {
   char h[256] = {};
   gethostname(h, sizeof h - 1);
   // Slurm's emulated nodes share a host name; its node name tells them apart.
-  if (const char* n = std::getenv("SLURMD_NODENAME")) return n;
+  if (const auto n = process_env()("SLURMD_NODENAME")) return *n;
   return h;
 }
 
@@ -156,7 +156,7 @@ void say(const std::string& line) {
 }
 
 // Step 1: the world and the data, checked: every rank must be able to take a step.
-Dataset checked_data(const TrainOptions& o, WorldInfo& world) {
+Dataset checked_data(const TrainOptions& o, World& world) {
   try {
     world = detect_world();
   } catch (const Error& e) {
@@ -179,7 +179,7 @@ Dataset checked_data(const TrainOptions& o, WorldInfo& world) {
 // Step 2: the plugin's plan when it tuned this task; else one computed here, for this
 // rank's place among the ranks on its node as the launcher says (launch_ranks: the same
 // ranks MPI has).
-Plan rank_plan(const TrainOptions& o, const WorldInfo& world, const Dataset& data) {
+Plan rank_plan(const TrainOptions& o, const World& world, const Dataset& data) {
   Plan plan;
   std::string plan_source;
   if (std::optional<Plan> env = plan_from_process_env()) {
@@ -200,7 +200,7 @@ Plan rank_plan(const TrainOptions& o, const WorldInfo& world, const Dataset& dat
 
 // The factory takes the plan and world decided above; it fits the plan's depths to the
 // batch, makes the ranks agree and starts STOKER_METRICS.
-std::unique_ptr<Loader> make_loader(const TrainOptions& o, const WorldInfo& world,
+std::unique_ptr<Loader> make_loader(const TrainOptions& o, const World& world,
                                     const Dataset& data, const Plan& plan, bool gpu) {
   LoaderOptions lo;
   lo.batch_size = o.batch_size;
@@ -272,7 +272,7 @@ std::pair<double, uint64_t> train_epoch(const TrainOptions& o, Step& s, Totals& 
 }
 
 // Step 4: the run's figures over all ranks; the leader prints them.
-void report(const WorldInfo& world, const Totals& t, double elapsed_s, bool gpu) {
+void report(const World& world, const Totals& t, double elapsed_s, bool gpu) {
   const double wall = max_over_ranks(world, elapsed_s);
   const double share_mine = t.wait_s / std::max(1e-9, elapsed_s);
   const double share_mean = mean_over_ranks(world, share_mine);
@@ -297,7 +297,7 @@ void report(const WorldInfo& world, const Totals& t, double elapsed_s, bool gpu)
 
 }  // namespace
 
-void run(const TrainOptions& o, WorldInfo& world) {
+void run(const TrainOptions& o, World& world) {
   const Dataset data = checked_data(o, world);
   const bool leader = world.rank == 0;
   Plan plan = rank_plan(o, world, data);

@@ -71,19 +71,16 @@ void run_images(ImageArgs a) {
   o.train = !a.eval;
   o.size = a.size;
   o.resize_shorter = (a.size * 256 + 112) / 224;  // ImageNet's 256 for 224
-  if (a.dtype == "float32") {
-    o.dtype = DType::F32;
-  } else if (a.dtype == "float16") {
-    o.dtype = DType::F16;
-  } else if (a.dtype == "uint8") {
-    o.dtype = DType::U8;
-  } else {
+  const std::optional<DType> dtype = parse_dtype(a.dtype);
+  if (!dtype || (*dtype != DType::F32 && *dtype != DType::F16 && *dtype != DType::U8)) {
     throw Error("--dtype", "unknown dtype '" + a.dtype + "'", "use float32, float16 or uint8");
   }
-  if (a.layout != "CHW" && a.layout != "HWC") {
-    throw Error("--layout", "unknown layout '" + a.layout + "'", "use CHW or HWC");
+  o.dtype = *dtype;
+  const std::optional<Layout> layout = parse_layout(a.layout);
+  if (!layout) {
+    throw Error("--layout", "unknown layout '" + a.layout + "'", "use " + names_of(kLayoutNames));
   }
-  o.layout = a.layout == "CHW" ? Layout::CHW : Layout::HWC;
+  o.layout = *layout;
   std::shared_ptr<const Transform> t = make_image_transform(o);
   if (a.limit) return run_limit(a.c, a.seconds, *src, *t);
   run_bench("images", src, t, a.c, avg_input_bytes(*src), {{"size", a.size}});
@@ -101,12 +98,10 @@ struct TokenArgs {
 void run_tokens(TokenArgs a) {
   if (a.c.drop_cache_flag) a.c.drop_cache = a.paths;
   std::optional<DType> dt;
-  if (a.dtype == "uint16") {
-    dt = DType::U16;
-  } else if (a.dtype == "uint32") {
-    dt = DType::U32;
-  } else if (!a.dtype.empty()) {
-    throw Error("--dtype", "unknown token dtype '" + a.dtype + "'", "use uint16 or uint32");
+  if (!a.dtype.empty()) {
+    dt = parse_dtype(a.dtype);
+    if (dt != DType::U16 && dt != DType::U32)
+      throw Error("--dtype", "unknown token dtype '" + a.dtype + "'", "use uint16 or uint32");
   }
   auto src = std::make_shared<TokenFileSource>(a.paths, a.seq_len, dt);
   auto t = std::make_shared<CopyTransform>(src->spec());

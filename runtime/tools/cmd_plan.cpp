@@ -66,7 +66,7 @@ PlanRequest request_from(const Args& a) {
       throw user_option_error(err);
     r.profile = a.profile;
   }
-  ProfileSet profiles = r.profiles_file ? load_profiles(*r.profiles_file) : builtin_profiles();
+  ProfileSet profiles = profiles_or_builtins(r.profiles_file);
   if (std::string err = validate_user_options(opts, profiles); !err.empty())
     throw user_option_error(err);
   r.overrides = opts.overrides;

@@ -213,7 +213,8 @@ ProfilesSource find_profiles_file(const std::optional<std::string>& flag,
 }
 
 void list_profiles(const ProfilesSource& source, bool json_output) {
-  const ProfileSet set = source.file.empty() ? builtin_profiles() : load_profiles(source.file);
+  const ProfileSet set =
+      profiles_or_builtins(source.file.empty() ? std::nullopt : std::optional(source.file));
   if (json_output)
     std::printf("%s\n", listing_json(set, source).dump(2).c_str());
   else

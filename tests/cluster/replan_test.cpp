@@ -1,6 +1,6 @@
 // One plan per task: inside each task the runtime's recomputation (`stoker plan --json
-// --ignore-env`, the World the runtime fills from /proc, the cgroup and the environment)
-// equals the plan the plugin exported (the World it filled from SPANK items), for 1, 2 and
+// --ignore-env`, the TaskFacts the runtime fills from /proc, the cgroup and the environment)
+// equals the plan the plugin exported (the TaskFacts it filled from SPANK items), for 1, 2 and
 // 4 ranks per node, with and without --cpus-per-task.
 // CPU-only steps: the local cluster's fake gres GPUs cannot be located, so tasks with GPUs
 // are left untuned by the plugin and there would be nothing to compare.

@@ -15,7 +15,8 @@
 #include <string>
 #include <thread>
 
-#include "stoker/distributed/coordination.hpp"
+#include "stoker/distributed/agreement.hpp"
+#include "stoker/distributed/world.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/distributed/sampler.hpp"
 
@@ -54,7 +55,7 @@ void check_against_pure_function(const stoker::DistributedSampler& s) {
 }
 
 int run(const Args& a, uint64_t& rank) {
-  const stoker::WorldInfo world = stoker::detect_world();
+  const stoker::World world = stoker::detect_world();
   rank = world.rank;
   if (!world.mpi) throw stoker::Error("mpi_sampler_ranks", "not launched under MPI");
   stoker::SamplerOptions o;

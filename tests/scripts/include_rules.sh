@@ -8,6 +8,7 @@
 #     slurmstepd and must not pull the data path (threads, CUDA, libpython) into it;
 #   - tools, the Python bindings and the plugin include public headers (stoker/...) and
 #     their own folder's headers, never runtime/src's;
+#   - no getenv but launch_env.cpp's (process_env): the environment is read one way;
 #   - no source file under runtime/ or spank_plugin/ over 400 lines, in any language.
 #   include_rules.sh [SOURCE_DIR]   (default: this checkout)
 set -uo pipefail
@@ -39,6 +40,11 @@ hits=$(grep -rnE '#include [<"](stoker/(loader|cuda|sources|transforms|distribut
 src_dirs=$(IFS='|'; echo "${rooms[*]}")
 hits=$(grep -rnE "#include \"($src_dirs)/" runtime/tools runtime/python/src runtime/examples spank_plugin/)
 [ -z "$hits" ] || bad "tools, bindings, examples or the plugin include runtime/src headers" "$hits"
+
+# The environment is read through launch_env (process_env(), an EnvGetter), the one getenv.
+hits=$(grep -rnw --include='*.[ch]pp' -e getenv -e secure_getenv runtime/src runtime/tools \
+  runtime/examples runtime/python/src spank_plugin | grep -v '^runtime/src/common/launch_env\.cpp:')
+[ -z "$hits" ] || bad "getenv outside launch_env (read through process_env() or an EnvGetter)" "$hits"
 
 hits=$(find runtime spank_plugin -type f \( -name '*.[ch]pp' -o -name '*.[ch]' -o -name '*.cu' \
   -o -name '*.cuh' -o -name '*.py' -o -name '*.sh' \) -exec wc -l {} + | grep -v ' total$' |

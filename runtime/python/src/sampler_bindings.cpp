@@ -12,7 +12,7 @@
 #include "bindings.hpp"
 #include "state_dict.hpp"
 #include "stoker/distributed/agreement.hpp"
-#include "stoker/distributed/coordination.hpp"
+#include "stoker/distributed/world.hpp"
 #include "stoker/common/error.hpp"
 
 namespace py = pybind11;
@@ -62,7 +62,7 @@ std::vector<uint64_t> indices(const DistributedSampler& s, uint64_t first, uint6
 
 void bind_agreement(py::module_& m) {
   m.def("world", [] {
-    const WorldInfo w = detect_world();
+    const World w = detect_world();
     py::dict d;
     d["rank"] = w.rank;
     d["world_size"] = w.world_size;

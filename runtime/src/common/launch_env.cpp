@@ -104,6 +104,12 @@ EnvGetter env_from(std::map<std::string, std::string> vars) {
   };
 }
 
+std::optional<std::string> env_nonempty(const EnvGetter& env, const std::string& name) {
+  auto v = env(name);
+  if (v && v->empty()) return std::nullopt;
+  return v;
+}
+
 void throw_garbled_env(const std::string& name, const std::string& value,
                        const std::string& allowed) {
   throw Error(name, "garbled value '" + value + "'",
@@ -157,7 +163,7 @@ uint64_t slurm_tasks_on_node(const std::string& name, const std::string& list, u
   return found;
 }
 
-LaunchRanks launch_ranks(const EnvGetter& env) {
+Ranks launch_ranks(const EnvGetter& env) {
   std::optional<Pair> world, local;
   for (const Launcher& l : {kOpenMpi, kTorch}) {
     if (!world) world = checked_pair(env, l.rank, l.world_size, kMaxRanks);
@@ -165,7 +171,7 @@ LaunchRanks launch_ranks(const EnvGetter& env) {
   }
   if (!world) world = slurm_world(env);
   if (!local) local = slurm_local(env);
-  LaunchRanks r;
+  Ranks r;
   if (world) {
     r.rank = world->index;
     r.world_size = world->size;

@@ -10,7 +10,7 @@
 
 #include "mpi_comm.hpp"
 #include "stoker/distributed/agreement.hpp"
-#include "stoker/distributed/coordination.hpp"
+#include "stoker/distributed/world.hpp"
 
 namespace stoker {
 
@@ -108,7 +108,7 @@ std::vector<EpochView> gather(MPI_Comm comm, const EpochView& mine, int size) {
 uint64_t agree_on_epoch(const SamplerOptions& opts, uint64_t epoch) {
   if (opts.world_size <= 1) return opts.seed;  // a loader of one rank enters no collective
 #ifdef STOKER_HAVE_MPI
-  const WorldInfo world = detect_world();
+  const World world = detect_world();
   MPI_Comm comm = distributed::coordination_comm();
   if (world.mpi && comm != MPI_COMM_NULL) {
     const auto views =

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "mpi_comm.hpp"
-#include "stoker/distributed/coordination.hpp"
+#include "stoker/distributed/world.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/common/launch_env.hpp"
 
@@ -26,14 +26,15 @@ void finalize_mpi() {
 }
 
 bool mpi_launched() {
+  const EnvGetter env = process_env();
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"}) {
-    if (std::getenv(v) != nullptr) return true;
+    if (env(v)) return true;
   }
   return false;
 }
 
 // The world as MPI sees it, or nullopt when MPI is not in use.
-std::optional<WorldInfo> mpi_world() {
+std::optional<World> mpi_world() {
   int initialised = 0, finalized = 0;
   MPI_Initialized(&initialised);
   MPI_Finalized(&finalized);
@@ -56,7 +57,7 @@ std::optional<WorldInfo> mpi_world() {
   MPI_Comm_size(node, &local_size);
   MPI_Comm_free(&node);
   MPI_Comm_dup(MPI_COMM_WORLD, &g_comm);
-  WorldInfo w;
+  World w;
   w.rank = static_cast<uint64_t>(rank);
   w.world_size = static_cast<uint64_t>(size);
   w.local_rank = static_cast<uint64_t>(local_rank);
@@ -74,16 +75,15 @@ MPI_Comm distributed::coordination_comm() {
 }
 #endif
 
-WorldInfo detect_world() {
+World detect_world() {
   static std::mutex mutex;
-  static std::optional<WorldInfo> cached;
+  static std::optional<World> cached;
   std::lock_guard lock(mutex);
   if (cached) return *cached;
 #ifdef STOKER_HAVE_MPI
   if (auto w = mpi_world()) return *(cached = w);
 #endif
-  const LaunchRanks r = launch_ranks(process_env());
-  cached = WorldInfo{r.rank, r.world_size, r.local_rank, r.local_size, false, r.source};
+  cached = World{launch_ranks(process_env()), false};
   return *cached;
 }
 

@@ -5,20 +5,6 @@
 
 namespace stoker::doctor {
 
-const char* to_string(Severity s) {
-  switch (s) {
-    case Severity::Ok:
-      return "ok";
-    case Severity::Info:
-      return "info";
-    case Severity::Warn:
-      return "warn";
-    case Severity::Error:
-      return "error";
-  }
-  return "?";
-}
-
 int Report::count(Severity s) const {
   int n = 0;
   for (const Finding& f : findings) n += f.severity == s;

@@ -2,10 +2,10 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "stoker/doctor/doctor.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/common/launch_env.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/common/values.hpp"
@@ -17,8 +17,7 @@ namespace {
 // The profile's SmtAsCores, from the same profiles the plan used; false when unknown.
 bool smt_as_cores(const std::string& profile) {
   try {
-    const auto file = profiles_file_from(process_env());
-    ProfileSet set = file ? load_profiles(*file) : builtin_profiles();
+    const ProfileSet set = profiles_or_builtins(profiles_file_from(process_env()));
     return set.has(profile) && set.get(profile).smt_as_cores;
   } catch (const Error&) {
     return false;  // the plan finding already reports an unreadable profiles file
@@ -27,8 +26,7 @@ bool smt_as_cores(const std::string& profile) {
 
 std::string python_exe(const Options& o) {
   if (!o.python_exe.empty()) return o.python_exe;
-  const char* env = std::getenv("PYTHON");
-  return env && *env ? env : "/usr/bin/python3";
+  return env_nonempty(process_env(), "PYTHON").value_or("/usr/bin/python3");
 }
 
 std::string problem(const Error& e) {

@@ -9,7 +9,7 @@
 #include "loader/loader_core.hpp"
 #include "loader/worker_pool.hpp"
 #include "stoker/distributed/agreement.hpp"
-#include "stoker/distributed/coordination.hpp"
+#include "stoker/distributed/world.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/loader/metrics.hpp"
 #include "stoker/sources/shard_stream.hpp"
@@ -270,7 +270,7 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
     throw_budget_below_batches(options.plan->mem_budget, slot, options.held_batches);
   }
   if (options.world_size == 0) {
-    const WorldInfo w = detect_world();
+    const World w = detect_world();
     options.world_size = w.world_size;
     options.rank = w.rank;
   }

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "loader/loader_core.hpp"
-#include "stoker/distributed/coordination.hpp"
+#include "stoker/distributed/agreement.hpp"
 #include "stoker/common/error.hpp"
 
 namespace stoker {

@@ -136,10 +136,10 @@ uint64_t MetricsWriter::failures() const {
 
 std::unique_ptr<MetricsWriter> MetricsWriter::from_environment(Snapshot snapshot,
                                                                std::optional<uint64_t> rank) {
-  const char* path = std::getenv("STOKER_METRICS");
-  if (!path || !*path) return nullptr;
+  const std::optional<std::string> path = env_nonempty(process_env(), "STOKER_METRICS");
+  if (!path) return nullptr;
   MetricLabels labels = MetricLabels::from_environment(rank);
-  return std::make_unique<MetricsWriter>(expand_rank(path, labels.rank), std::move(labels),
+  return std::make_unique<MetricsWriter>(expand_rank(*path, labels.rank), std::move(labels),
                                          std::move(snapshot), interval_from_environment());
 }
 

@@ -8,18 +8,6 @@
 
 namespace stoker {
 
-const char* to_string(DepthReason r) {
-  switch (r) {
-    case DepthReason::Start:
-      return "start";
-    case DepthReason::ConsumerWaited:
-      return "consumer waited";
-    case DepthReason::NeverWaited:
-      return "consumer never waited";
-  }
-  return "?";
-}
-
 std::string DepthChange::describe() const {
   char buf[160];
   if (reason == DepthReason::ConsumerWaited) {

@@ -1,8 +1,7 @@
 // The one line per rank printed at exit under --stoker-verbose.
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 
+#include "stoker/common/launch_env.hpp"
 #include "stoker/loader/metrics.hpp"
 
 namespace stoker {
@@ -27,8 +26,7 @@ std::string summary_line(const LoaderStats& s, uint64_t rank) {
 }
 
 bool verbose_from_environment() {
-  const char* v = std::getenv("STOKER_VERBOSE");
-  return v && std::strcmp(v, "1") == 0;
+  return process_env()("STOKER_VERBOSE") == "1";
 }
 
 }  // namespace stoker

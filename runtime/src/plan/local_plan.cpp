@@ -1,11 +1,11 @@
-// plan_this_process: the runtime's filler of a World (this process, or a what-if node),
+// plan_this_process: the runtime's filler of a TaskFacts (this process, or a what-if node),
 // then the same plan_input and make_plan the plugin calls.
 #include "stoker/plan/local_plan.hpp"
 
 #include "stoker/common/launch_env.hpp"
 #include "stoker/plan/plan_env.hpp"
 #include "stoker/plan/profiles.hpp"
-#include "stoker/plan/world.hpp"
+#include "stoker/plan/plan_input.hpp"
 
 namespace stoker {
 
@@ -13,9 +13,9 @@ namespace {
 
 // What this process sees, or (with an XML) what a rank on that node would see; the
 // request's explicit inputs override either.
-World world_for(const PlanRequest& req, const Topology& topo, const EnvGetter& env) {
-  World w;
-  w.kind = req.what_if() ? WorldKind::WhatIf : WorldKind::ThisProcess;
+TaskFacts facts_for(const PlanRequest& req, const Topology& topo, const EnvGetter& env) {
+  TaskFacts w;
+  w.kind = req.what_if() ? FactsKind::WhatIf : FactsKind::ThisProcess;
   w.topology = &topo;
   if (req.topology_xml) {
     w.own_mask = topo.allowed_cpus;
@@ -43,7 +43,7 @@ World world_for(const PlanRequest& req, const Topology& topo, const EnvGetter& e
     w.local_size = req.local_size.value_or(1);
     w.ranks_from = "the request";
   } else {
-    const LaunchRanks r = launch_ranks(env);
+    const Ranks r = launch_ranks(env);
     w.local_rank = static_cast<int>(r.local_rank);
     w.local_size = static_cast<int>(r.local_size);
     w.ranks_from = r.source;
@@ -51,17 +51,13 @@ World world_for(const PlanRequest& req, const Topology& topo, const EnvGetter& e
   return w;
 }
 
-ProfileSet profiles_from(const std::optional<std::string>& file) {
-  return file ? load_profiles(*file) : builtin_profiles();
-}
-
 // One of the workers a launcher started inside a tuned task: planned as srun would plan a
 // task of its own (environment_plan).
-LocalPlan plan_launched_worker(const Plan& launcher, const LaunchRanks& ranks,
+LocalPlan plan_launched_worker(const Plan& launcher, const Ranks& ranks,
                                const EnvGetter& env) {
   auto topo = std::make_shared<Topology>(load_topology());
-  World w;
-  w.kind = WorldKind::ThisProcess;
+  TaskFacts w;
+  w.kind = FactsKind::ThisProcess;
   w.topology = topo.get();
   observe_task(w, env);
   w.step = {launcher.cpus, "STOKER_CPUS (the launcher's plan)"};
@@ -71,7 +67,7 @@ LocalPlan plan_launched_worker(const Plan& launcher, const LaunchRanks& ranks,
   w.default_profile = launcher.profile;
   w.default_profile_from = "STOKER_PROFILE (the launcher's plan)";
   LocalPlan out;
-  out.plan = make_plan(plan_input(w, {}, profiles_from(profiles_file_from(env))));
+  out.plan = make_plan(plan_input(w, {}, profiles_or_builtins(profiles_file_from(env))));
   out.source = "computed on " + topo->source + " for local rank " +
                std::to_string(ranks.local_rank) + " of " + std::to_string(ranks.local_size) +
                " under a launcher in a task the plugin planned for " +
@@ -84,16 +80,14 @@ LocalPlan plan_launched_worker(const Plan& launcher, const LaunchRanks& ranks,
 }  // namespace
 
 std::optional<std::string> profiles_file_from(const EnvGetter& env) {
-  auto file = env("STOKER_PROFILES");
-  if (file && file->empty()) return std::nullopt;
-  return file;
+  return env_nonempty(env, "STOKER_PROFILES");
 }
 
 std::optional<LocalPlan> environment_plan(const EnvGetter& env) {
   std::optional<Plan> exported = plan_from_env(env);
   if (!exported) return std::nullopt;
   check_env_plan(*exported);  // CPUs and NUMA nodes this machine has, a budget above 0
-  const LaunchRanks ranks = launch_ranks(env);
+  const Ranks ranks = launch_ranks(env);
   // More local ranks than the plugin planned for: a launcher started them inside a task.
   // (Fewer: the environment does not say, e.g. no launcher variables; the plan stands.)
   if (ranks.local_size > static_cast<uint64_t>(exported->local_size))
@@ -121,16 +115,16 @@ LocalPlan plan_this_process(const PlanRequest& req) {
   out.source = "computed on " + topo->source;
 
   const auto profiles_file = req.profiles_file ? req.profiles_file : profiles_file_from(stoker_env);
-  const ProfileSet profiles = profiles_from(profiles_file);
-  World world = world_for(req, *topo, env);
+  const ProfileSet profiles = profiles_or_builtins(profiles_file);
+  TaskFacts facts = facts_for(req, *topo, env);
   if (auto profile = stoker_env("STOKER_PROFILE")) {
-    world.default_profile = *profile;
-    world.default_profile_from = "STOKER_PROFILE";
+    facts.default_profile = *profile;
+    facts.default_profile_from = "STOKER_PROFILE";
   }
   UserOptions options;
   options.profile = req.profile;
   options.overrides = req.overrides;
-  PlanInput in = plan_input(world, options, profiles);
+  PlanInput in = plan_input(facts, options, profiles);
   in.batch_bytes_hint = req.batch_bytes;
   out.plan = make_plan(in);
   return out;

@@ -2,6 +2,7 @@
 #include "stoker/plan/plan_env.hpp"
 
 #include "stoker/common/error.hpp"
+#include "stoker/common/launch_env.hpp"
 #include "stoker/plan/limits.hpp"
 #include "stoker/common/strings.hpp"
 #include "stoker/common/values.hpp"
@@ -127,8 +128,8 @@ std::optional<Plan> plan_from_env(const EnvGetter& get) {
     if (!m) Reader::garbled("STOKER_MEM_BIND", *mem, "local, strict or none");
     p.mem_bind = *m;
   }
-  p.local_size = static_cast<int>(env.whole("STOKER_LOCAL_SIZE", 1, 1 << 16, false));
-  p.local_rank = static_cast<int>(env.whole("STOKER_LOCAL_RANK", 0, 1 << 16, false));
+  p.local_size = static_cast<int>(env.whole("STOKER_LOCAL_SIZE", 1, kMaxLocalRanks, false));
+  p.local_rank = static_cast<int>(env.whole("STOKER_LOCAL_RANK", 0, kMaxLocalRanks, false));
   if (p.local_rank >= p.local_size)
     Reader::garbled("STOKER_LOCAL_RANK", std::to_string(p.local_rank),
                     "a rank below STOKER_LOCAL_SIZE=" + std::to_string(p.local_size));

@@ -1,23 +1,23 @@
-// World -> PlanInput: the one place where profile choice, GPU mapping, the memory split and
+// TaskFacts -> PlanInput: the one place where profile choice, GPU mapping, the memory split and
 // every fallback are decided, for the plugin and the runtime alike.
 #include <algorithm>
 
 #include "stoker/common/error.hpp"
 #include "stoker/topology/gpu_identity.hpp"
 #include "stoker/common/values.hpp"
-#include "stoker/plan/world.hpp"
+#include "stoker/plan/plan_input.hpp"
 
 namespace stoker {
 
 namespace {
 
-std::string gpu_ids_where(const World& w) {
+std::string gpu_ids_where(const TaskFacts& w) {
   std::string where = "GPU ids '" + w.gpu_ids.value_or("") + "'";
   return w.gpu_ids_from.empty() ? where : where + " (" + w.gpu_ids_from + ")";
 }
 
 // The GPUs the step sees on this node (topology indices, in the order of the id list).
-std::vector<int> visible_gpus(const World& w, std::vector<std::string>& notes) {
+std::vector<int> visible_gpus(const TaskFacts& w, std::vector<std::string>& notes) {
   const Topology& topo = *w.topology;
   std::vector<int> visible;
   if (!w.gpu_ids) {
@@ -27,15 +27,15 @@ std::vector<int> visible_gpus(const World& w, std::vector<std::string>& notes) {
   const GpuResolution res = resolve_gpu_ids(topo, *w.gpu_ids, w.gpu_minors);
   if (res.ok()) return res.gpus;
   switch (w.kind) {
-    case WorldKind::ThisProcess:
+    case FactsKind::ThisProcess:
       // The runtime does not move the process: a plan without the GPU still sizes the loader.
       notes.push_back(gpu_ids_where(w) + ": " + res.error + "; planning without a GPU");
       return {};
-    case WorldKind::SlurmTask:
+    case FactsKind::SlurmTask:
       // The plugin would bind the task away from its GPU: Slurm's own binding is better,
       // so the task stays untuned.
       throw Error(gpu_ids_where(w), res.error);
-    case WorldKind::WhatIf:
+    case FactsKind::WhatIf:
       break;
   }
   throw Error(gpu_ids_where(w), res.error, "list GPU ids that the node has");
@@ -49,7 +49,7 @@ std::vector<int> local_gpus_from_visible(const std::vector<int>& visible, int lo
   return out;
 }
 
-uint64_t rank_memory(const World& w, std::vector<std::string>& notes) {
+uint64_t rank_memory(const TaskFacts& w, std::vector<std::string>& notes) {
   const std::string from = w.memory_from.empty() ? "" : " (" + w.memory_from + ")";
   if (w.memory_per_rank) {
     notes.push_back("memory per rank " + values::format_bytes(w.memory) + from);
@@ -63,19 +63,19 @@ uint64_t rank_memory(const World& w, std::vector<std::string>& notes) {
 
 }  // namespace
 
-std::string chosen_profile(const World& world, const UserOptions& options,
+std::string chosen_profile(const TaskFacts& facts, const UserOptions& options,
                            const ProfileSet& profiles) {
   if (options.profile) return *options.profile;
-  if (world.default_profile.empty()) return profiles.caps.default_profile;
-  if (!profiles.has(world.default_profile)) {
-    throw Error(world.default_profile_from.empty() ? "profile" : world.default_profile_from,
-                "unknown profile '" + world.default_profile + "'",
+  if (facts.default_profile.empty()) return profiles.caps.default_profile;
+  if (!profiles.has(facts.default_profile)) {
+    throw Error(facts.default_profile_from.empty() ? "profile" : facts.default_profile_from,
+                "unknown profile '" + facts.default_profile + "'",
                 "known profiles: " + profiles.names());
   }
-  return world.default_profile;
+  return facts.default_profile;
 }
 
-PlanInput plan_input(const World& w, const UserOptions& options, const ProfileSet& profiles) {
+PlanInput plan_input(const TaskFacts& w, const UserOptions& options, const ProfileSet& profiles) {
   if (!w.topology) throw Error("topology", "not loaded");
   // The profiles may have changed since the options were checked at submit time.
   if (const std::string problem = validate_user_options(options, profiles); !problem.empty())
@@ -97,7 +97,7 @@ PlanInput plan_input(const World& w, const UserOptions& options, const ProfileSe
     in.notes.push_back("CPUs " + w.step.cpus.to_string() + " shared by the local ranks (" +
                        w.step.source + ")");
   } else {
-    // See plan_input's comment in world.hpp: alone within its own mask.
+    // See plan_input's comment in plan_input.hpp: alone within its own mask.
     in.allowed = w.own_mask;
     if (!visible.empty()) in.local_gpus = {gpu_for_local_rank(visible, w.local_rank)};
     in.notes.push_back(
@@ -112,35 +112,8 @@ PlanInput plan_input(const World& w, const UserOptions& options, const ProfileSe
         w.thread_room_from +
         (w.local_size > 1 ? ", shared by " + std::to_string(w.local_size) + " local ranks" : "");
   }
-  if (w.kind == WorldKind::WhatIf) check_plan_input(in);
+  if (w.kind == FactsKind::WhatIf) check_plan_input(in);
   return in;
-}
-
-StepKind step_kind(uint32_t step_id) {
-  switch (step_id) {
-    case 0xfffffffbu:
-      return StepKind::Batch;
-    case 0xfffffffau:
-      return StepKind::Interactive;
-    case 0xfffffffcu:
-      return StepKind::Extern;
-    default:
-      return StepKind::Normal;
-  }
-}
-
-TuneDecision should_tune(EnableMode enable, bool batch_step, const UserOptions& options,
-                         bool any_flag, StepKind kind) {
-  if (kind == StepKind::Extern) return {false, "the extern step runs no user task"};
-  if ((kind == StepKind::Batch || kind == StepKind::Interactive) && !batch_step) {
-    return {false, "batch/interactive steps are not tuned (batch_step=no)"};
-  }
-  if (enable == EnableMode::Never) return {false, "the admin set enable=never"};
-  if (options.enable == Enable::Off) return {false, "--stoker=off"};
-  if (enable == EnableMode::OptIn && !any_flag) {
-    return {false, "enable=opt-in and no --stoker flag given"};
-  }
-  return {true, ""};
 }
 
 }  // namespace stoker

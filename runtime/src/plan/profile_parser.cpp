@@ -73,18 +73,7 @@ const std::vector<KeySpec<Profile>>& profile_keys() {
       whole_spec("MinPrefetch", &Profile::min_prefetch, 1, limits::kMaxPrefetch),
       whole_spec("MaxPrefetch", &Profile::max_prefetch, 1, limits::kMaxPrefetch),
       spec("MemShare", "a fraction in (0,1], e.g. 0.25", &Profile::mem_share, fraction()),
-      {"PinMemory", "auto, yes or no",
-       [](Profile& p, std::string_view v) {
-         if (v == "auto")
-           p.pin_memory = PinMode::Auto;
-         else if (v == "yes")
-           p.pin_memory = PinMode::Yes;
-         else if (v == "no")
-           p.pin_memory = PinMode::No;
-         else
-           return false;
-         return true;
-       }},
+      spec("PinMemory", names_of(kPinModeNames), &Profile::pin_memory, parse_pin_mode),
       {"MaxReaders", "none or a whole number from 1 to 1024",
        [](Profile& p, std::string_view v) {
          if (v == "none") {

@@ -104,6 +104,10 @@ ProfileSet load_profiles(const std::string& path) {
   return parse_profiles(text.str(), path);
 }
 
+ProfileSet profiles_or_builtins(const std::optional<std::string>& file) {
+  return file ? load_profiles(*file) : builtin_profiles();
+}
+
 std::string check_profile(const Profile& p) {
   using values::format_fraction;
   auto whole = [](const char* key, int v, int lo, int hi) -> std::string {
@@ -133,18 +137,6 @@ std::string check_profile(const Profile& p) {
     return "MinPrefetch=" + std::to_string(p.min_prefetch) +
            " is above MaxPrefetch=" + std::to_string(p.max_prefetch);
   return {};
-}
-
-const char* to_string(PinMode m) {
-  switch (m) {
-    case PinMode::Yes:
-      return "yes";
-    case PinMode::No:
-      return "no";
-    case PinMode::Auto:
-      break;
-  }
-  return "auto";
 }
 
 }  // namespace stoker

@@ -7,7 +7,7 @@
 #include "stoker/topology/gpu_identity.hpp"
 #include "stoker/common/strings.hpp"
 #include "stoker/common/values.hpp"
-#include "stoker/plan/world.hpp"
+#include "stoker/plan/task_facts.hpp"
 
 namespace stoker {
 
@@ -121,7 +121,7 @@ NodeMemory node_memory(const EnvGetter& env, const SlurmAllocation& alloc,
   return {memory_limit_bytes(root), "this process's memory limit"};
 }
 
-void observe_task(World& w, const EnvGetter& env, const SlurmAllocation& alloc,
+void observe_task(TaskFacts& w, const EnvGetter& env, const SlurmAllocation& alloc,
                   const std::string& root) {
   // The task's mask, also after pin_main_thread narrowed this thread to the main CPUs.
   w.own_mask = task_cpu_mask();

@@ -42,9 +42,9 @@ std::string set_user_option(UserOptions& opts, std::string_view flag, std::strin
 
   if (flag == "stoker") {
     if (value.empty() || value == "on")
-      opts.enable = Enable::On;
+      opts.enable = TuneRequest::On;
     else if (value == "off")
-      opts.enable = Enable::Off;
+      opts.enable = TuneRequest::Off;
     else
       return bad("expected on or off (no value means on)");
   } else if (flag == "stoker-profile") {
@@ -61,23 +61,18 @@ std::string set_user_option(UserOptions& opts, std::string_view flag, std::strin
     opts.given.push_back(given);
   } else if (flag == "stoker-bind") {
     auto b = parse_bind_mode(value);
-    if (!b) return bad("expected gpu-numa, even or none");
+    if (!b) return bad("expected " + names_of(kBindModeNames));
     opts.overrides.bind = *b;
     opts.given.push_back(given);
   } else if (flag == "stoker-mem-bind") {
     auto m = parse_mem_bind(value);
-    if (!m) return bad("expected local, strict or none");
+    if (!m) return bad("expected " + names_of(kMemBindNames));
     opts.overrides.mem_bind = *m;
     opts.given.push_back(given);
   } else if (flag == "stoker-pin-memory") {
-    if (value == "auto")
-      opts.overrides.pin_memory = PinMode::Auto;
-    else if (value == "yes")
-      opts.overrides.pin_memory = PinMode::Yes;
-    else if (value == "no")
-      opts.overrides.pin_memory = PinMode::No;
-    else
-      return bad("expected auto, yes or no");
+    auto pin = parse_pin_mode(value);
+    if (!pin) return bad("expected " + names_of(kPinModeNames));
+    opts.overrides.pin_memory = *pin;
     opts.given.push_back(given);
   } else if (flag == "stoker-verbose") {
     if (!value.empty()) return bad("takes no value");

@@ -12,18 +12,6 @@ size_t dtype_size(DType t) {
   return 1;
 }
 
-const char* to_string(DType t) {
-  switch (t) {
-    case DType::U8: return "uint8";
-    case DType::U16: return "uint16";
-    case DType::U32: return "uint32";
-    case DType::I64: return "int64";
-    case DType::F16: return "float16";
-    case DType::F32: return "float32";
-  }
-  return "?";
-}
-
 size_t SampleSpec::bytes() const {
   size_t n = dtype_size(dtype);
   for (int64_t d : shape) n *= static_cast<size_t>(d);

@@ -5,11 +5,11 @@
 
 #include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "common/fnv1a.hpp"
+#include "stoker/common/launch_env.hpp"
 #include "stoker/common/values.hpp"
 
 namespace stoker {
@@ -41,16 +41,12 @@ std::string entry_path(const std::string& dir, const std::string& id) {
 }  // namespace
 
 std::string shard_cache_dir() {
-  if (const char* d = std::getenv("STOKER_CACHE_DIR")) {
-    const std::string dir(d);
-    return dir.empty() || dir == "none" ? std::string() : dir + "/shards";
+  const EnvGetter env = process_env();
+  if (const auto dir = env("STOKER_CACHE_DIR")) {
+    return dir->empty() || *dir == "none" ? std::string() : *dir + "/shards";
   }
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0') {
-    return std::string(x) + "/stoker/shards";
-  }
-  if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') {
-    return std::string(h) + "/.cache/stoker/shards";
-  }
+  if (const auto xdg = env_nonempty(env, "XDG_CACHE_HOME")) return *xdg + "/stoker/shards";
+  if (const auto home = env_nonempty(env, "HOME")) return *home + "/.cache/stoker/shards";
   return {};
 }
 

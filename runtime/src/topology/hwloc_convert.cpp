@@ -10,7 +10,7 @@ namespace stoker::detail {
 
 namespace {
 
-constexpr int kMaxIndex = 1 << 16;  // matches CpuSet's parsing bound; stops infinite bitmaps
+constexpr int kMaxIndex = CpuSet::kMaxCpu;  // CpuSet's parsing bound; stops infinite bitmaps
 
 constexpr uint16_t kNvidiaVendor = 0x10de;
 constexpr uint16_t kClassVga = 0x0300;

@@ -175,7 +175,7 @@ CpuSet task_cpu_mask() {
 
 CpuSet current_cpu_mask() {
   // Grow the mask until the kernel accepts its size (machines with more than 1024 CPUs).
-  for (int ncpus = 1024; ncpus <= (1 << 16); ncpus *= 2) {
+  for (int ncpus = 1024; ncpus <= CpuSet::kMaxCpu; ncpus *= 2) {
     cpu_set_t* set = CPU_ALLOC(ncpus);
     if (!set) break;
     size_t size = CPU_ALLOC_SIZE(ncpus);

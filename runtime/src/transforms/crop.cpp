@@ -13,7 +13,6 @@ namespace {
 constexpr uint64_t kCropStream = 1, kFlipStream = 2;
 }  // namespace
 
-const char* to_string(Layout l) { return l == Layout::CHW ? "CHW" : "HWC"; }
 
 CropBox random_resized_crop(int width, int height, const SampleKey& key,
                             const ImageTransformOptions& opts) {

@@ -19,7 +19,7 @@ std::string error_of(std::map<std::string, std::string> vars) {
 }
 
 TEST(LaunchRanks, SingleProcessWithoutLauncherVariables) {
-  const LaunchRanks r = launch_ranks(env_from({}));
+  const Ranks r = launch_ranks(env_from({}));
   EXPECT_EQ(r.rank, 0u);
   EXPECT_EQ(r.world_size, 1u);
   EXPECT_EQ(r.local_rank, 0u);
@@ -28,7 +28,7 @@ TEST(LaunchRanks, SingleProcessWithoutLauncherVariables) {
 }
 
 TEST(LaunchRanks, TorchrunsVariablesWinOverSlurms) {
-  const LaunchRanks r = launch_ranks(env_from({{"RANK", "3"},
+  const Ranks r = launch_ranks(env_from({{"RANK", "3"},
                                                {"WORLD_SIZE", "4"},
                                                {"LOCAL_RANK", "1"},
                                                {"LOCAL_WORLD_SIZE", "2"},
@@ -43,7 +43,7 @@ TEST(LaunchRanks, TorchrunsVariablesWinOverSlurms) {
 }
 
 TEST(LaunchRanks, OpenMpisLauncherWinsOverTorchrun) {
-  const LaunchRanks r = launch_ranks(env_from({{"OMPI_COMM_WORLD_RANK", "5"},
+  const Ranks r = launch_ranks(env_from({{"OMPI_COMM_WORLD_RANK", "5"},
                                                {"OMPI_COMM_WORLD_SIZE", "8"},
                                                {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
                                                {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"},
@@ -54,7 +54,7 @@ TEST(LaunchRanks, OpenMpisLauncherWinsOverTorchrun) {
 }
 
 TEST(LaunchRanks, SlurmsVariables) {
-  const LaunchRanks r = launch_ranks(env_from({{"SLURM_PROCID", "3"},
+  const Ranks r = launch_ranks(env_from({{"SLURM_PROCID", "3"},
                                                {"SLURM_NTASKS", "4"},
                                                {"SLURM_LOCALID", "1"},
                                                {"SLURM_NODEID", "1"},
@@ -76,7 +76,7 @@ TEST(LaunchRanks, SlurmsVariables) {
 
 TEST(LaunchRanks, EachPairFromTheFirstLauncherThatSetsIt) {
   // A wrapper that sets RANK/WORLD_SIZE inside a Slurm step: the local pair stays Slurm's.
-  const LaunchRanks r = launch_ranks(env_from({{"RANK", "2"},
+  const Ranks r = launch_ranks(env_from({{"RANK", "2"},
                                                {"WORLD_SIZE", "4"},
                                                {"SLURM_PROCID", "0"},
                                                {"SLURM_LOCALID", "0"},
@@ -136,6 +136,14 @@ TEST(EnvReaders, WholeNumbersAndCpuListsWithOneMessage) {
                  "BAD: garbled value '0-' (expected an OS CPU list such as 0-5,12; fix or unset "
                  "BAD)");
   }
+}
+
+TEST(EnvReaders, AnEmptyValueReadsAsUnsetWhereAskedFor) {
+  const EnvGetter env = env_from({{"SET", "x"}, {"EMPTY", ""}});
+  EXPECT_EQ(env_nonempty(env, "SET"), "x");
+  EXPECT_EQ(env_nonempty(env, "EMPTY"), std::nullopt);
+  EXPECT_EQ(env_nonempty(env, "UNSET"), std::nullopt);
+  EXPECT_EQ(env("EMPTY"), "");  // the getter itself tells empty from unset
 }
 
 TEST(FaultsLaunchEnv, SlurmTaskListsAreReadWholeAndStrictly) {

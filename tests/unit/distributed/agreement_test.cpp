@@ -8,7 +8,6 @@
 
 #include "error_text.hpp"
 #include "stoker/distributed/agreement.hpp"
-#include "stoker/distributed/coordination.hpp"
 #include "stoker/common/error.hpp"
 
 using stoker::EpochView;

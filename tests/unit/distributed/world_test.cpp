@@ -3,10 +3,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "stoker/distributed/coordination.hpp"
+#include "stoker/distributed/agreement.hpp"
+#include "stoker/distributed/world.hpp"
 #include "stoker/common/error.hpp"
 
-using stoker::WorldInfo;
+using stoker::World;
 
 // The launcher's variables are read by launch_ranks (tests/unit/common/launch_env_test.cpp);
 // detect_world layers MPI on top.
@@ -32,7 +33,7 @@ TEST(World, WithoutAnMpiLauncherAgreementIsLocal) {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"}) {
     if (std::getenv(v)) GTEST_SKIP() << v << " is set: this process runs under an MPI launcher";
   }
-  const WorldInfo w = stoker::detect_world();
+  const World w = stoker::detect_world();
   EXPECT_FALSE(w.mpi);
   stoker::SamplerOptions o;
   o.size = 10;

@@ -8,6 +8,7 @@
 
 #include "run_command.hpp"
 #include "doctor_fixture.hpp"
+#include "enum_names_check.hpp"
 #include "stoker/doctor/doctor.hpp"
 
 namespace stoker::doctor {
@@ -87,6 +88,11 @@ TEST(DoctorCommand, PythonFlag) {
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
   EXPECT_EQ(j["findings"].back()["check"], "python") << r.out;
+}
+
+TEST(Severity, NamesReadBothWays) {
+  expect_names_round_trip(kSeverityNames, [](Severity s) { return to_string(s); },
+                          [](std::string_view s) { return value_named(kSeverityNames, s); });
 }
 
 }  // namespace

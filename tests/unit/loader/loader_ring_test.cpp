@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "loader_fixture.hpp"
-#include "stoker/distributed/coordination.hpp"
+#include "stoker/distributed/world.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/loader/worker_shares.hpp"
 

@@ -1,6 +1,7 @@
 // The prefetch controller on its own: scripted observations in, depth decisions out.
 #include <gtest/gtest.h>
 
+#include "enum_names_check.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/loader/prefetch_controller.hpp"
 
@@ -143,4 +144,9 @@ TEST(PrefetchController, BoundsOutOfOrderAreAnErrorNotClamped) {
   EXPECT_EQ(error_of(config(2, 16, 3)).rfind("prefetch controller initial_depth: is 2", 0), 0u);
   EXPECT_EQ(error_of(config(2, 16, 0)).rfind("prefetch controller min_depth: is 0", 0), 0u);
   EXPECT_EQ(error_of(config(2, 5000)).rfind("prefetch controller max_depth: is 5000", 0), 0u);
+}
+
+TEST(DepthReason, NamesReadBothWays) {
+  expect_names_round_trip(kDepthReasonNames, [](DepthReason r) { return to_string(r); },
+                          [](std::string_view s) { return value_named(kDepthReasonNames, s); });
 }

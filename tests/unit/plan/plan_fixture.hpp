@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "stoker/plan/plan.hpp"
+#include "stoker/plan/task_facts.hpp"
 #include "stoker/topology/topology.hpp"
 #include "topology_fixtures.hpp"
 
@@ -42,6 +43,21 @@ inline std::vector<Plan> plan_all(PlanInput in) {
 inline CpuSet numa_cpus(const Topology& topo, int os_index) {
   const NumaNode* n = topo.numa_by_os_index(os_index);
   return n ? n->cpus : CpuSet{};
+}
+
+// A rank of a 4-GPU node, as the plugin would fill it: rank `rank` of `size` sharing the
+// whole node, GPU ids 0-3, 64 GiB for the node.
+inline TaskFacts four_gpu_facts(const Topology& topo, int rank, int size) {
+  TaskFacts w;
+  w.kind = FactsKind::SlurmTask;
+  w.topology = &topo;
+  w.own_mask = topo.allowed_cpus;
+  w.step = {topo.allowed_cpus, "the test"};
+  w.gpu_ids = "0,1,2,3";
+  w.memory = uint64_t{64} << 30;
+  w.local_rank = rank;
+  w.local_size = size;
+  return w;
 }
 
 }  // namespace stoker::test

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "run_command.hpp"
+#include "enum_names_check.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/plan/profiles.hpp"
 
@@ -309,6 +310,18 @@ TEST(Profiles, FuzzNeverCrashesAndAlwaysErrorsOrValid) {
   EXPECT_GT(errors, 0);
   EXPECT_GT(parsed, 0);
   std::printf("fuzz: %d parsed, %d rejected with an error\n", parsed, errors);
+}
+
+TEST(Profiles, TheAdminsFileElseTheBuiltIns) {
+  EXPECT_EQ(profiles_or_builtins(std::nullopt).profiles, builtin_profiles().profiles);
+  const std::string file = STOKER_SOURCE_DIR "/sbatch_templates/admin/stoker.conf";
+  EXPECT_EQ(profiles_or_builtins(file).profiles, load_profiles(file).profiles);
+  EXPECT_THROW(profiles_or_builtins(std::string("/nonexistent/stoker.conf")), Error);
+}
+
+TEST(PinMode, OneTableForPinMemoryAndTheFlag) {
+  expect_names_round_trip(kPinModeNames, [](PinMode m) { return to_string(m); }, parse_pin_mode);
+  EXPECT_EQ(names_of(kPinModeNames), "auto, yes or no");
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "stoker/plan/user_options.hpp"
-#include "stoker/plan/world.hpp"
+#include "stoker/plan/plan_input.hpp"
 
 namespace stoker {
 namespace {
@@ -11,11 +11,11 @@ namespace {
 TEST(UserOptions, AcceptsEveryDocumentedValue) {
   UserOptions o;
   EXPECT_EQ(set_user_option(o, "stoker", ""), "");
-  EXPECT_EQ(o.enable, Enable::On);
+  EXPECT_EQ(o.enable, TuneRequest::On);
   EXPECT_EQ(set_user_option(o, "--stoker", "off"), "");
-  EXPECT_EQ(o.enable, Enable::Off);
+  EXPECT_EQ(o.enable, TuneRequest::Off);
   EXPECT_EQ(set_user_option(o, "stoker", "on"), "");
-  EXPECT_EQ(o.enable, Enable::On);
+  EXPECT_EQ(o.enable, TuneRequest::On);
   EXPECT_EQ(set_user_option(o, "stoker-profile", "cv"), "");
   EXPECT_EQ(o.profile, "cv");
   EXPECT_EQ(set_user_option(o, "stoker-workers", "12"), "");
@@ -104,7 +104,7 @@ TEST(UserOptions, ValidateUnknownProfileListsTheKnownOnes) {
             "cv, netfs, nlp");
   ProfileSet site = parse_profiles("Profile=video", "site.conf");
   EXPECT_EQ(validate_user_options(o, site), "");
-  EXPECT_EQ(chosen_profile(World{}, o, site), "video");
+  EXPECT_EQ(chosen_profile(TaskFacts{}, o, site), "video");
 }
 
 TEST(UserOptions, ValidatePrefetchOverTheCapNamesTheCap) {
@@ -138,7 +138,7 @@ TEST(UserOptions, AllowOverrideNoRejectsAnyTuningFlagButNotAProfile) {
 
 TEST(UserOptions, ChosenProfileDefaultsToTheAdminsDefault) {
   ProfileSet site = parse_profiles("Defaults DefaultProfile=nlp", "site.conf");
-  EXPECT_EQ(chosen_profile(World{}, UserOptions{}, site), "nlp");
+  EXPECT_EQ(chosen_profile(TaskFacts{}, UserOptions{}, site), "nlp");
 }
 
 TEST(UserOptions, OneTableOfFlags) {

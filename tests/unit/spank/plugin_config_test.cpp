@@ -9,7 +9,7 @@ namespace {
 
 TEST(PluginConfig, DefaultsWithoutArguments) {
   const PluginConfig c = parse_plugin_args({});
-  EXPECT_EQ(c.enable, EnableMode::OptIn);
+  EXPECT_EQ(c.enable, TunePolicy::OptIn);
   EXPECT_FALSE(c.batch_step);
   EXPECT_EQ(c.profiles, "");
   EXPECT_EQ(c.topology_xml, "");
@@ -23,12 +23,12 @@ TEST(PluginConfig, EveryKey) {
                          "topology_cache=/var/spool/slurmd/stoker"});
   EXPECT_EQ(c.profiles, "/etc/slurm/stoker.conf");
   EXPECT_EQ(c.default_profile, "cv");
-  EXPECT_EQ(c.enable, EnableMode::Always);
+  EXPECT_EQ(c.enable, TunePolicy::Always);
   EXPECT_EQ(c.topology_xml, "/etc/slurm/node.xml");
   EXPECT_TRUE(c.batch_step);
   EXPECT_EQ(c.topology_cache, "/var/spool/slurmd/stoker");
-  EXPECT_EQ(parse_plugin_args({"enable=never"}).enable, EnableMode::Never);
-  EXPECT_EQ(parse_plugin_args({"enable=opt-in", "batch_step=no"}).enable, EnableMode::OptIn);
+  EXPECT_EQ(parse_plugin_args({"enable=never"}).enable, TunePolicy::Never);
+  EXPECT_EQ(parse_plugin_args({"enable=opt-in", "batch_step=no"}).enable, TunePolicy::OptIn);
 }
 
 TEST(PluginConfig, UnknownKeyNamesItAndTheKnownKeys) {

@@ -14,11 +14,11 @@ namespace stoker::spank {
 namespace {
 
 // What task_env exports for `plan` (null: untuned) over a task environment `now`.
-std::map<std::string, std::string> exported(const Plan* plan, const TaskIds& ids,
+std::map<std::string, std::string> exported(const Plan* plan, const StepTask& task,
                                             std::map<std::string, std::string> now,
                                             const std::string& profiles = "") {
   std::map<std::string, std::string> env;
-  for (const auto& [k, v] : task_env(plan, ids, env_from(std::move(now)), profiles)) {
+  for (const auto& [k, v] : task_env(plan, task, env_from(std::move(now)), profiles)) {
     EXPECT_FALSE(env.count(k)) << k << " exported twice";
     env[k] = v;
   }
@@ -30,8 +30,8 @@ const char* const kLauncherNames[] = {"RANK",       "LOCAL_RANK",  "WORLD_SIZE",
 
 TEST(TaskExport, ThePlanAndTheLaunchersNames) {
   const Topology topo = load_topology_xml_text(test::four_gpu_two_socket(false), "4gpu");
-  World w;
-  w.kind = WorldKind::SlurmTask;
+  TaskFacts w;
+  w.kind = FactsKind::SlurmTask;
   w.topology = &topo;
   w.step = {topo.allowed_cpus, "the test"};
   w.gpu_ids = "0,1";
@@ -40,8 +40,8 @@ TEST(TaskExport, ThePlanAndTheLaunchersNames) {
   w.local_size = 2;
   const PlanInput in = plan_input(w, {}, builtin_profiles());
   const Plan plan = make_plan(in);
-  TaskIds ids{5, 8, 1, 2, 12345, 3, "10.0.0.7"};
-  const auto env = exported(&plan, ids, {});
+  StepTask task{{5, 8, 1, 2, ""}, 12345, 3, "10.0.0.7"};
+  const auto env = exported(&plan, task, {});
   EXPECT_EQ(env.at("STOKER_GPU"), "0000:3d:00.0");
   EXPECT_EQ(env.at("RANK"), "5");
   EXPECT_EQ(env.at("LOCAL_RANK"), "1");
@@ -54,7 +54,7 @@ TEST(TaskExport, ThePlanAndTheLaunchersNames) {
   EXPECT_EQ(env.at("OMP_NUM_THREADS"), main);
   EXPECT_EQ(env.at("MKL_NUM_THREADS"), main);
   EXPECT_EQ(env.at("OPENBLAS_NUM_THREADS"), main);
-  const std::vector<std::string> lines = describe(ids, w, in, plan, "applied");
+  const std::vector<std::string> lines = describe(task, w, in, plan, "applied");
   ASSERT_FALSE(lines.empty());
   const std::string& line = lines.front();
   EXPECT_EQ(line.rfind("stoker: rank 5 (local 1/2): profile=balanced cpus=", 0), 0u) << line;
@@ -70,7 +70,7 @@ TEST(TaskExport, ThePlanAndTheLaunchersNames) {
 // to load) got no RANK, WORLD_SIZE or MASTER_* at all, and the job depended on each
 // template's own fallbacks. Now it gets the launcher's names, and no plan.
 TEST(FaultsTaskExport, AnUntunedTaskStillGetsTheRendezvous) {
-  const auto env = exported(nullptr, TaskIds{3, 4, 1, 2, 77, 0, "n1"}, {});
+  const auto env = exported(nullptr, StepTask{{3, 4, 1, 2, ""}, 77, 0, "n1"}, {});
   for (const char* name : kLauncherNames) EXPECT_TRUE(env.count(name)) << name;
   EXPECT_EQ(env.at("RANK"), "3");
   EXPECT_EQ(env.at("WORLD_SIZE"), "4");
@@ -84,16 +84,16 @@ TEST(FaultsTaskExport, AnUntunedTaskStillGetsTheRendezvous) {
 // A launcher's workers (torchrun under a tuned agent) are planned with the plugin's profiles.
 TEST(TaskExport, TheAdminsProfilesFileGoesWithThePlan) {
   Plan plan;
-  const TaskIds ids{0, 1, 0, 1, 77, 0, "n1"};
-  EXPECT_EQ(exported(&plan, ids, {}, "/etc/slurm/stoker.conf").at("STOKER_PROFILES"),
+  const StepTask task{{0, 1, 0, 1, ""}, 77, 0, "n1"};
+  EXPECT_EQ(exported(&plan, task, {}, "/etc/slurm/stoker.conf").at("STOKER_PROFILES"),
             "/etc/slurm/stoker.conf");
-  EXPECT_FALSE(exported(&plan, ids, {}).count("STOKER_PROFILES")) << "built-in profiles";
+  EXPECT_FALSE(exported(&plan, task, {}).count("STOKER_PROFILES")) << "built-in profiles";
 }
 
 TEST(TaskExport, WhatTheUserSetIsKept) {
   Plan plan;
   plan.main_cpus = CpuSet::parse("0-2");
-  const auto env = exported(&plan, TaskIds{0, 2, 0, 1, 77, 0, "n1"},
+  const auto env = exported(&plan, StepTask{{0, 2, 0, 1, ""}, 77, 0, "n1"},
                             {{"MASTER_PORT", "29500"}, {"OMP_NUM_THREADS", "7"}});
   EXPECT_FALSE(env.count("MASTER_PORT"));
   EXPECT_FALSE(env.count("OMP_NUM_THREADS"));
@@ -108,12 +108,12 @@ TEST(TaskExport, WhatTheUserSetIsKept) {
 TEST(FaultsTaskExport, ExportsInheritedFromATunedBatchStepAreReplaced) {
   Plan batch_plan;
   batch_plan.main_cpus = CpuSet::parse("0");
-  const TaskIds batch{0, 1, 0, 1, 77, 0xfffffffbu, "n1"};
+  const StepTask batch{{0, 1, 0, 1, ""}, 77, 0xfffffffbu, "n1"};
   std::map<std::string, std::string> inherited = exported(&batch_plan, batch, {});
   inherited["OMP_NUM_THREADS"] = "5";  // the batch script's own change: the user's
   Plan plan;
   plan.main_cpus = CpuSet::parse("0-1");
-  const auto env = exported(&plan, TaskIds{1, 4, 1, 2, 77, 0, "n1"}, inherited);
+  const auto env = exported(&plan, StepTask{{1, 4, 1, 2, ""}, 77, 0, "n1"}, inherited);
   EXPECT_EQ(env.at("RANK"), "1");
   EXPECT_EQ(env.at("WORLD_SIZE"), "4");
   EXPECT_EQ(env.at("MASTER_PORT"), std::to_string(master_port(77, 0)));
@@ -124,13 +124,13 @@ TEST(FaultsTaskExport, ExportsInheritedFromATunedBatchStepAreReplaced) {
 
 TEST(FaultsTaskExport, LongReasonsContinueOnLinesOfTheirOwn) {
   const Topology topo = load_topology_xml_text(test::four_gpu_two_socket(false), "4gpu");
-  World w;
+  TaskFacts w;
   w.topology = &topo;
   PlanInput in;
   Plan plan;
   for (int i = 0; i < 40; ++i) plan.reasons.push_back({"cpus", std::string(60, 'x')});
   plan.reasons.push_back({"nics", std::string(5000, 'y')});
-  const std::vector<std::string> lines = describe(TaskIds{}, w, in, plan, "applied");
+  const std::vector<std::string> lines = describe(StepTask{}, w, in, plan, "applied");
   ASSERT_GT(lines.size(), 2u);
   for (size_t i = 0; i < lines.size(); ++i) {
     EXPECT_LE(lines[i].size(), kMaxLine);

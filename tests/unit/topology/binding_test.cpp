@@ -3,6 +3,7 @@
 
 #include <thread>
 
+#include "enum_names_check.hpp"
 #include "stoker/plan/plan.hpp"
 #include "stoker/topology/topology.hpp"
 #include "topology_fixtures.hpp"
@@ -94,6 +95,11 @@ TEST(LiveTopology, LoadsThisMachine) {
   EXPECT_FALSE(t.numa_nodes.empty());
   EXPECT_TRUE(current_cpu_mask().is_subset_of(t.all_cpus));
   EXPECT_GT(t.total_memory, 0u);
+}
+
+TEST(MemBind, NamesReadBothWays) {
+  expect_names_round_trip(kMemBindNames, [](MemBind m) { return to_string(m); }, parse_mem_bind);
+  EXPECT_EQ(names_of(kMemBindNames), "local, strict or none");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "stoker/transforms/image_transforms.hpp"
+#include "enum_names_check.hpp"
 #include "transforms/counter_rng.hpp"
 #include "transforms/half.hpp"
 
@@ -107,6 +108,10 @@ TEST(Half, RoundTripsAndRounds) {
   EXPECT_EQ(float_to_half(-2.0f), 0xc000);
   EXPECT_EQ(float_to_half(1e6f), 0x7c00);
   EXPECT_EQ(float_to_half(1.0f + 1.0f / 2048), 0x3c00);  // a tie rounds to even
+}
+
+TEST(Layout, NamesReadBothWays) {
+  expect_names_round_trip(kLayoutNames, [](Layout l) { return to_string(l); }, parse_layout);
 }
 
 }  // namespace

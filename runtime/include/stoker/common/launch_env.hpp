@@ -1,8 +1,9 @@
-// The launch environment: what launchers (Slurm, torchrun, mpirun) tell a process in
-// environment variables, read one way everywhere. One reader family with one set of
+// The launch environment: what launchers (Slurm, torchrun, mpirun) and users tell a process
+// in environment variables, read one way everywhere. One reader family with one set of
 // bounds and one message for a bad value, and one detector of this process's place among
-// the ranks. MPI-free: distributed/ layers MPI itself on top (detect_world), and the
-// plugin reads a task's environment through the same EnvGetter.
+// the ranks. The only getenv of the runtime is process_env()'s: every other reader takes an
+// EnvGetter or calls process_env(). MPI-free: distributed/ layers MPI itself on top
+// (detect_world), and the plugin reads a task's environment through the same EnvGetter.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,10 @@ using EnvGetter = std::function<std::optional<std::string>(const std::string&)>;
 EnvGetter process_env();
 // A fixed set of variables: tests, Python's os.environ snapshot.
 EnvGetter env_from(std::map<std::string, std::string> vars);
+
+// The value of `name` when it is set and not empty; nullopt otherwise (an empty value reads
+// as unset: STOKER_METRICS=, HOME=).
+std::optional<std::string> env_nonempty(const EnvGetter& env, const std::string& name);
 
 // The one error for a variable whose value is not allowed, naming the variable, its value,
 // what is allowed and what to do:
@@ -46,16 +51,18 @@ std::optional<CpuSet> env_cpus(const EnvGetter& env, const std::string& name);
 // `name` when the list is malformed.
 uint64_t slurm_tasks_on_node(const std::string& name, const std::string& list, uint64_t node);
 
-// This process's place among the ranks, as the launcher's variables say.
-struct LaunchRanks {
+// A process's place among the ranks of a job: rank of world_size, and local_rank of
+// local_size on its node. The one shape of it: launch_ranks returns it, the distributed World
+// (detect_world) and the plugin's StepTask extend it.
+struct Ranks {
   uint64_t rank = 0, world_size = 1;
   uint64_t local_rank = 0, local_size = 1;
   std::string source;  // where each pair came from, e.g. "RANK/WORLD_SIZE, LOCAL_RANK/..."
 };
 
-// The launcher's view, one precedence for every reader (the planner, the sampler's world,
-// metrics labels, the example trainer). Each pair (rank, world size) and (local rank, local
-// size) comes from the first launcher that sets it:
+// This process's place as the launcher's variables say, one precedence for every reader (the
+// planner, the sampler's world, metrics labels, the example trainer). Each pair (rank, world
+// size) and (local rank, local size) comes from the first launcher that sets it:
 //  1. Open MPI's mpirun: OMPI_COMM_WORLD_RANK/_SIZE, OMPI_COMM_WORLD_LOCAL_RANK/_LOCAL_SIZE;
 //  2. torchrun: RANK/WORLD_SIZE, LOCAL_RANK/LOCAL_WORLD_SIZE;
 //  3. Slurm: SLURM_PROCID/SLURM_NTASKS (SLURM_NTASKS unset: 1), SLURM_LOCALID and the
@@ -66,6 +73,6 @@ struct LaunchRanks {
 // come before all of these; their callers layer them on top.
 // Throws stoker::Error naming the variable when one is garbled, when only one of a pair is
 // set ("set both, or neither"), or when a rank is not below its size.
-LaunchRanks launch_ranks(const EnvGetter& env);
+Ranks launch_ranks(const EnvGetter& env);
 
 }  // namespace stoker

@@ -1,8 +1,8 @@
 // The parts of the epoch agreement that need no MPI: what each rank believes about the
 // epoch it starts (an EpochView), the one check of everyone's views, and how long a rank
-// waits for the others, with the lines it prints while it waits. agree_on_epoch
-// (coordination.hpp) exchanges the views over MPI; the Python module exchanges them over
-// torch.distributed's store and calls the same check, so every message is written once.
+// waits for the others, with the lines it prints while it waits; and agree_on_epoch, which
+// exchanges the views over MPI. The Python module exchanges them over torch.distributed's
+// store and calls the same check, so every message is written once.
 #pragma once
 
 #include <array>
@@ -76,5 +76,19 @@ std::string note_unchecked_ranks(uint64_t rank, uint64_t world_size);
 // note_unchecked_ranks()'s text (its line printed once). Calls detect_world() when
 // world_size > 1 and agree (collective under an MPI launcher, like the loader's start).
 std::string agreement_mode(uint64_t rank, uint64_t world_size, bool agree);
+
+// Makes every rank agree on the seed (rank 0's is broadcast and returned), the epoch,
+// the dataset size and fingerprint, the sampler options (shuffle, drop_last, block) and
+// each rank's place (opts.rank/world_size must be its MPI rank and size). A mismatch
+// throws stoker::Error on every rank, naming the ranks that differ and what differs
+// (check_epoch_views above). Collective under MPI, and it waits like one: a late
+// rank is waited for, rank 0 (and rank 1, when rank 0 is the late one) printing a line
+// naming it every STOKER_AGREE_WARN seconds (default 60); only when a rank has not
+// arrived after STOKER_AGREE_TIMEOUT seconds (default 1800; 0: never) do the waiting
+// ranks print why and call MPI_Abort.
+// opts.world_size 1 (a loader one rank uses alone): no collective, returns opts.seed.
+// Without MPI it returns opts.seed and says once on stderr that the ranks are not checked
+// (note_unchecked_ranks).
+uint64_t agree_on_epoch(const SamplerOptions& opts, uint64_t epoch);
 
 }  // namespace stoker

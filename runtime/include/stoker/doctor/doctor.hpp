@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "stoker/common/cpuset.hpp"
+#include "stoker/common/enum_names.hpp"
 #include "stoker/topology/topology.hpp"
 
 namespace stoker::doctor {
@@ -19,7 +20,11 @@ namespace stoker::doctor {
 // ok: nothing to do. info: worth knowing. warn: likely slows the loader.
 // error: likely fails or starves it; `stoker doctor` exits 1 when any is found.
 enum class Severity { Ok, Info, Warn, Error };
-const char* to_string(Severity s);  // "ok", "info", "warn", "error"
+inline constexpr EnumName<Severity> kSeverityNames[] = {{Severity::Ok, "ok"},
+                                                        {Severity::Info, "info"},
+                                                        {Severity::Warn, "warn"},
+                                                        {Severity::Error, "error"}};
+inline const char* to_string(Severity s) { return name_of(kSeverityNames, s); }
 
 struct Finding {
   std::string check;  // "nofile", "shm", "cpu_quota", "memory", "storage", "smt", "gpu", "python"

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "stoker/common/enum_names.hpp"
 #include "stoker/plan/limits.hpp"
 
 namespace stoker {
@@ -48,7 +49,11 @@ struct PrefetchObservation {
 };
 
 enum class DepthReason { Start, ConsumerWaited, NeverWaited };
-const char* to_string(DepthReason r);
+inline constexpr EnumName<DepthReason> kDepthReasonNames[] = {
+    {DepthReason::Start, "start"},
+    {DepthReason::ConsumerWaited, "consumer waited"},
+    {DepthReason::NeverWaited, "consumer never waited"}};
+inline const char* to_string(DepthReason r) { return name_of(kDepthReasonNames, r); }
 
 struct DepthChange {
   uint64_t time_ns = 0;  // the observation's now_ns

@@ -1,6 +1,6 @@
 // The I/O shell around the pure planner, used by `stoker plan`, the loader and the
-// Python module: it fills a World from this process (or a what-if node), then calls
-// plan_input and make_plan, as the plugin does from Slurm's items (world.hpp).
+// Python module: it fills a TaskFacts from this process (or a what-if node), then calls
+// plan_input and make_plan, as the plugin does from Slurm's items (task_facts.hpp).
 #pragma once
 
 #include <cstdint>
@@ -67,8 +67,8 @@ std::optional<LocalPlan> environment_plan(const EnvGetter& env);
 // STOKER_* environment first (unless what-if inputs are given, or ignore_env), else
 // computed. Throws stoker::Error naming the input when one is unreadable or garbled: an
 // XML file, a profiles file, an unknown profile, --gpus ids not on the node, LOCAL_RANK,
-// ... What-if inputs are checked strictly (WorldKind::WhatIf); live GPU ids that cannot
-// be located give a CPU-only plan with the reason (WorldKind::ThisProcess).
+// ... What-if inputs are checked strictly (FactsKind::WhatIf); live GPU ids that cannot
+// be located give a CPU-only plan with the reason (FactsKind::ThisProcess).
 LocalPlan plan_this_process(const PlanRequest& request = {});
 
 }  // namespace stoker

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "stoker/common/cpuset.hpp"
+#include "stoker/common/enum_names.hpp"
 #include "stoker/plan/limits.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/topology/topology.hpp"
@@ -17,6 +18,13 @@
 namespace stoker {
 
 enum class BindMode { GpuNuma, Even, None };
+inline constexpr EnumName<BindMode> kBindModeNames[] = {
+    {BindMode::GpuNuma, "gpu-numa"}, {BindMode::Even, "even"}, {BindMode::None, "none"}};
+inline const char* to_string(BindMode b) { return name_of(kBindModeNames, b); }
+// Inverse of to_string; nullopt for anything else.
+inline std::optional<BindMode> parse_bind_mode(std::string_view s) {
+  return value_named(kBindModeNames, s);
+}
 
 // What a user asked for (flags or options). Unset = decided by the profile.
 struct UserOverrides {
@@ -99,11 +107,5 @@ bool fit_prefetch(Plan& plan, uint64_t batch_bytes, int held = 0);
 // Checks a plan input the way the CLI does before planning: throws stoker::Error
 // naming the bad input (empty mask, local rank >= size, zero memory limit, ...).
 void check_plan_input(const PlanInput& in);
-
-const char* to_string(BindMode b);  // "gpu-numa", "even", "none"
-const char* to_string(MemBind m);   // "local", "strict", "none"
-// Inverse of to_string; nullopt for anything else.
-std::optional<BindMode> parse_bind_mode(std::string_view s);
-std::optional<MemBind> parse_mem_bind(std::string_view s);
 
 }  // namespace stoker

@@ -14,14 +14,23 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "stoker/common/enum_names.hpp"
 #include "stoker/plan/limits.hpp"
 
 namespace stoker {
 
 enum class PinMode { Auto, Yes, No };
+inline constexpr EnumName<PinMode> kPinModeNames[] = {
+    {PinMode::Auto, "auto"}, {PinMode::Yes, "yes"}, {PinMode::No, "no"}};
+inline const char* to_string(PinMode m) { return name_of(kPinModeNames, m); }
+// The one parser of PinMemory= and --stoker-pin-memory; nullopt for anything else.
+inline std::optional<PinMode> parse_pin_mode(std::string_view s) {
+  return value_named(kPinModeNames, s);
+}
 
 struct Profile {
   std::string name;
@@ -76,12 +85,13 @@ ProfileSet builtin_profiles();
 ProfileSet parse_profiles(std::string_view text, const std::string& filename);
 // Reads and parses a file (over the built-ins). Throws stoker::Error when unreadable.
 ProfileSet load_profiles(const std::string& path);
+// The one rule of every reader (the plugin, `stoker plan`, the runtime, the doctor): the
+// admin's profiles file when one is named (load_profiles), else the built-ins alone.
+ProfileSet profiles_or_builtins(const std::optional<std::string>& file);
 
 // "" when every knob of `p` is in its documented range, else what is wrong
 // ("WorkerFraction=1.5 is not in (0,1]"). The parser, check_plan_input and the
 // planner's own clamping use the same ranges.
 std::string check_profile(const Profile& p);
-
-const char* to_string(PinMode m);
 
 }  // namespace stoker

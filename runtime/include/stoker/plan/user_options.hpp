@@ -14,10 +14,12 @@
 
 namespace stoker {
 
-enum class Enable { Default, On, Off };  // --stoker / --stoker=off / nothing
+// The user's request, the flag --stoker[=on|off]: nothing said, on, or off (tune_decision.hpp
+// weighs it against the admin's TunePolicy).
+enum class TuneRequest { Default, On, Off };
 
 struct UserOptions {
-  Enable enable = Enable::Default;
+  TuneRequest enable = TuneRequest::Default;
   std::optional<std::string> profile;
   UserOverrides overrides;
   bool verbose = false;

@@ -20,7 +20,7 @@ std::map<int, std::string> read_nvidia_device_minors(
 struct GpuResolution {
   std::vector<int> gpus;  // indices into Topology::gpus, in the order of the id list
   std::string error;      // "" on success; else e.g. "cannot locate GPU GPU-8a1f...: ..."
-                          // (the caller decides what follows: plan_input, world.hpp)
+                          // (the caller decides what follows: plan_input, plan_input.hpp)
   bool ok() const { return error.empty(); }
 };
 

@@ -7,9 +7,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "stoker/common/cpuset.hpp"
+#include "stoker/common/enum_names.hpp"
 
 namespace stoker {
 
@@ -162,6 +164,13 @@ struct BindResult {
 // The batch arena is placed strictly on the node(s) in every mode but None, when they have
 // room for it (BatchArena).
 enum class MemBind { Local, Strict, None };
+inline constexpr EnumName<MemBind> kMemBindNames[] = {
+    {MemBind::Local, "local"}, {MemBind::Strict, "strict"}, {MemBind::None, "none"}};
+inline const char* to_string(MemBind m) { return name_of(kMemBindNames, m); }
+// Inverse of to_string; nullopt for anything else.
+inline std::optional<MemBind> parse_mem_bind(std::string_view s) {
+  return value_named(kMemBindNames, s);
+}
 // Binds the calling process to `cpus` (hwloc) and its memory to the NUMA nodes `numa` as
 // `mem_bind` says (MemBind: local prefers them and falls back to other nodes,
 // strict binds, none leaves memory alone; no nodes: nothing bound). Memory policies are

@@ -20,15 +20,23 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
+#include "stoker/common/enum_names.hpp"
 #include "stoker/transforms/transform.hpp"
 
 namespace stoker {
 
 enum class Layout { CHW, HWC };
-const char* to_string(Layout l);
+inline constexpr EnumName<Layout> kLayoutNames[] = {{Layout::CHW, "CHW"}, {Layout::HWC, "HWC"}};
+inline const char* to_string(Layout l) { return name_of(kLayoutNames, l); }
+// Inverse of to_string; nullopt for anything else.
+inline std::optional<Layout> parse_layout(std::string_view s) {
+  return value_named(kLayoutNames, s);
+}
 
 struct ImageTransformOptions {
   bool train = true;

@@ -1,8 +1,8 @@
-// What a rank can see when it is planned (a World), and the one function that turns it into
-// the planner's input. Two fillers feed it: the plugin's, in task_init, from SPANK items
-// and the task's environment; and the runtime's (plan_this_process), from /proc, the cgroup
-// and the environment. Both read the shared facts through observe_task, then call
-// plan_input and make_plan, so a task gets the same plan from either side.
+// What a rank can see when it is planned (its TaskFacts), and how they are observed. Two
+// fillers: the plugin's, in task_init, from SPANK items and the task's environment; and the
+// runtime's (plan_this_process), from /proc, the cgroup and the environment. Both read the
+// shared facts through observe_task, then call plan_input (plan_input.hpp) and make_plan,
+// so a task gets the same plan from either side.
 #pragma once
 
 #include <cstdint>
@@ -13,15 +13,12 @@
 
 #include "stoker/common/cpuset.hpp"
 #include "stoker/common/launch_env.hpp"
-#include "stoker/plan/plan.hpp"
-#include "stoker/plan/profiles.hpp"
 #include "stoker/topology/topology.hpp"
-#include "stoker/plan/user_options.hpp"
 
 namespace stoker {
 
-// Who fills the World: it decides what an input that cannot be used does.
-enum class WorldKind {
+// Who fills the TaskFacts: it decides what an input that cannot be used does.
+enum class FactsKind {
   SlurmTask,    // the plugin: GPU ids it cannot locate leave the task untuned (an Error)
   ThisProcess,  // the runtime, `stoker plan`: such GPU ids give a CPU-only plan with the reason
   WhatIf,       // `stoker plan` with inputs given by hand: every bad input is an Error
@@ -33,8 +30,8 @@ struct StepCpus {
   std::string source;  // where they came from, for the reasons and the verbose line
 };
 
-struct World {
-  WorldKind kind = WorldKind::ThisProcess;
+struct TaskFacts {
+  FactsKind kind = FactsKind::ThisProcess;
   const Topology* topology = nullptr;
   CpuSet own_mask;  // this process's mask (in the plugin: as Slurm left it)
   StepCpus step;
@@ -57,26 +54,6 @@ struct World {
   std::string default_profile, default_profile_from;
 };
 
-// The planner's input for `world`, the user's options and the admin's profiles. The rules:
-// - the options are checked against the profiles (they may have changed since submit);
-// - profile: options.profile, else world.default_profile, else caps.default_profile;
-// - step CPUs known: the planner shares them between the local ranks (rank i of n);
-//   unknown: the rank is planned alone (0 of 1) within its own mask. Why: under Slurm a
-//   mask that is not the step's is one task's grant (or the plugin's binding, when the
-//   runtime re-plans inside a tuned task); dividing it again would shrink it, while
-//   planning alone inside it gives the same plan again (so plugin and runtime agree);
-// - GPUs: local rank i uses visible[i % count] (PyTorch's LOCAL_RANK rule);
-// - memory: the node's memory divided by the local ranks, unless given per rank;
-// - threads: the task's thread room divided by the local ranks (they share the limit).
-// Throws stoker::Error naming the input when it cannot plan (options over the caps, an
-// unknown profile, GPU ids it cannot locate unless kind is ThisProcess, and for WhatIf
-// anything check_plan_input refuses).
-PlanInput plan_input(const World& world, const UserOptions& options, const ProfileSet& profiles);
-
-// The profile plan_input uses (see above).
-std::string chosen_profile(const World& world, const UserOptions& options,
-                           const ProfileSet& profiles);
-
 // What only the plugin can read (SPANK items): Slurm's memory allocation on this node in
 // MB, for the step and the job; 0 = unknown.
 struct SlurmAllocation {
@@ -89,7 +66,7 @@ struct SlurmAllocation {
 // Outside Slurm (torchrun, a laptop) the local ranks share this process's mask and see every GPU
 // unless CUDA_VISIBLE_DEVICES says otherwise. `root` lets tests point at a fake /proc and
 // /sys tree.
-void observe_task(World& world, const EnvGetter& env, const SlurmAllocation& alloc = {},
+void observe_task(TaskFacts& facts, const EnvGetter& env, const SlurmAllocation& alloc = {},
                   const std::string& root = "/");
 
 // The union of the local tasks' masks from SLURM_CPU_BIND_TYPE/_LIST ("mask_cpu:" +
@@ -123,22 +100,5 @@ struct NodeMemory {
 };
 NodeMemory node_memory(const EnvGetter& env, const SlurmAllocation& alloc = {},
                        const std::string& root = "/");
-
-// Which jobs the plugin tunes: every job unless --stoker=off, only jobs with a stoker flag,
-// or none (the plugstack argument enable=).
-enum class EnableMode { Always, OptIn, Never };
-
-// Step kinds as Slurm numbers them (slurm.h).
-enum class StepKind { Normal, Batch, Interactive, Extern };
-StepKind step_kind(uint32_t step_id);
-
-// Whether a step's tasks are tuned, with the reason when not. `any_flag`: some --stoker*
-// flag was given; `batch_step`: the plugstack argument batch_step=yes.
-struct TuneDecision {
-  bool tune = false;
-  std::string why_not;
-};
-TuneDecision should_tune(EnableMode enable, bool batch_step, const UserOptions& options,
-                         bool any_flag, StepKind kind);
 
 }  // namespace stoker

@@ -1,55 +1,9 @@
-// Plan helpers and the strict input check the CLI runs before planning.
+// check_plan_input: the strict check of a planner input that `stoker plan`'s what-if inputs
+// pass before planning (make_plan itself never throws).
 #include "stoker/common/error.hpp"
 #include "stoker/plan/plan.hpp"
 
 namespace stoker {
-
-std::string Plan::reason(const std::string& field) const {
-  std::string out;
-  for (const Reason& r : reasons)
-    if (r.field == field) out += (out.empty() ? "" : "; ") + r.text;
-  return out;
-}
-
-bool operator==(const Reason& a, const Reason& b) {
-  return a.field == b.field && a.text == b.text;
-}
-
-const char* to_string(BindMode b) {
-  switch (b) {
-    case BindMode::Even:
-      return "even";
-    case BindMode::None:
-      return "none";
-    case BindMode::GpuNuma:
-      break;
-  }
-  return "gpu-numa";
-}
-
-const char* to_string(MemBind m) {
-  switch (m) {
-    case MemBind::Strict:
-      return "strict";
-    case MemBind::None:
-      return "none";
-    case MemBind::Local:
-      break;
-  }
-  return "local";
-}
-
-std::optional<BindMode> parse_bind_mode(std::string_view s) {
-  for (BindMode b : {BindMode::GpuNuma, BindMode::Even, BindMode::None})
-    if (s == to_string(b)) return b;
-  return std::nullopt;
-}
-
-std::optional<MemBind> parse_mem_bind(std::string_view s) {
-  for (MemBind m : {MemBind::Local, MemBind::Strict, MemBind::None})
-    if (s == to_string(m)) return m;
-  return std::nullopt;
-}
 
 void check_plan_input(const PlanInput& in) {
   if (!in.topology)
