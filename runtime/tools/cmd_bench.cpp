@@ -48,7 +48,7 @@ std::shared_ptr<const Source> open_images(const ImageArgs& a) {
   if (!tar) return std::make_shared<ImageFolderSource>(a.paths.front());
   TarShardOptions o;
   o.labels = !a.no_labels;
-  o.stream = a.stream || plan_this_process().plan.stream;
+  o.stream = a.stream || plan_for_this_process().plan.stream;
   const std::vector<std::string> shards = list_tar_shards(a.paths);
   for (const auto& s : shards) o.stream = o.stream || is_compressed_shard_name(s);
   return std::make_shared<TarShardSource>(shards, o);

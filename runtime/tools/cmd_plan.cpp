@@ -183,7 +183,7 @@ const Command plan_command(10, [](CLI::App& app) {
                          a.rank_opt->count() ? std::optional(a.local_rank) : std::nullopt,
                          a.local_size, a.svg, a.json},
                         request_from(a));
-    LocalPlan lp = plan_this_process(request_from(*args));
+    LocalPlan lp = plan_for_this_process(request_from(*args));
     if (args->json)
       std::printf("%s\n", to_json(lp).dump(2).c_str());
     else

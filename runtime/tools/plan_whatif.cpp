@@ -53,7 +53,7 @@ NodePlans plan_node(const std::optional<std::string>& xml, const WhatIf& w,
     req.local_rank = r;
     req.local_size = w.local_size;
     try {
-      node.ranks.push_back(plan_this_process(req));
+      node.ranks.push_back(plan_for_this_process(req));
     } catch (const Error& e) {  // say which of the nodes cannot be planned
       if (!xml || e.where().starts_with(*xml)) throw;
       throw Error(*xml + ": " + e.where(), e.problem(), e.todo());

@@ -31,7 +31,7 @@ std::shared_ptr<const Source> shard_source(const py::dict& source, const py::dic
     o.stream = py::cast<bool>(source["stream"]);
   } else {
     const bool planned = loader.contains("plan") && !loader["plan"].is_none();
-    o.stream = planned ? py::cast<Plan>(loader["plan"]).stream : plan_this_process().plan.stream;
+    o.stream = planned ? py::cast<Plan>(loader["plan"]).stream : plan_for_this_process().plan.stream;
     for (const std::string& s : shards) o.stream = o.stream || is_compressed_shard_name(s);
   }
   return std::make_shared<TarShardSource>(shards, o);

@@ -25,13 +25,13 @@ namespace {
 using Env = std::map<std::string, std::string>;
 
 // Reads the plugin's plan from `env` (a snapshot of os.environ): as exported, or this
-// worker's share of it under a launcher such as torchrun (environment_plan). A present but
+// worker's share of it under a launcher such as torchrun (plugin_plan). A present but
 // garbled or missing STOKER_* variable is a ValueError naming it: under the plugin that is a
 // real fault (a wrapper script that rewrote the environment), and silently planning anew
 // would hide it.
-std::optional<Plan> plan_from_environ(const Env& env) {
+std::optional<Plan> plugin_plan_in(const Env& env) {
   try {
-    auto local = environment_plan(env_from(env));  // checked against this machine
+    auto local = stoker::plugin_plan(env_from(env));  // checked against this machine
     if (!local) return std::nullopt;
     return std::move(local->plan);
   } catch (const Error& e) {
@@ -106,7 +106,7 @@ void bind_plan(py::module_& m) {
       .def(
           "__eq__", [](const Plan& a, const Plan& b) { return a == b; }, py::is_operator());
 
-  m.def("plan_from_environ", &plan_from_environ, py::arg("environ"),
+  m.def("plugin_plan", &plugin_plan_in, py::arg("environ"),
         "The plan the STOKER_* variables of `environ` describe (under a launcher that started "
         "several workers in the tuned task, such as torchrun: this worker's share of it); "
         "None without STOKER_PLAN_VERSION. ValueError naming the variable when one is "
@@ -142,8 +142,8 @@ void bind_plan(py::module_& m) {
       "compute_plan",
       [] {
         PlanRequest request;
-        request.use_environment_plan = false;  // plan_from_environ had its say first
-        LocalPlan local = plan_this_process(request);
+        request.use_plugin_plan = false;  // plugin_plan had its say first
+        LocalPlan local = plan_for_this_process(request);
         return py::make_tuple(local.plan, local.source);
       },
       "(plan, source): a plan computed for this process from its CPU mask, GPUs, memory "

@@ -210,7 +210,7 @@ def plan(environ=None, apply=None):
     (STOKER_PLAN_VERSION in os.environ, `environ` not given), not otherwise.
     """
     env = dict(os.environ if environ is None else environ)
-    core = _stoker.plan_from_environ(env)
+    core = _stoker.plugin_plan(env)
     if core is not None:
         result = Plan(core, "the STOKER_* environment")
     else:

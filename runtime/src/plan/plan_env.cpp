@@ -71,7 +71,7 @@ EnvVars plan_to_env(const Plan& p) {
   };
 }
 
-std::optional<Plan> plan_from_env(const EnvGetter& get) {
+std::optional<Plan> read_plan(const EnvGetter& get) {
   Reader env(get);
   auto version = env.optional("STOKER_PLAN_VERSION");
   if (!version) return std::nullopt;
@@ -135,10 +135,6 @@ std::optional<Plan> plan_from_env(const EnvGetter& get) {
   p.reasons.push_back(
       {"source", "read from the STOKER_* environment (plan version " + *version + ")"});
   return p;
-}
-
-std::optional<Plan> plan_from_process_env() {
-  return plan_from_env(process_env());
 }
 
 namespace {

@@ -39,7 +39,7 @@ Plan sample_plan() {
 }
 
 std::optional<Plan> read(const std::map<std::string, std::string>& vars) {
-  return plan_from_env([&](const std::string& name) -> std::optional<std::string> {
+  return read_plan([&](const std::string& name) -> std::optional<std::string> {
     auto it = vars.find(name);
     return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
   });
