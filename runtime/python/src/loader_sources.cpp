@@ -12,7 +12,7 @@
 #include "stoker/sources/record_source.hpp"
 #include "stoker/sources/tar_source.hpp"
 #include "stoker/sources/token_source.hpp"
-#include "stoker/plan/local_plan.hpp"
+#include "stoker/plan/plan.hpp"
 #include "token_widen.hpp"
 
 namespace py = pybind11;
@@ -21,19 +21,17 @@ namespace stoker::python {
 
 namespace {
 
-// Tar shards, streamed when `stream` says so; when it is None, when the plan's profile
-// streams (Stream=yes) or a shard is compressed (those cannot be read by random access).
+// Tar shards, streamed as `stream` says; when it is None, as the loader's plan (else this
+// process's) says or when a shard is compressed (stream_shards).
 std::shared_ptr<const Source> shard_source(const py::dict& source, const py::dict& loader) {
   const auto shards = list_tar_shards(py::cast<std::vector<std::string>>(source["shards"]));
   TarShardOptions o;
   o.labels = py::cast<bool>(source["labels"]);
-  if (!source["stream"].is_none()) {
-    o.stream = py::cast<bool>(source["stream"]);
-  } else {
-    const bool planned = loader.contains("plan") && !loader["plan"].is_none();
-    o.stream = planned ? py::cast<Plan>(loader["plan"]).stream : plan_for_this_process().plan.stream;
-    for (const std::string& s : shards) o.stream = o.stream || is_compressed_shard_name(s);
-  }
+  std::optional<bool> asked;
+  if (!source["stream"].is_none()) asked = py::cast<bool>(source["stream"]);
+  const bool planned = loader.contains("plan") && !loader["plan"].is_none();
+  o.stream =
+      stream_shards(shards, asked, planned ? py::cast<const Plan*>(loader["plan"]) : nullptr);
   return std::make_shared<TarShardSource>(shards, o);
 }
 
