@@ -15,7 +15,8 @@ namespace stoker {
 
 using EnvVars = std::vector<std::pair<std::string, std::string>>;
 
-// The STOKER_* variables that describe `plan`.
+// The STOKER_* variables that describe `plan`: STOKER_PLAN_VERSION, then one per field
+// (plan_fields.hpp).
 EnvVars plan_to_env(const Plan& plan);
 
 // Reads a plan back from an environment (process_env() for this process's).
