@@ -6,6 +6,7 @@
 
 #include "rendezvous.hpp"
 #include "stoker/common/strings.hpp"
+#include "stoker/plan/plan_fields.hpp"
 
 namespace stoker::spank {
 
@@ -69,14 +70,9 @@ EnvVars task_env(const Plan* plan, const TaskIds& ids, const EnvGetter& env,
 std::vector<std::string> describe(const TaskIds& ids, const World& world, const PlanInput& input,
                                   const Plan& p, const std::string& binding) {
   std::ostringstream s;
-  s << "stoker: rank " << ids.rank << " (local " << ids.local_rank << "/" << ids.local_size
-    << "): profile=" << p.profile << " cpus=" << p.cpus.to_string()
-    << " main=" << p.main_cpus.to_string() << " workers=" << p.workers
-    << " worker_cpus=" << p.worker_cpus.to_string() << " prefetch=" << p.prefetch
-    << " prefetch_max=" << p.prefetch_max
-    << " mem_budget=" << p.mem_budget << " pin_memory=" << (p.pin_memory ? "yes" : "no")
-    << " gpu=" << (p.gpu.empty() ? "-" : p.gpu) << " bind=" << to_string(p.bind)
-    << " mem_bind=" << to_string(p.mem_bind) << "; from cpus=" << input.allowed.to_string() << " ("
+  s << "stoker: rank " << ids.rank << " (local " << ids.local_rank << "/" << ids.local_size << "):";
+  for (const ShownField& f : show(p, PlanView::Line)) s << ' ' << f.label << '=' << f.text;
+  s << "; from cpus=" << input.allowed.to_string() << " ("
     << (world.step.source.empty() ? "this task's mask" : world.step.source)
     << ") gpus=" << (world.gpu_ids.value_or("").empty() ? "-" : *world.gpu_ids)
     << " mem=" << input.mem_limit << " topology=" << world.topology->source
