@@ -6,6 +6,7 @@
 #include "rendezvous.hpp"
 #include "stoker/common/strings.hpp"
 #include "stoker/plan/main_thread.hpp"
+#include "stoker/plan/plan_fields.hpp"
 
 namespace stoker::spank {
 
@@ -71,13 +72,9 @@ std::vector<std::string> describe(const StepTask& task, const TaskFacts& facts,
                                   const std::string& binding) {
   std::ostringstream s;
   s << "stoker: rank " << task.rank << " (local " << task.local_rank << "/" << task.local_size
-    << "): profile=" << p.profile << " cpus=" << p.cpus.to_string()
-    << " main=" << p.main_cpus.to_string() << " workers=" << p.workers
-    << " worker_cpus=" << p.worker_cpus.to_string() << " prefetch=" << p.prefetch
-    << " prefetch_max=" << p.prefetch_max
-    << " mem_budget=" << p.mem_budget << " pin_memory=" << (p.pin_memory ? "yes" : "no")
-    << " gpu=" << (p.gpu.empty() ? "-" : p.gpu) << " bind=" << to_string(p.bind)
-    << " mem_bind=" << to_string(p.mem_bind) << "; from cpus=" << input.allowed.to_string() << " ("
+    << "):";
+  for (const ShownField& f : show(p, PlanView::Line)) s << ' ' << f.label << '=' << f.text;
+  s << "; from cpus=" << input.allowed.to_string() << " ("
     << (facts.step.source.empty() ? "this task's mask" : facts.step.source)
     << ") gpus=" << (facts.gpu_ids.value_or("").empty() ? "-" : *facts.gpu_ids)
     << " mem=" << input.mem_limit << " topology=" << facts.topology->source

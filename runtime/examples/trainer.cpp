@@ -182,13 +182,13 @@ Dataset checked_data(const TrainOptions& o, World& world) {
 Plan rank_plan(const TrainOptions& o, const World& world, const Dataset& data) {
   Plan plan;
   std::string plan_source;
-  if (std::optional<Plan> env = plan_from_process_env()) {
+  if (std::optional<Plan> env = read_plan(process_env())) {
     plan = *env;
     plan_source = "the STOKER_* environment (the Slurm plugin)";
   } else {
     PlanRequest request;
     request.batch_bytes = o.batch_size * data.transform->output_spec().bytes();
-    LocalPlan local = plan_this_process(request);
+    LocalPlan local = plan_for_this_process(request);
     plan = local.plan;
     plan_source = local.source + " (no plugin plan)";
   }

@@ -48,7 +48,7 @@ void run_limit(const Common& c, double seconds, const Source& src, const Transfo
     ++m;
   }
   const double decode = static_cast<double>(m) / seconds_since(start);
-  const int cores = c.workers > 0 ? c.workers : plan_this_process().plan.workers;
+  const int cores = c.workers > 0 ? c.workers : plan_for_this_process().plan.workers;
   const auto per_image_ms = [n](uint64_t ns) {
     return static_cast<double>(ns) / 1e6 / static_cast<double>(n);
   };

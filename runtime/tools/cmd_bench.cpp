@@ -16,7 +16,6 @@
 #include "stoker/transforms/image_transforms.hpp"
 #include "stoker/sources/tar_source.hpp"
 #include "stoker/sources/token_source.hpp"
-#include "stoker/plan/local_plan.hpp"
 
 namespace stoker::cli {
 
@@ -35,7 +34,7 @@ struct ImageArgs {
 
 // Tar shards when a path is a file or a folder holding shards; else an image folder.
 // Shards are streamed with --stream, under a profile that says Stream=yes, or when one is
-// compressed (.tar.gz, .tar.zst: they cannot be read by random access).
+// compressed (.tar.gz, .tar.zst: they cannot be read by random access): stream_shards.
 std::shared_ptr<const Source> open_images(const ImageArgs& a) {
   bool tar = a.paths.size() > 1;
   for (const auto& p : a.paths) {
@@ -48,9 +47,8 @@ std::shared_ptr<const Source> open_images(const ImageArgs& a) {
   if (!tar) return std::make_shared<ImageFolderSource>(a.paths.front());
   TarShardOptions o;
   o.labels = !a.no_labels;
-  o.stream = a.stream || plan_this_process().plan.stream;
   const std::vector<std::string> shards = list_tar_shards(a.paths);
-  for (const auto& s : shards) o.stream = o.stream || is_compressed_shard_name(s);
+  o.stream = stream_shards(shards, a.stream ? std::optional(true) : std::nullopt);
   return std::make_shared<TarShardSource>(shards, o);
 }
 

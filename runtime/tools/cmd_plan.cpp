@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "plan_json.hpp"
 #include "plan_list.hpp"
 #include "plan_whatif.hpp"
 #include "stoker/common/error.hpp"
@@ -78,64 +79,18 @@ nlohmann::json to_json(const LocalPlan& lp) {
   const Plan& p = lp.plan;
   nlohmann::json reasons = nlohmann::json::array();
   for (const Reason& r : p.reasons) reasons.push_back({{"field", r.field}, {"text", r.text}});
-  return {{"plan_version", Plan::kVersion},
-          {"source", lp.source},
-          {"profile", p.profile},
-          {"local_rank", p.local_rank},
-          {"local_size", p.local_size},
-          {"cpus", p.cpus.to_string()},
-          {"main_cpus", p.main_cpus.to_string()},
-          {"worker_cpus", p.worker_cpus.to_string()},
-          {"numa", p.numa},
-          {"workers", p.workers},
-          {"prefetch", p.prefetch},
-          {"prefetch_max", p.prefetch_max},
-          {"mem_budget", p.mem_budget},
-          {"batch_bytes", p.batch_bytes},
-          {"pin_memory", p.pin_memory},
-          {"stream", p.stream},
-          {"shuffle_buffer", p.shuffle_buffer},
-          {"gpu", p.gpu},
-          {"nics", p.nics},
-          {"bind", to_string(p.bind)},
-          {"mem_bind", to_string(p.mem_bind)},
-          {"reasons", reasons}};
+  nlohmann::json out = {{"plan_version", Plan::kVersion}, {"source", lp.source}};
+  for (const PlanField& f : plan_fields()) out[f.name] = field_json(f, p);
+  out["reasons"] = reasons;
+  return out;
 }
 
 void print_human(const LocalPlan& lp) {
   const Plan& p = lp.plan;
-  auto list = [](const auto& items) {
-    std::string out;
-    for (const auto& i : items) {
-      if (!out.empty()) out += ",";
-      if constexpr (std::is_same_v<std::decay_t<decltype(i)>, int>)
-        out += std::to_string(i);
-      else
-        out += i;
-    }
-    return out.empty() ? std::string("-") : out;
-  };
-  auto or_dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
   std::printf("stoker plan: local rank %d of %d, profile %s\n  source: %s\n\n", p.local_rank,
               p.local_size, p.profile.c_str(), lp.source.c_str());
-  const std::pair<const char*, std::string> rows[] = {
-      {"cpus", or_dash(p.cpus.to_string()) + " (" + std::to_string(p.cpus.count()) + " CPUs)"},
-      {"main cpus", or_dash(p.main_cpus.to_string())},
-      {"worker cpus", or_dash(p.worker_cpus.to_string())},
-      {"numa", list(p.numa)},
-      {"workers", std::to_string(p.workers)},
-      {"prefetch", std::to_string(p.prefetch) + " batches of " +
-                       values::format_bytes(p.batch_bytes) + ", up to " +
-                       std::to_string(p.prefetch_max) +
-                       (p.prefetch_max == p.prefetch ? " (fixed)" : " (the controller's room)")},
-      {"mem budget", values::format_bytes(p.mem_budget)},
-      {"pin memory", p.pin_memory ? "yes" : "no"},
-      {"stream", p.stream ? "yes, shuffle buffer " + std::to_string(p.shuffle_buffer) : "no"},
-      {"gpu", or_dash(p.gpu)},
-      {"nics", list(p.nics)},
-      {"bind", std::string(to_string(p.bind)) + ", mem-bind " + to_string(p.mem_bind)},
-  };
-  for (const auto& [key, value] : rows) std::printf("  %-12s %s\n", key, value.c_str());
+  for (const ShownField& row : show(p, PlanView::Table))
+    std::printf("  %-12s %s\n", row.label, row.text.c_str());
   std::printf("\nreasons:\n");
   for (const Reason& r : p.reasons) std::printf("  %-12s %s\n", r.field.c_str(), r.text.c_str());
 }
@@ -183,7 +138,7 @@ const Command plan_command(10, [](CLI::App& app) {
                          a.rank_opt->count() ? std::optional(a.local_rank) : std::nullopt,
                          a.local_size, a.svg, a.json},
                         request_from(a));
-    LocalPlan lp = plan_this_process(request_from(*args));
+    LocalPlan lp = plan_for_this_process(request_from(*args));
     if (args->json)
       std::printf("%s\n", to_json(lp).dump(2).c_str());
     else

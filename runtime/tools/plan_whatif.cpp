@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "node_svg.hpp"
+#include "plan_json.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/common/values.hpp"
 
@@ -21,18 +22,6 @@ struct NodePlans {
   std::string topology;
   std::vector<LocalPlan> ranks;
 };
-
-std::string list_or_dash(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
-  return s.empty() ? "-" : s;
-}
-
-std::vector<std::string> numa_names(const Plan& p) {
-  std::vector<std::string> s;
-  for (int n : p.numa) s.push_back(std::to_string(n));
-  return s;
-}
 
 // Cores of the topology with a PU in the plan's CPUs.
 int cores_of(const LocalPlan& lp) {
@@ -53,7 +42,7 @@ NodePlans plan_node(const std::optional<std::string>& xml, const WhatIf& w,
     req.local_rank = r;
     req.local_size = w.local_size;
     try {
-      node.ranks.push_back(plan_this_process(req));
+      node.ranks.push_back(plan_for_this_process(req));
     } catch (const Error& e) {  // say which of the nodes cannot be planned
       if (!xml || e.where().starts_with(*xml)) throw;
       throw Error(*xml + ": " + e.where(), e.problem(), e.todo());
@@ -70,20 +59,17 @@ struct Cell {
   json value;
 };
 
+// The node, then the plan's what-if columns (plan_fields.hpp) with the cores after the CPUs.
 std::vector<Cell> cells(const NodePlans& node, const LocalPlan& lp) {
-  const Plan& p = lp.plan;
-  const int cores = cores_of(lp);
-  return {{"node", "node", node.name, node.name},
-          {"rank", "local_rank", std::to_string(p.local_rank), p.local_rank},
-          {"cpus", "cpus", p.cpus.empty() ? "-" : p.cpus.to_string(), p.cpus.to_string()},
-          {"cores", "cores", std::to_string(cores), cores},
-          {"numa", "numa", list_or_dash(numa_names(p)), p.numa},
-          {"gpu", "gpu", p.gpu.empty() ? "-" : p.gpu, p.gpu},
-          {"nics", "nics", list_or_dash(p.nics), p.nics},
-          {"workers", "workers", std::to_string(p.workers), p.workers},
-          {"prefetch", "prefetch", std::to_string(p.prefetch), p.prefetch},
-          {"up to", "prefetch_max", std::to_string(p.prefetch_max), p.prefetch_max},
-          {"budget", "mem_budget", values::format_bytes(p.mem_budget), p.mem_budget}};
+  std::vector<Cell> out{{"node", "node", node.name, node.name}};
+  for (ShownField& f : show(lp.plan, PlanView::WhatIf)) {
+    out.push_back({f.label, f.field.name, std::move(f.text), field_json(f.field, lp.plan)});
+    if (std::string_view(f.field.name) == "cpus") {
+      const int cores = cores_of(lp);
+      out.push_back({"cores", "cores", std::to_string(cores), cores});
+    }
+  }
+  return out;
 }
 
 void print_table(const std::vector<NodePlans>& nodes, const WhatIf& w) {

@@ -117,7 +117,7 @@ TEST_F(Task, TopologyXmlPlanEqualsStokerPlan) {
     const size_t line = r.err.find(tag), mem = r.err.find(" mem=", line);
     ASSERT_NE(mem, std::string::npos);
     const std::string mem_bytes = r.err.substr(mem + 5, r.err.find(' ', mem + 5) - mem - 5);
-    const auto got = plan_from_env([&](const std::string& k) -> std::optional<std::string> {
+    const auto got = read_plan([&](const std::string& k) -> std::optional<std::string> {
       auto it = env.find(k);
       return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
     });

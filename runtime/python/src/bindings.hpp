@@ -5,7 +5,7 @@
 
 namespace stoker::python {
 
-void bind_plan(pybind11::module_& m);        // Plan, plan_from_environ, compute_plan
+void bind_plan(pybind11::module_& m);        // Plan, plugin_plan, compute_plan
 void bind_loader(pybind11::module_& m);      // _Loader (the C++ Loader + its batches)
 void bind_transforms(pybind11::module_& m);  // crop/flip parameters, decode, for references
 void bind_sampler(pybind11::module_& m);     // _Sampler, the world, the epoch agreement's pieces

@@ -13,7 +13,7 @@
 #include "stoker/sources/record_source.hpp"
 #include "stoker/sources/tar_source.hpp"
 #include "stoker/sources/token_source.hpp"
-#include "stoker/plan/local_plan.hpp"
+#include "stoker/plan/plan.hpp"
 #include "token_widen.hpp"
 
 namespace py = pybind11;
@@ -30,12 +30,7 @@ std::shared_ptr<const Source> shard_source(const std::vector<std::string>& paths
   TarShardOptions o;
   o.labels = labels;
   const auto shards = list_tar_shards(paths);
-  if (stream) {
-    o.stream = *stream;
-  } else {
-    o.stream = options.plan ? options.plan->stream : plan_this_process().plan.stream;
-    for (const std::string& s : shards) o.stream = o.stream || is_compressed_shard_name(s);
-  }
+  o.stream = stream_shards(shards, stream, options.plan ? &*options.plan : nullptr);
   return std::make_shared<TarShardSource>(shards, o);
 }
 

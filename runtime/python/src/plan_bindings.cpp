@@ -1,5 +1,5 @@
-// Plan <-> Python: the plan's fields as plain Python values, reading a plan from an
-// environment mapping, and computing one for this process.
+// Plan <-> Python: the plan's fields (plan_fields.hpp) as plain Python values, reading a
+// plan from an environment mapping, and computing one for this process.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -15,6 +15,7 @@
 #include "stoker/plan/main_thread.hpp"
 #include "stoker/plan/plan.hpp"
 #include "stoker/plan/plan_env.hpp"
+#include "stoker/plan/plan_fields.hpp"
 
 namespace py = pybind11;
 
@@ -25,13 +26,13 @@ namespace {
 using Env = std::map<std::string, std::string>;
 
 // Reads the plugin's plan from `env` (a snapshot of os.environ): as exported, or this
-// worker's share of it under a launcher such as torchrun (environment_plan). A present but
+// worker's share of it under a launcher such as torchrun (plugin_plan). A present but
 // garbled or missing STOKER_* variable is a ValueError naming it: under the plugin that is a
 // real fault (a wrapper script that rewrote the environment), and silently planning anew
 // would hide it.
-std::optional<Plan> plan_from_environ(const Env& env) {
+std::optional<Plan> plugin_plan_in(const Env& env) {
   try {
-    auto local = environment_plan(env_from(env));  // checked against this machine
+    auto local = stoker::plugin_plan(env_from(env));  // checked against this machine
     if (!local) return std::nullopt;
     return std::move(local->plan);
   } catch (const Error& e) {
@@ -70,30 +71,19 @@ py::list reasons_of(const Plan& plan) {
 }  // namespace
 
 void bind_plan(py::module_& m) {
-  py::class_<Plan>(m, "Plan", "A rank's plan (use stoker.plan(); this is its C++ half)")
-      .def_readonly("profile", &Plan::profile)
-      .def_readonly("local_rank", &Plan::local_rank)
-      .def_readonly("local_size", &Plan::local_size)
-      .def_property_readonly("cpus", [](const Plan& p) { return p.cpus.to_string(); })
-      .def_property_readonly("main_cpus", [](const Plan& p) { return p.main_cpus.to_string(); })
-      .def_property_readonly("worker_cpus", [](const Plan& p) { return p.worker_cpus.to_string(); })
-      .def_property_readonly("cpu_list", [](const Plan& p) { return p.cpus.list(); })
+  py::class_<Plan> plan(m, "Plan", "A rank's plan (use stoker.plan(); this is its C++ half)");
+  // Every field of the table (plan_fields.hpp), as its --json value; then the CPU lists as
+  // lists, the reasons and the methods.
+  py::tuple fields(plan_fields().size());
+  size_t i = 0;
+  for (const PlanField& f : plan_fields()) {
+    plan.def_property_readonly(f.name, [&f](const Plan& p) { return f.codec.value(p); });
+    fields[i++] = py::make_tuple(f.name, f.env, f.example);
+  }
+  m.attr("plan_fields") = fields;
+  plan.def_property_readonly("cpu_list", [](const Plan& p) { return p.cpus.list(); })
       .def_property_readonly("main_cpu_list", [](const Plan& p) { return p.main_cpus.list(); })
       .def_property_readonly("worker_cpu_list", [](const Plan& p) { return p.worker_cpus.list(); })
-      .def_readonly("numa", &Plan::numa)
-      .def_readonly("workers", &Plan::workers)
-      .def_readonly("prefetch", &Plan::prefetch)
-      .def_readonly("prefetch_max", &Plan::prefetch_max)
-      .def_readonly("mem_budget", &Plan::mem_budget)
-      .def_readonly("batch_bytes", &Plan::batch_bytes)
-      .def_readonly("pin_memory", &Plan::pin_memory)
-      .def_readonly("stream", &Plan::stream)
-      .def_readonly("shuffle_buffer", &Plan::shuffle_buffer)
-      .def_readonly("gpu", &Plan::gpu)
-      .def_readonly("nics", &Plan::nics)
-      .def_property_readonly("bind", [](const Plan& p) { return std::string(to_string(p.bind)); })
-      .def_property_readonly("mem_bind",
-                             [](const Plan& p) { return std::string(to_string(p.mem_bind)); })
       .def_property_readonly("reasons", &reasons_of)
       .def("reason", &Plan::reason, py::arg("field"))
       .def(
@@ -106,7 +96,7 @@ void bind_plan(py::module_& m) {
       .def(
           "__eq__", [](const Plan& a, const Plan& b) { return a == b; }, py::is_operator());
 
-  m.def("plan_from_environ", &plan_from_environ, py::arg("environ"),
+  m.def("plugin_plan", &plugin_plan_in, py::arg("environ"),
         "The plan the STOKER_* variables of `environ` describe (under a launcher that started "
         "several workers in the tuned task, such as torchrun: this worker's share of it); "
         "None without STOKER_PLAN_VERSION. ValueError naming the variable when one is "
@@ -142,8 +132,8 @@ void bind_plan(py::module_& m) {
       "compute_plan",
       [] {
         PlanRequest request;
-        request.use_environment_plan = false;  // plan_from_environ had its say first
-        LocalPlan local = plan_this_process(request);
+        request.use_plugin_plan = false;  // plugin_plan had its say first
+        LocalPlan local = plan_for_this_process(request);
         return py::make_tuple(local.plan, local.source);
       },
       "(plan, source): a plan computed for this process from its CPU mask, GPUs, memory "

@@ -10,11 +10,10 @@ from ._workers import WorkerInit
 
 __all__ = ["Plan", "plan"]
 
-# The plan's fields, as the C++ side exposes them.
-_FIELDS = ("profile", "local_rank", "local_size", "cpus", "main_cpus", "worker_cpus",
-           "cpu_list", "main_cpu_list", "worker_cpu_list", "numa", "workers", "prefetch",
-           "prefetch_max", "mem_budget", "batch_bytes", "pin_memory", "stream", "shuffle_buffer",
-           "gpu", "nics", "bind", "mem_bind", "reasons")
+# The plan's fields: every row of the C++ table (plan_fields.hpp: name, STOKER_* variable,
+# an example value), then the CPU lists as lists and the reasons.
+_FIELDS = tuple(name for name, _env, _example in _stoker.plan_fields) + (
+    "cpu_list", "main_cpu_list", "worker_cpu_list", "reasons")
 
 
 def _size(n):
@@ -210,7 +209,7 @@ def plan(environ=None, apply=None):
     (STOKER_PLAN_VERSION in os.environ, `environ` not given), not otherwise.
     """
     env = dict(os.environ if environ is None else environ)
-    core = _stoker.plan_from_environ(env)
+    core = _stoker.plugin_plan(env)
     if core is not None:
         result = Plan(core, "the STOKER_* environment")
     else:

@@ -50,7 +50,7 @@ Report run_doctor(const Options& o) {
   const CpuSet mask = current_cpu_mask();
   LocalPlan lp;
   try {
-    lp = plan_this_process();
+    lp = plan_for_this_process();
     r.findings.push_back(plan_finding(lp));
   } catch (const Error& e) {
     // Without a plan, check against one worker per CPU but the one for the training loop.

@@ -258,7 +258,7 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
   if (!options.plan) {  // the plugin's STOKER_* plan, or one computed for this batch
     PlanRequest request;
     request.batch_bytes = slot;
-    LocalPlan local = plan_this_process(request);
+    LocalPlan local = plan_for_this_process(request);
     options.plan = std::move(local.plan);
     plan_source = std::move(local.source);
     from_environment = local.from_environment;

@@ -1,4 +1,4 @@
-// plan_this_process: the runtime's filler of a TaskFacts (this process, or a what-if node),
+// plan_for_this_process: the runtime's filler of a TaskFacts (this process, or a what-if node),
 // then the same plan_input and make_plan the plugin calls.
 #include "stoker/plan/local_plan.hpp"
 
@@ -52,7 +52,7 @@ TaskFacts facts_for(const PlanRequest& req, const Topology& topo, const EnvGette
 }
 
 // One of the workers a launcher started inside a tuned task: planned as srun would plan a
-// task of its own (environment_plan).
+// task of its own (plugin_plan).
 LocalPlan plan_launched_worker(const Plan& launcher, const Ranks& ranks,
                                const EnvGetter& env) {
   auto topo = std::make_shared<Topology>(load_topology());
@@ -83,8 +83,8 @@ std::optional<std::string> profiles_file_from(const EnvGetter& env) {
   return env_nonempty(env, "STOKER_PROFILES");
 }
 
-std::optional<LocalPlan> environment_plan(const EnvGetter& env) {
-  std::optional<Plan> exported = plan_from_env(env);
+std::optional<LocalPlan> plugin_plan(const EnvGetter& env) {
+  std::optional<Plan> exported = read_plan(env);
   if (!exported) return std::nullopt;
   check_env_plan(*exported);  // CPUs and NUMA nodes this machine has, a budget above 0
   const Ranks ranks = launch_ranks(env);
@@ -99,14 +99,14 @@ std::optional<LocalPlan> environment_plan(const EnvGetter& env) {
   return out;
 }
 
-LocalPlan plan_this_process(const PlanRequest& req) {
+LocalPlan plan_for_this_process(const PlanRequest& req) {
   const EnvGetter env = process_env();
   // With ignore_env, STOKER_* variables do not exist for this function.
   const EnvGetter stoker_env = [&](const std::string& name) -> std::optional<std::string> {
     return req.ignore_env ? std::nullopt : env(name);
   };
-  if (req.use_environment_plan && !req.what_if()) {
-    if (auto p = environment_plan(stoker_env)) return std::move(*p);
+  if (req.use_plugin_plan && !req.what_if()) {
+    if (auto p = plugin_plan(stoker_env)) return std::move(*p);
   }
   LocalPlan out;
   auto topo = std::make_shared<Topology>(req.topology_xml ? load_topology_xml(*req.topology_xml)

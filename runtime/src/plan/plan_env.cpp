@@ -1,80 +1,21 @@
-// The STOKER_* environment contract (README table): writing a plan out and reading it back.
+// The STOKER_* environment contract (README table): writing a plan out and reading it back,
+// field by field as plan_fields() describes them, and checking it against this machine.
 #include "stoker/plan/plan_env.hpp"
 
 #include "stoker/common/error.hpp"
-#include "stoker/common/launch_env.hpp"
-#include "stoker/plan/limits.hpp"
 #include "stoker/common/strings.hpp"
-#include "stoker/common/values.hpp"
+#include "stoker/plan/plan_fields.hpp"
 
 namespace stoker {
 
-namespace {
-
-// Reads one variable; `required` ones must be present when a plan is.
-class Reader {
- public:
-  explicit Reader(const EnvGetter& get) : get_(get) {}
-
-  std::optional<std::string> optional(const std::string& name) const { return get_(name); }
-
-  std::string required(const std::string& name) const {
-    auto v = get_(name);
-    if (!v)
-      throw Error(name, "is missing while STOKER_PLAN_VERSION is set",
-                  "export the whole STOKER_* set (the plugin does), or unset STOKER_PLAN_VERSION");
-    return *v;
-  }
-
-  [[noreturn]] static void garbled(const std::string& name, const std::string& value,
-                                   const std::string& expected) {
-    throw_garbled_env(name, value, expected);
-  }
-
-  uint64_t whole(const std::string& name, uint64_t lo, uint64_t hi, bool need = true) const {
-    if (need) required(name);
-    return env_whole(get_, name, lo, hi).value_or(lo);
-  }
-
-  CpuSet cpus(const std::string& name) const {
-    required(name);
-    return *env_cpus(get_, name);
-  }
-
- private:
-  const EnvGetter& get_;
-};
-
-}  // namespace
-
 EnvVars plan_to_env(const Plan& p) {
-  return {
-      {"STOKER_PLAN_VERSION", std::to_string(Plan::kVersion)},
-      {"STOKER_PROFILE", p.profile},
-      {"STOKER_WORKERS", std::to_string(p.workers)},
-      {"STOKER_PREFETCH", std::to_string(p.prefetch)},
-      {"STOKER_PREFETCH_MAX", std::to_string(p.prefetch_max)},
-      {"STOKER_CPUS", p.cpus.to_string()},
-      {"STOKER_MAIN_CPUS", p.main_cpus.to_string()},
-      {"STOKER_WORKER_CPUS", p.worker_cpus.to_string()},
-      {"STOKER_NUMA", join_numbers(p.numa)},
-      {"STOKER_GPU", p.gpu},
-      {"STOKER_PIN_MEMORY", p.pin_memory ? "1" : "0"},
-      {"STOKER_STREAM", p.stream ? "1" : "0"},
-      {"STOKER_SHUFFLE_BUFFER", std::to_string(p.shuffle_buffer)},
-      {"STOKER_MEM_BUDGET", std::to_string(p.mem_budget)},
-      {"STOKER_BATCH_BYTES", std::to_string(p.batch_bytes)},
-      {"STOKER_NICS", join(p.nics)},
-      {"STOKER_BIND", to_string(p.bind)},
-      {"STOKER_MEM_BIND", to_string(p.mem_bind)},
-      {"STOKER_LOCAL_RANK", std::to_string(p.local_rank)},
-      {"STOKER_LOCAL_SIZE", std::to_string(p.local_size)},
-  };
+  EnvVars out{{"STOKER_PLAN_VERSION", std::to_string(Plan::kVersion)}};
+  for (const PlanField& f : plan_fields()) out.emplace_back(f.env, f.codec.write(p));
+  return out;
 }
 
-std::optional<Plan> plan_from_env(const EnvGetter& get) {
-  Reader env(get);
-  auto version = env.optional("STOKER_PLAN_VERSION");
+std::optional<Plan> read_plan(const EnvGetter& get) {
+  auto version = get("STOKER_PLAN_VERSION");
   if (!version) return std::nullopt;
   if (*version != std::to_string(Plan::kVersion))
     throw Error("STOKER_PLAN_VERSION",
@@ -82,64 +23,20 @@ std::optional<Plan> plan_from_env(const EnvGetter& get) {
                 "this runtime reads version " + std::to_string(Plan::kVersion) +
                     ": use the plugin and runtime of the same stoker release");
   Plan p;
-  p.profile = env.required("STOKER_PROFILE");
-  if (!values::valid_name(p.profile))
-    Reader::garbled("STOKER_PROFILE", p.profile, "a profile name (letters, digits, '-', '_')");
-  p.workers = static_cast<int>(env.whole("STOKER_WORKERS", 1, limits::kMaxWorkers));
-  p.prefetch = static_cast<int>(env.whole("STOKER_PREFETCH", 1, limits::kMaxPrefetch));
-  p.prefetch_max =
-      static_cast<int>(env.whole("STOKER_PREFETCH_MAX", p.prefetch, limits::kMaxPrefetch));
-  p.cpus = env.cpus("STOKER_CPUS");
-  p.main_cpus = env.cpus("STOKER_MAIN_CPUS");
-  p.worker_cpus = env.cpus("STOKER_WORKER_CPUS");
-  if (auto numa = env.optional("STOKER_NUMA"); numa && !numa->empty()) {
-    for (std::string_view item : split(*numa, ',')) {
-      auto n = values::parse_whole(item, 0, 1 << 16);
-      if (!n) Reader::garbled("STOKER_NUMA", *numa, "NUMA node numbers such as 0,1");
-      p.numa.push_back(static_cast<int>(*n));
+  for (const PlanField& f : plan_fields()) {
+    if (get(f.env)) {
+      f.codec.read(p, get, f.env);
+    } else if (f.required) {
+      throw Error(f.env, "is missing while STOKER_PLAN_VERSION is set",
+                  "export the whole STOKER_* set (the plugin does), or unset STOKER_PLAN_VERSION");
     }
   }
-  p.gpu = env.optional("STOKER_GPU").value_or("");
-  std::string pin = env.required("STOKER_PIN_MEMORY");
-  if (pin != "0" && pin != "1") Reader::garbled("STOKER_PIN_MEMORY", pin, "0 or 1");
-  p.pin_memory = pin == "1";
-  if (auto stream = env.optional("STOKER_STREAM")) {
-    if (*stream != "0" && *stream != "1") Reader::garbled("STOKER_STREAM", *stream, "0 or 1");
-    p.stream = *stream == "1";
-  }
-  if (env.optional("STOKER_SHUFFLE_BUFFER")) {
-    p.shuffle_buffer = env.whole("STOKER_SHUFFLE_BUFFER", 1, limits::kMaxShuffleBuffer, false);
-  }
-  p.mem_budget = env.whole("STOKER_MEM_BUDGET", 0, UINT64_MAX);
-  p.batch_bytes = env.whole("STOKER_BATCH_BYTES", 0, UINT64_MAX, false);
-  if (auto nics = env.optional("STOKER_NICS"); nics && !nics->empty()) {
-    for (std::string_view item : split(*nics, ',')) {
-      if (item.empty()) Reader::garbled("STOKER_NICS", *nics, "NIC names separated by commas");
-      p.nics.emplace_back(item);
-    }
-  }
-  if (auto bind = env.optional("STOKER_BIND")) {
-    auto b = parse_bind_mode(*bind);
-    if (!b) Reader::garbled("STOKER_BIND", *bind, "gpu-numa, even or none");
-    p.bind = *b;
-  }
-  if (auto mem = env.optional("STOKER_MEM_BIND")) {
-    auto m = parse_mem_bind(*mem);
-    if (!m) Reader::garbled("STOKER_MEM_BIND", *mem, "local, strict or none");
-    p.mem_bind = *m;
-  }
-  p.local_size = static_cast<int>(env.whole("STOKER_LOCAL_SIZE", 1, kMaxLocalRanks, false));
-  p.local_rank = static_cast<int>(env.whole("STOKER_LOCAL_RANK", 0, kMaxLocalRanks, false));
   if (p.local_rank >= p.local_size)
-    Reader::garbled("STOKER_LOCAL_RANK", std::to_string(p.local_rank),
-                    "a rank below STOKER_LOCAL_SIZE=" + std::to_string(p.local_size));
+    throw_garbled_env("STOKER_LOCAL_RANK", std::to_string(p.local_rank),
+                      "a rank below STOKER_LOCAL_SIZE=" + std::to_string(p.local_size));
   p.reasons.push_back(
       {"source", "read from the STOKER_* environment (plan version " + *version + ")"});
   return p;
-}
-
-std::optional<Plan> plan_from_process_env() {
-  return plan_from_env(process_env());
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include "sources/tar_format.hpp"
 #include "sources/tar_walk.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/plan/local_plan.hpp"
 #include "stoker/sources/tar_source.hpp"
 
 namespace stoker {
@@ -62,6 +63,13 @@ bool is_compressed_shard_name(const std::string& path) {
 
 bool is_tar_shard_name(const std::string& path) {
   return ends_with_ignoring_case(path, ".tar") || is_compressed_shard_name(path);
+}
+
+bool stream_shards(const std::vector<std::string>& shards, std::optional<bool> asked,
+                   const Plan* plan) {
+  if (asked) return *asked;
+  if (plan ? plan->stream : plan_for_this_process().plan.stream) return true;
+  return std::any_of(shards.begin(), shards.end(), is_compressed_shard_name);
 }
 
 std::vector<std::string> list_tar_shards(const std::vector<std::string>& inputs) {

@@ -35,7 +35,7 @@ LoaderOptions options(CorruptPolicy policy, double max_skip_fraction) {
   o.world_size = 1;
   o.on_corrupt = policy;
   o.max_skip_fraction = max_skip_fraction;
-  o.plan = plan_this_process({}).plan;
+  o.plan = plan_for_this_process({}).plan;
   o.pin_threads = false;
   o.workers = 2;
   return o;

@@ -1,4 +1,4 @@
-// plan_this_process (the I/O shell) and the `stoker plan` command as built.
+// plan_for_this_process (the I/O shell) and the `stoker plan` command as built.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -53,7 +53,7 @@ void clear_launcher_env(ScopedEnv& env) {
 TEST(LocalPlan, ThisProcessIsComputedFromTheLiveMachine) {
   ScopedEnv env;
   clear_launcher_env(env);
-  LocalPlan lp = plan_this_process();
+  LocalPlan lp = plan_for_this_process();
   EXPECT_FALSE(lp.from_environment);
   EXPECT_EQ(lp.source, "computed on this machine");
   EXPECT_TRUE(lp.plan.cpus.is_subset_of(current_cpu_mask()));
@@ -67,16 +67,16 @@ TEST(LocalPlan, LauncherVariablesGiveTheLocalRanks) {
   env.set("SLURM_LOCALID", "1");
   env.set("SLURM_STEP_TASKS_PER_NODE", "2");
   env.set("STOKER_PROFILE", "nlp");
-  LocalPlan lp = plan_this_process();
+  LocalPlan lp = plan_for_this_process();
   EXPECT_EQ(lp.plan.local_rank, 1);
   EXPECT_EQ(lp.plan.local_size, 2);
   EXPECT_EQ(lp.plan.profile, "nlp");
   env.set("LOCAL_RANK", "0");
   env.set("LOCAL_WORLD_SIZE", "1");
-  EXPECT_EQ(plan_this_process().plan.local_size, 1);  // torchrun's names win
+  EXPECT_EQ(plan_for_this_process().plan.local_size, 1);  // torchrun's names win
   env.set("LOCAL_RANK", "x");
   try {
-    plan_this_process();
+    plan_for_this_process();
     FAIL();
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),
@@ -89,7 +89,7 @@ TEST(LocalPlan, UnresolvableCudaVisibleDevicesGivesACpuOnlyPlanWithTheReason) {
   ScopedEnv env;
   clear_launcher_env(env);
   env.set("CUDA_VISIBLE_DEVICES", "GPU-8a1f0000-0000");
-  LocalPlan lp = plan_this_process();
+  LocalPlan lp = plan_for_this_process();
   EXPECT_EQ(lp.plan.gpu, "");
   EXPECT_NE(lp.plan.reason("input").find(
                 "GPU ids 'GPU-8a1f0000-0000' (CUDA_VISIBLE_DEVICES): cannot locate GPU GPU-8a1f"),
@@ -106,14 +106,14 @@ TEST(LocalPlan, ThePluginsEnvironmentComesFirst) {
   planned.cpus = planned.main_cpus = planned.worker_cpus = current_cpu_mask();
   planned.numa = {0};
   for (const auto& [k, v] : plan_to_env(planned)) env.set(k, v.c_str());
-  LocalPlan lp = plan_this_process();
+  LocalPlan lp = plan_for_this_process();
   EXPECT_TRUE(lp.from_environment);
   lp.plan.reasons.clear();
   planned.reasons.clear();
   EXPECT_EQ(lp.plan, planned);
   PlanRequest what_if;
   what_if.local_size = 1;
-  EXPECT_FALSE(plan_this_process(what_if).from_environment);
+  EXPECT_FALSE(plan_for_this_process(what_if).from_environment);
 }
 
 // torchrun under the plugin: the agent was tuned as one task; each of its workers is planned
@@ -122,18 +122,18 @@ TEST(LocalPlan, ThePluginsEnvironmentComesFirst) {
 TEST(LocalPlan, ALaunchersWorkersArePlannedWithinItsTasksCpus) {
   ScopedEnv scoped;
   clear_launcher_env(scoped);
-  const Plan agent = plan_this_process().plan;
+  const Plan agent = plan_for_this_process().plan;
   ASSERT_EQ(agent.local_size, 1);
   std::map<std::string, std::string> env;
   for (const auto& [k, v] : plan_to_env(agent)) env[k] = v;
-  EXPECT_TRUE(environment_plan(env_from(env))->from_environment) << "no launcher: as exported";
+  EXPECT_TRUE(plugin_plan(env_from(env))->from_environment) << "no launcher: as exported";
   env["WORLD_SIZE"] = "2";
   env["LOCAL_WORLD_SIZE"] = "2";
   std::vector<CpuSet> cpus;
   for (int rank : {0, 1}) {
     SCOPED_TRACE("local rank " + std::to_string(rank));
     env["RANK"] = env["LOCAL_RANK"] = std::to_string(rank);
-    std::optional<LocalPlan> worker = environment_plan(env_from(env));
+    std::optional<LocalPlan> worker = plugin_plan(env_from(env));
     ASSERT_TRUE(worker.has_value());
     EXPECT_FALSE(worker->from_environment);
     EXPECT_EQ(worker->plan.local_rank, rank);
@@ -144,7 +144,7 @@ TEST(LocalPlan, ALaunchersWorkersArePlannedWithinItsTasksCpus) {
     srun_like.cpus = agent.cpus;
     srun_like.local_rank = rank;
     srun_like.local_size = 2;
-    Plan want = plan_this_process(srun_like).plan;
+    Plan want = plan_for_this_process(srun_like).plan;
     want.reasons.clear();
     worker->plan.reasons.clear();
     EXPECT_EQ(worker->plan, want);
@@ -154,7 +154,7 @@ TEST(LocalPlan, ALaunchersWorkersArePlannedWithinItsTasksCpus) {
     EXPECT_FALSE(cpus[0].intersects(cpus[1])) << "disjoint";
   }
   env["STOKER_PROFILE"] = "no-such-profile";
-  EXPECT_THROW(environment_plan(env_from(env)), Error) << "an unknown profile is named";
+  EXPECT_THROW(plugin_plan(env_from(env)), Error) << "an unknown profile is named";
 }
 
 TEST(LocalPlan, IgnoreEnvRecomputesWithoutAnyStokerVariable) {
@@ -167,14 +167,14 @@ TEST(LocalPlan, IgnoreEnvRecomputesWithoutAnyStokerVariable) {
   env.set("STOKER_PROFILES", "/nonexistent/profiles.conf");
   PlanRequest r;
   r.ignore_env = true;
-  const LocalPlan lp = plan_this_process(r);
+  const LocalPlan lp = plan_for_this_process(r);
   EXPECT_FALSE(lp.from_environment);
   EXPECT_EQ(lp.plan.profile, builtin_profiles().caps.default_profile);
-  EXPECT_EQ(lp.plan, plan_this_process(r).plan);
+  EXPECT_EQ(lp.plan, plan_for_this_process(r).plan);
   env.set("STOKER_PROFILE", nullptr);
   env.set("STOKER_PROFILES", nullptr);
   env.set("STOKER_PLAN_VERSION", nullptr);
-  EXPECT_EQ(lp.plan, plan_this_process().plan) << "the same as without any STOKER_*";
+  EXPECT_EQ(lp.plan, plan_for_this_process().plan) << "the same as without any STOKER_*";
 }
 
 TEST(LocalPlan, OutsideSlurmTheLocalRanksShareThisProcessesMask) {
@@ -182,7 +182,7 @@ TEST(LocalPlan, OutsideSlurmTheLocalRanksShareThisProcessesMask) {
   clear_launcher_env(env);
   env.set("LOCAL_RANK", "0");
   env.set("LOCAL_WORLD_SIZE", "2");
-  const LocalPlan lp = plan_this_process();
+  const LocalPlan lp = plan_for_this_process();
   EXPECT_EQ(lp.plan.local_size, 2);
   if (current_cpu_mask().count() >= 2) {
     EXPECT_LT(lp.plan.cpus.count(), current_cpu_mask().count()) << "the mask is shared";
@@ -201,7 +201,7 @@ TEST(LocalPlan, WhatIfInputsAreCheckedStrictly) {
   r.topology_xml = kPower8;
   r.gpus = "0,7";
   try {
-    plan_this_process(r);
+    plan_for_this_process(r);
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.where(), "GPU ids '0,7' (--gpus)");
@@ -211,9 +211,9 @@ TEST(LocalPlan, WhatIfInputsAreCheckedStrictly) {
   r.gpus = "0,1,2,3";
   r.local_rank = 4;
   r.local_size = 4;
-  EXPECT_THROW(plan_this_process(r), Error);
+  EXPECT_THROW(plan_for_this_process(r), Error);
   r.local_rank = 3;
-  LocalPlan lp = plan_this_process(r);
+  LocalPlan lp = plan_for_this_process(r);
   EXPECT_EQ(lp.plan.gpu, lp.topology->gpus[3].pci_bus_id);
 }
 
@@ -284,7 +284,7 @@ TEST(FaultsEnvContract, StokerPlanRefusesAPlanThisMachineCannotHold) {
   PlanRequest computed;
   computed.ignore_env = true;
   std::string plugin_env;  // this machine's plan, as the plugin exports it
-  for (const auto& [k, v] : plan_to_env(plan_this_process(computed).plan))
+  for (const auto& [k, v] : plan_to_env(plan_for_this_process(computed).plan))
     plugin_env += " " + k + "='" + v + "'";
   int status = 0;
   if (run("plan --json", &status) == "(absent)") GTEST_SKIP() << "the stoker binary is not built";

@@ -8,38 +8,17 @@
 #include <fstream>
 #include <map>
 
+#include "plan_fixture.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/plan/plan_env.hpp"
 
 namespace stoker {
 namespace {
 
-Plan sample_plan() {
-  Plan p;
-  p.profile = "cv";
-  p.local_rank = 2;
-  p.local_size = 4;
-  p.cpus = CpuSet::parse("8-15,136-143");
-  p.main_cpus = CpuSet::parse("8,136");
-  p.worker_cpus = CpuSet::parse("9-15,137-143");
-  p.numa = {1, 3};
-  p.workers = 6;
-  p.prefetch = 12;
-  p.prefetch_max = 48;
-  p.mem_budget = 34359738368ull;
-  p.batch_bytes = 134217728;
-  p.pin_memory = true;
-  p.stream = true;
-  p.shuffle_buffer = 512;
-  p.gpu = "0000:47:00.0";
-  p.nics = {"mlx5_1", "eth0"};
-  p.bind = BindMode::Even;
-  p.mem_bind = MemBind::None;
-  return p;
-}
+using test::sample_plan;
 
 std::optional<Plan> read(const std::map<std::string, std::string>& vars) {
-  return plan_from_env([&](const std::string& name) -> std::optional<std::string> {
+  return read_plan([&](const std::string& name) -> std::optional<std::string> {
     auto it = vars.find(name);
     return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
   });

@@ -1,4 +1,4 @@
-// Shared helpers for the planner tests: fixture topologies and PlanInput builders.
+// Shared helpers for the planner tests: fixture topologies, PlanInput builders, a sample plan.
 #pragma once
 
 #include <memory>
@@ -29,6 +29,31 @@ inline PlanInput input_for(const Topology& topo, int rank, int size, std::vector
   in.mem_limit = uint64_t{64} << 30;
   in.profile = builtin_profiles().get("balanced");
   return in;
+}
+
+// A plan whose every field differs from its default.
+inline Plan sample_plan() {
+  Plan p;
+  p.profile = "cv";
+  p.local_rank = 2;
+  p.local_size = 4;
+  p.cpus = CpuSet::parse("8-15,136-143");
+  p.main_cpus = CpuSet::parse("8,136");
+  p.worker_cpus = CpuSet::parse("9-15,137-143");
+  p.numa = {1, 3};
+  p.workers = 6;
+  p.prefetch = 12;
+  p.prefetch_max = 48;
+  p.mem_budget = 34359738368ull;
+  p.batch_bytes = 134217728;
+  p.pin_memory = true;
+  p.stream = true;
+  p.shuffle_buffer = 512;
+  p.gpu = "0000:47:00.0";
+  p.nics = {"mlx5_1", "eth0"};
+  p.bind = BindMode::Even;
+  p.mem_bind = MemBind::None;
+  return p;
 }
 
 inline std::vector<Plan> plan_all(PlanInput in) {

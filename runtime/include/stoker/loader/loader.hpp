@@ -175,7 +175,7 @@ class Batch : public BatchShape {
 class Loader {
  public:
   // The loader for this process (the policy):
-  //  - options.plan unset: plans with plan_this_process (the plugin's STOKER_* plan, else
+  //  - options.plan unset: plans with plan_for_this_process (the plugin's STOKER_* plan, else
   //    one computed here for this batch size), and (options.pin_main_thread) pins the
   //    calling thread to the plan's main CPUs (pin_main_thread: a note, never an error;
   //    with STOKER_VERBOSE=1 also one line on stderr);

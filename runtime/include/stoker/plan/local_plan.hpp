@@ -31,7 +31,7 @@ struct PlanRequest {
   std::optional<std::string> profiles_file;  // else STOKER_PROFILES, else built-ins only
   UserOverrides overrides;
   uint64_t batch_bytes = 0;          // bytes per batch hint; 0 = the profile's assumption
-  bool use_environment_plan = true;  // take STOKER_PLAN_VERSION's plan when present
+  bool use_plugin_plan = true;       // take STOKER_PLAN_VERSION's plan when present
   // Ignore every STOKER_* variable: the exported plan, STOKER_PROFILE and STOKER_PROFILES
   // (`stoker plan --ignore-env`: recompute what the plugin computed for this task).
   bool ignore_env = false;
@@ -61,14 +61,14 @@ std::optional<std::string> profiles_file_from(const EnvGetter& env);
 // exported plan's profile (and STOKER_PROFILES when set), within the CPUs the launcher's
 // plan holds (STOKER_CPUS): the split srun would make with one task per worker on those
 // CPUs. Its GPUs and memory are observed as for any task (observe_task). Throws stoker::Error
-// naming the variable when one is garbled (plan_from_env, launch_ranks) or the profile is unknown.
-std::optional<LocalPlan> environment_plan(const EnvGetter& env);
+// naming the variable when one is garbled (read_plan, launch_ranks) or the profile is unknown.
+std::optional<LocalPlan> plugin_plan(const EnvGetter& env);
 
 // STOKER_* environment first (unless what-if inputs are given, or ignore_env), else
 // computed. Throws stoker::Error naming the input when one is unreadable or garbled: an
 // XML file, a profiles file, an unknown profile, --gpus ids not on the node, LOCAL_RANK,
 // ... What-if inputs are checked strictly (FactsKind::WhatIf); live GPU ids that cannot
 // be located give a CPU-only plan with the reason (FactsKind::ThisProcess).
-LocalPlan plan_this_process(const PlanRequest& request = {});
+LocalPlan plan_for_this_process(const PlanRequest& request = {});
 
 }  // namespace stoker

@@ -1,6 +1,6 @@
 // What a rank can see when it is planned (its TaskFacts), and how they are observed. Two
 // fillers: the plugin's, in task_init, from SPANK items and the task's environment; and the
-// runtime's (plan_this_process), from /proc, the cgroup and the environment. Both read the
+// runtime's (plan_for_this_process), from /proc, the cgroup and the environment. Both read the
 // shared facts through observe_task, then call plan_input (plan_input.hpp) and make_plan,
 // so a task gets the same plan from either side.
 #pragma once

@@ -20,12 +20,15 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "stoker/sources/shard_stream.hpp"
 
 namespace stoker {
+
+struct Plan;  // stoker/plan/plan.hpp
 
 struct TarShardOptions {
   bool labels = true;   // false: label-free shards; every label is -1
@@ -41,6 +44,13 @@ std::vector<std::string> list_tar_shards(const std::vector<std::string>& inputs)
 // (any case); is_compressed_shard_name: one of the compressed ones, which only stream.
 bool is_tar_shard_name(const std::string& path);
 bool is_compressed_shard_name(const std::string& path);
+
+// Whether `shards` are read as streams (TarShardOptions::stream), the one rule of
+// stoker.Loader and `stoker bench`: as `asked` when given; else when the plan streams (its
+// profile's Stream; `plan` null: this process's, plan_for_this_process) or a shard is
+// compressed (those are only read as streams).
+bool stream_shards(const std::vector<std::string>& shards, std::optional<bool> asked,
+                   const Plan* plan = nullptr);
 
 class TarShardSource : public ShardStreamSource {
  public:
