@@ -1,6 +1,9 @@
 // Shared helpers for the planner tests: fixture topologies and PlanInput builders.
 #pragma once
 
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +40,36 @@ inline std::vector<Plan> plan_all(PlanInput in) {
     plans.push_back(make_plan(in));
   }
   return plans;
+}
+
+struct NamedTopology {
+  std::string name;
+  std::shared_ptr<Topology> topo;
+};
+
+// The generated fixtures, then every XML of the shared topologies folder (none where it is
+// absent: the generated ones still carry the suite); prints how many it found.
+inline std::vector<NamedTopology> all_topologies() {
+  std::vector<NamedTopology> out = {
+      {"dgx-a100", fixture(dgx_a100_like(), "dgx-a100")},
+      {"4gpu-smt", fixture(four_gpu_two_socket(true), "4gpu-smt")},
+      {"4gpu", fixture(four_gpu_two_socket(false), "4gpu")},
+      {"cpu-smt", fixture(cpu_only_single_numa(12, true), "cpu-smt")},
+      {"cpu", fixture(cpu_only_single_numa(6, false), "cpu")},
+      {"cxl", fixture(gpu_on_memory_only_numa(), "cxl")},
+  };
+  const size_t generated = out.size();
+  const std::filesystem::path dir = STOKER_SHARED_DIR "/topologies";
+  std::vector<std::filesystem::path> xmls;
+  if (std::filesystem::is_directory(dir))
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().extension() == ".xml") xmls.push_back(e.path());
+  std::sort(xmls.begin(), xmls.end());
+  for (const auto& x : xmls)
+    out.push_back({x.stem().string(), std::make_shared<Topology>(load_topology_xml(x.string()))});
+  std::printf("planner fixtures: %zu generated, %zu shared XMLs from %s\n", generated, xmls.size(),
+              dir.c_str());
+  return out;
 }
 
 inline CpuSet numa_cpus(const Topology& topo, int os_index) {

@@ -2,42 +2,20 @@
 // fixtures and every XML in the shared topologies folder, for 1, 2, 4 and 8 local ranks.
 #include <gtest/gtest.h>
 
-#include <filesystem>
+#include <map>
 #include <random>
 
+#include "plan/core_assignment.hpp"
 #include "plan_fixture.hpp"
 #include "stoker/common/error.hpp"
 
 namespace stoker {
 namespace {
 
-struct Named {
-  std::string name;
-  std::shared_ptr<Topology> topo;
-};
+using Named = test::NamedTopology;
 
 std::vector<Named> topologies() {
-  std::vector<Named> out = {
-      {"dgx-a100", test::fixture(test::dgx_a100_like(), "dgx-a100")},
-      {"4gpu-smt", test::fixture(test::four_gpu_two_socket(true), "4gpu-smt")},
-      {"4gpu", test::fixture(test::four_gpu_two_socket(false), "4gpu")},
-      {"cpu-smt", test::fixture(test::cpu_only_single_numa(12, true), "cpu-smt")},
-      {"cpu", test::fixture(test::cpu_only_single_numa(6, false), "cpu")},
-      {"cxl", test::fixture(test::gpu_on_memory_only_numa(), "cxl")},
-  };
-  const std::filesystem::path dir = STOKER_SHARED_DIR "/topologies";
-  int shared = 0;
-  if (std::filesystem::is_directory(dir)) {
-    for (const auto& e : std::filesystem::directory_iterator(dir)) {
-      if (e.path().extension() != ".xml") continue;
-      out.push_back({e.path().filename().string(),
-                     std::make_shared<Topology>(load_topology_xml(e.path().string()))});
-      ++shared;
-    }
-  }
-  std::printf("planner properties: %d generated fixtures, %d shared XMLs from %s\n", 6, shared,
-              dir.c_str());
-  return out;
+  return test::all_topologies();
 }
 
 // Random masks of several shapes: sparse or dense random PUs, whole cores, NUMA nodes.
@@ -80,6 +58,21 @@ int units_in(const Topology& topo, const CpuSet& mask, bool smt_as_cores) {
   return n + (mask - covered).count();
 }
 
+// With SpillCores=no a GPU's ranks use only their GPU's node: when it has fewer allowed
+// cores than ranks they share them, workers too (README "Planner rules", 2).
+bool some_gpu_node_short(const Topology& topo, const PlanInput& in) {
+  if (in.profile.spill_cores || in.overrides.bind != BindMode::GpuNuma) return false;
+  std::map<std::vector<int>, int> ranks;
+  for (int g : in.local_gpus) ++ranks[planner::gpu_numa_nodes(topo, g)];
+  for (const auto& [home, n] : ranks) {
+    int cores = 0;
+    for (const auto& u : planner::make_units(topo, in.allowed, in.profile.smt_as_cores))
+      cores += std::find(home.begin(), home.end(), u.numa) != home.end() ? 1 : 0;
+    if (!home.empty() && cores < n) return true;
+  }
+  return false;
+}
+
 TEST(PlannerProperties, InvariantsHoldOverRandomMasks) {
   const std::vector<std::string> profiles = {"balanced", "cv", "nlp", "netfs"};
   const BindMode binds[] = {BindMode::GpuNuma, BindMode::GpuNuma, BindMode::Even, BindMode::None};
@@ -106,7 +99,7 @@ TEST(PlannerProperties, InvariantsHoldOverRandomMasks) {
           for (int r = 0; r < size; ++r) in.local_gpus.push_back(visible[r % visible.size()]);
         }
         const bool disjoint = units_in(topo, in.allowed, in.profile.smt_as_cores) >= size &&
-                              in.overrides.bind != BindMode::None;
+                              in.overrides.bind != BindMode::None && !some_gpu_node_short(topo, in);
         CpuSet seen;
         for (int r = 0; r < size; ++r, ++plans) {
           in.local_rank = r;
@@ -131,10 +124,10 @@ TEST(PlannerProperties, InvariantsHoldOverRandomMasks) {
           ASSERT_FALSE(p.reason("cpus").empty());
           ASSERT_FALSE(p.reason("workers").empty());
           ASSERT_FALSE(p.reason("prefetch").empty());
-          if (disjoint) {
-            ASSERT_FALSE(p.cpus.intersects(seen))
-                << "overlap with earlier ranks " << seen.to_string();
-            seen = seen | p.cpus;
+          if (disjoint) {  // main cores may be shared (near the GPU), worker cores not
+            ASSERT_FALSE(p.worker_cpus.intersects(seen))
+                << "worker cores overlap with earlier ranks' " << seen.to_string();
+            seen = seen | p.worker_cpus;
           }
           int gpu = in.local_gpus.empty() ? -1 : in.local_gpus[r];
           ASSERT_EQ(p.gpu, gpu >= 0 ? topo.gpus[gpu].pci_bus_id : "");
@@ -145,8 +138,8 @@ TEST(PlannerProperties, InvariantsHoldOverRandomMasks) {
   std::printf("planner properties: %d plans over %d random masks\n", plans, masks);
 }
 
-// A GPU whose node has no allowed cores: the rank lands on the nearest node that has
-// some, by hwloc distance, and says so.
+// A GPU whose node has no allowed cores: the rank's training loop lands on the nearest node
+// that has some, by hwloc distance, and says so.
 TEST(PlannerProperties, FallbackIsTheNearestNodeByDistance) {
   int checked = 0;
   for (const Named& t : topologies()) {
@@ -164,9 +157,9 @@ TEST(PlannerProperties, FallbackIsTheNearestNodeByDistance) {
           int64_t d = topo.numa_distance(home, n.os_index);
           if (best < 0 || d < best) best = d;
         }
-      std::vector<int> nodes;
+      std::vector<int> nodes;  // the node the training loop runs on (others' cores spill)
       for (const NumaNode& n : topo.numa_nodes)
-        if (n.cpus.intersects(p.cpus)) nodes.push_back(n.os_index);
+        if (n.cpus.intersects(p.main_cpus)) nodes.push_back(n.os_index);
       ASSERT_EQ(nodes.size(), 1u) << t.name << " gpu " << g;
       EXPECT_EQ(topo.numa_distance(home, nodes[0]), best) << t.name << " gpu " << g;
       EXPECT_NE(
