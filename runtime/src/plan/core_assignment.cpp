@@ -53,18 +53,18 @@ class Assignment {
     for (size_t g = 0; g < groups_.size(); ++g)
       if (gpu(g) && count(g) == 0) fall_back(g);
     const bool enough = units_.size() >= members_total();
-    // A GPU group with fewer cores than ranks shares them, and (when it spills) takes worker
-    // cores elsewhere so that no two ranks' workers share a core.
+    // A GPU group with fewer cores than ranks on its GPU's node shares them, and (when it
+    // spills) takes worker cores elsewhere so that no two ranks' workers share a core.
     if (enough)
       for (size_t g = 0; g < groups_.size(); ++g)
-        if (gpu(g) && (spill_ || count(g) == 0)) borrow(g, /*from_groups=*/false);
+        if (gpu(g) && (spill_ || borrow_role(g) == Role::Home)) borrow(g, /*from_groups=*/false);
     for (size_t g = 0; g < groups_.size(); ++g)
       if (!gpu(g))
         for (size_t u = 0; u < units_.size(); ++u)
           if (owner_[u] < 0) take(u, g, Role::Home);
     if (enough)
       for (size_t g = 0; g < groups_.size(); ++g)
-        if (!gpu(g) || spill_ || home_count(g) == 0) borrow(g, /*from_groups=*/true);
+        if (spill_ || borrow_role(g) == Role::Home) borrow(g, /*from_groups=*/true);
     std::vector<Share> shares(static_cast<size_t>(local_size));
     for (size_t g = 0; g < groups_.size(); ++g) share_out(g, shares);
     spill(shares);
@@ -127,12 +127,24 @@ class Assignment {
                       list_text({best}) + " (" + nearness(key(g, best)) + "), is used";
   }
 
+  // How group g takes cores beyond its own: worker-only while it has a core on its GPU's
+  // node (its training loops stay there), else whole (its ranks without a GPU, or whose GPU's
+  // node has no allowed core, run on whichever node is nearest: a borrowed core may be nearer
+  // than the node it fell back to, and a rank planned alone in its cores would run there).
+  Role borrow_role(size_t g) const {
+    for (size_t u = 0; u < units_.size(); ++u)
+      if (owner_[u] == static_cast<int>(g) && role_[u] == Role::Home &&
+          contains(groups_[g].home, units_[u].numa))
+        return Role::Extra;
+    return Role::Home;
+  }
+
   // Gives group g one unit per member at least: from unclaimed units, or from groups with
   // more units than members (their worker-only units first, never their last home units):
   // nearest node first, then the donor with the most to spare, then the last unit in
-  // topology order. A group with home units takes them as worker-only units.
+  // topology order, as borrow_role says.
   void borrow(size_t g, bool from_groups) {
-    const Role role = home_count(g) == 0 || !gpu(g) ? Role::Home : Role::Extra;
+    const Role role = borrow_role(g);
     std::vector<int> nodes;
     while (count(g) < groups_[g].members.size()) {
       int pick = -1;
@@ -286,9 +298,27 @@ RankCores assign_cores(const Topology& topo, const std::vector<Unit>& units, int
   while (!contains(a.groups()[g].members, local_rank)) ++g;
   const Group& group = a.groups()[g];
   const Share& mine = shares[static_cast<size_t>(local_rank)];
+  // The training loop's units: those on the GPU's node, else on the rank's nearest node,
+  // wherever they came from, so that the rank planned alone within its cores (the runtime
+  // inside a tuned task) finds the same ones.
+  std::vector<int> all;
   for (const auto* list : {&mine.home, &mine.extra, &mine.spilled})
-    for (int u : *list) out.units.push_back(units[u]);
-  out.home_units = static_cast<int>(mine.home.size());
+    all.insert(all.end(), list->begin(), list->end());
+  std::sort(all.begin(), all.end(), [&](int x, int y) {
+    return std::make_pair(node_key(topo, group.home, units[x].numa), x) <
+           std::make_pair(node_key(topo, group.home, units[y].numa), y);
+  });
+  const int first = all.empty() ? -1 : units[all.front()].numa;
+  const bool at_gpu = !all.empty() && contains(group.home, first);
+  auto own = [&](int u) {
+    if (group.home.empty()) return contains(mine.home, u);  // no GPU: its share
+    return at_gpu ? contains(group.home, units[u].numa) : units[u].numa == first;
+  };
+  std::stable_partition(all.begin(), all.end(), own);
+  for (int u : all) {
+    out.units.push_back(units[u]);
+    out.home_units += own(u) ? 1 : 0;
+  }
   out.share_units = static_cast<int>(out.units.size());
 
   const size_t m = group.members.size();
