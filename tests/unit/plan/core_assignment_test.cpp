@@ -6,7 +6,6 @@
 
 #include "plan/core_assignment.hpp"
 #include "plan_fixture.hpp"
-#include "stoker/common/error.hpp"
 
 namespace stoker {
 namespace {
@@ -58,13 +57,8 @@ TEST(CoreAssignment, TooManyRanksOnOneNodeShareItsCoresAndWorkOnOthers) {
 // rank k took core k mod 4, so ranks 8 and 12 (GPUs on node 1) ran on node 0's core 0 while
 // their memory was bound to node 1. Now each GPU's ranks share its node's two cores.
 TEST(CoreAssignment, SixteenRanksOnTheTrimmedDgx2ShareCoresNearTheirGpus) {
-  const std::string xml = STOKER_SHARED_DIR "/topologies/nvidiaDGX2.xml";
-  std::shared_ptr<Topology> topo;
-  try {
-    topo = std::make_shared<Topology>(load_topology_xml(xml));
-  } catch (const Error& e) {
-    GTEST_SKIP() << "shared topology absent: " << e.what();
-  }
+  auto topo = test::shared_topology("nvidiaDGX2.xml");
+  if (!topo) GTEST_SKIP() << "shared topologies absent";
   ASSERT_EQ(topo->gpus.size(), 16u);
   std::vector<int> gpus(16);
   for (int g = 0; g < 16; ++g) gpus[g] = g;

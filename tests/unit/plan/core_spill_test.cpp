@@ -5,7 +5,6 @@
 
 #include "plan/core_spill.hpp"
 #include "plan_fixture.hpp"
-#include "stoker/common/error.hpp"
 
 namespace stoker {
 namespace {
@@ -14,14 +13,6 @@ using test::fixture;
 using test::input_for;
 using test::numa_cpus;
 using test::plan_all;
-
-std::shared_ptr<Topology> shared_topology(const std::string& file) {
-  try {
-    return std::make_shared<Topology>(load_topology_xml(STOKER_SHARED_DIR "/topologies/" + file));
-  } catch (const Error&) {
-    return nullptr;
-  }
-}
 
 int cores_in(const Topology& topo, const CpuSet& cpus) {
   int n = 0;
@@ -32,7 +23,7 @@ int cores_in(const Topology& topo, const CpuSet& cpus) {
 // The node: AMD EPYC in NPS4, 8 NUMA nodes of 8 cores, GPUs in pairs on nodes 1, 3, 5,
 // 7. Before the spill each of 8 ranks had 4 cores (3 worker cores) and 32 cores ran nothing.
 TEST(CoreSpill, EightRanksOnTheNps4NodeUseAll64CoresWithSevenWorkerCoresEach) {
-  auto topo = shared_topology("synthetic-epyc-nps4-2x32c-8gpu.xml");
+  auto topo = test::shared_topology("synthetic-epyc-nps4-2x32c-8gpu.xml");
   if (!topo) GTEST_SKIP() << "shared topologies absent";
   const std::vector<Plan> plans = plan_all(input_for(*topo, 0, 8, {0, 1, 2, 3, 4, 5, 6, 7}));
   CpuSet all;
@@ -92,18 +83,9 @@ TEST(CoreSpill, ARankPlannedAloneWithinItsOwnCoresGetsTheSamePlan) {
       {dgx.get(), input_for(*dgx, 0, 3, {0, 2, 4})},
       {four.get(), input_for(*four, 0, 4, {0}, CpuSet::parse("0-1,16-31"))},
   };
-  for (const Case& c : cases)
-    for (const Plan& p : plan_all(c.in)) {
-      PlanInput alone = input_for(*c.topo, 0, 1, {c.in.local_gpus[p.local_rank]}, p.cpus);
-      const Plan again = make_plan(alone);
-      SCOPED_TRACE(std::to_string(c.in.local_size) + " ranks, rank " +
-                   std::to_string(p.local_rank) + ": " + p.reason("cpus"));
-      EXPECT_EQ(again.cpus, p.cpus);
-      EXPECT_EQ(again.main_cpus, p.main_cpus);
-      EXPECT_EQ(again.worker_cpus, p.worker_cpus);
-      EXPECT_EQ(again.workers, p.workers);
-      EXPECT_EQ(again.numa, p.numa);
-    }
+  for (Case c : cases)
+    for (c.in.local_rank = 0; c.in.local_rank < c.in.local_size; ++c.in.local_rank)
+      test::expect_same_alone(c.in, "spill");
 }
 
 // spill_units on the DGX-A100 fixture: node 0's 16 cores, equally near three ranks of

@@ -1,6 +1,8 @@
 // Shared helpers for the planner tests: fixture topologies and PlanInput builders.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -72,9 +74,38 @@ inline std::vector<NamedTopology> all_topologies() {
   return out;
 }
 
+// A topology of the shared folder by file name; nullptr where it is absent or unreadable (the
+// caller skips, saying so).
+inline std::shared_ptr<Topology> shared_topology(const std::string& file) {
+  try {
+    return std::make_shared<Topology>(load_topology_xml(STOKER_SHARED_DIR "/topologies/" + file));
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
 inline CpuSet numa_cpus(const Topology& topo, int os_index) {
   const NumaNode* n = topo.numa_by_os_index(os_index);
   return n ? n->cpus : CpuSet{};
+}
+
+// Rule 11: rank `in.local_rank` planned alone (0 of 1) within the cores the node's plan gave it,
+// as the runtime does inside a tuned task, gets the same cores, main and worker cores, workers.
+inline void expect_same_alone(const PlanInput& in, const std::string& what) {
+  const Plan p = make_plan(in);
+  PlanInput alone = in;
+  alone.local_rank = 0;
+  alone.local_size = 1;
+  alone.allowed = p.cpus;
+  alone.local_gpus = {in.local_gpus.empty() ? -1 : in.local_gpus[in.local_rank]};
+  const Plan q = make_plan(alone);
+  SCOPED_TRACE(what + " size " + std::to_string(in.local_size) + " rank " +
+               std::to_string(in.local_rank) + " mask " + in.allowed.to_string() + ": " +
+               p.reason("cpus") + " | alone: " + q.reason("cpus"));
+  EXPECT_EQ(q.cpus.to_string(), p.cpus.to_string());
+  EXPECT_EQ(q.main_cpus.to_string(), p.main_cpus.to_string());
+  EXPECT_EQ(q.worker_cpus.to_string(), p.worker_cpus.to_string());
+  EXPECT_EQ(q.workers, p.workers);
 }
 
 }  // namespace stoker::test

@@ -194,25 +194,9 @@ TEST(PlannerProperties, FallbackIsTheNearestNodeByDistance) {
 }
 
 // Rule 11: the runtime inside a tuned task plans its rank alone (0 of 1) within the plugin's
-// binding, and must get the same cores, main cores and worker cores. While the spill was being
-// built, the random part of this test failed for ranks whose GPU's node has no allowed core:
-void expect_same_alone(const PlanInput& in, const std::string& what) {
-  const Plan p = make_plan(in);
-  PlanInput alone = in;
-  alone.local_rank = 0;
-  alone.local_size = 1;
-  alone.allowed = p.cpus;
-  alone.local_gpus = {in.local_gpus.empty() ? -1 : in.local_gpus[in.local_rank]};
-  const Plan q = make_plan(alone);
-  SCOPED_TRACE(what + " size " + std::to_string(in.local_size) + " rank " +
-               std::to_string(in.local_rank) + " mask " + in.allowed.to_string() + ": " +
-               p.reason("cpus") + " | alone: " + q.reason("cpus"));
-  EXPECT_EQ(q.cpus.to_string(), p.cpus.to_string());
-  EXPECT_EQ(q.main_cpus.to_string(), p.main_cpus.to_string());
-  EXPECT_EQ(q.worker_cpus.to_string(), p.worker_cpus.to_string());
-  EXPECT_EQ(q.workers, p.workers);
-}
-
+// binding, and must get the same cores, main cores and worker cores (test::expect_same_alone).
+// While the spill was being built, the random part of this test failed for ranks whose GPU's
+// node has no allowed core:
 TEST(FaultsPlanner, ARankPlannedAloneWithinItsCoresGetsTheSamePlan) {
   // - such a group, short of cores on the node it fell back to, took worker-only cores of
   //   another node (under SpillCores=no, alone, they stayed idle; when nearer, they became the
@@ -220,14 +204,14 @@ TEST(FaultsPlanner, ARankPlannedAloneWithinItsCoresGetsTheSamePlan) {
   //   GPUs 0 and 2 (NUMA nodes 3 and 1) with 7 cores of node 4 and 1 of node 5 allowed;
   auto dgx = test::fixture(test::dgx_a100_like(), "dgx-a100");
   PlanInput in = test::input_for(*dgx, 0, 8, {0, 2, 2, 0, 0, 2, 2, 0}, CpuSet::parse("64-70,80"));
-  for (in.local_rank = 0; in.local_rank < 8; ++in.local_rank) expect_same_alone(in, "dgx");
+  for (in.local_rank = 0; in.local_rank < 8; ++in.local_rank) test::expect_same_alone(in, "dgx");
   // - a core spilled onto the node of a rank's borrowed core: alone, the lowest core of that
   //   node was the main core, in the node's plan the borrowed one. The main cores are now
   //   those of the rank's nearest node, wherever they came from. GPU 1 on the memory-only
   //   node, 2 ranks, node 1's core 8 and node 0's 4-7.
   auto cxl = test::fixture(test::gpu_on_memory_only_numa(), "cxl");
   in = test::input_for(*cxl, 0, 2, {1}, CpuSet::parse("4-8"));
-  for (in.local_rank = 0; in.local_rank < 2; ++in.local_rank) expect_same_alone(in, "cxl");
+  for (in.local_rank = 0; in.local_rank < 2; ++in.local_rank) test::expect_same_alone(in, "cxl");
 
   std::mt19937 rng(7);
   int checked = 0;
@@ -239,7 +223,7 @@ TEST(FaultsPlanner, ARankPlannedAloneWithinItsCoresGetsTheSamePlan) {
         in.overrides.bind = BindMode::GpuNuma;
         for (int r = 0; r < size; ++r, ++checked) {
           in.local_rank = r;
-          expect_same_alone(in, t.name);
+          test::expect_same_alone(in, t.name);
           if (HasFailure()) return;
         }
       }
