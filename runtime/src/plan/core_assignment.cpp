@@ -22,8 +22,9 @@ struct Group {
   std::string note;          // fallback and borrowing, for the reason
 };
 
-// How a group holds a unit: its own node's (the main thread may run there), or a worker-only
-// unit of another node, borrowed so that each of its ranks has a worker core of its own.
+// How a group holds a unit: as its own (its ranks' training loops may run there), or as a
+// worker-only unit of another node, borrowed so that each of its ranks has a worker core of
+// its own while the training loops stay on the GPU's node.
 enum class Role { None, Home, Extra };
 
 // One rank's cores, as indexes into the units.
@@ -139,10 +140,10 @@ class Assignment {
     return Role::Home;
   }
 
-  // Gives group g one unit per member at least: from unclaimed units, or from groups with
-  // more units than members (their worker-only units first, never their last home units):
-  // nearest node first, then the donor with the most to spare, then the last unit in
-  // topology order, as borrow_role says.
+  // Gives group g one unit per member at least, whole or worker-only as borrow_role says:
+  // from unclaimed units, or from groups with more units than members (their worker-only
+  // units first, never their last home units): nearest node first, then the donor with the
+  // most to spare, then the last unit in topology order.
   void borrow(size_t g, bool from_groups) {
     const Role role = borrow_role(g);
     std::vector<int> nodes;
