@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 
+#include "node_svg_text.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/common/strings.hpp"
 #include "stoker/common/values.hpp"
@@ -30,21 +31,40 @@ using Style = SvgCanvas::Style;
 // Which ranks use what: plan indexes (0 = the lowest local rank), by core, GPU and NIC.
 class Ranks {
  public:
-  explicit Ranks(const std::vector<Plan>& plans) {
+  Ranks(const Topology& t, const std::vector<Plan>& plans) {
     for (const Plan& p : plans) plans_.push_back(&p);
     std::sort(plans_.begin(), plans_.end(),
               [](const Plan* a, const Plan* b) { return a->local_rank < b->local_rank; });
+    for (const Plan* p : plans_) away_.push_back(away_cpus(t, *p));
   }
+  // A rank's worker-only CPUs on NUMA nodes its training loop is not on: spilled or borrowed.
+  static CpuSet away_cpus(const Topology& t, const Plan& p) {
+    std::vector<int> main_nodes;
+    for (const Core& c : t.cores)
+      if (c.pus.intersects(p.main_cpus)) main_nodes.push_back(c.numa);
+    CpuSet away;
+    for (const Core& c : t.cores)
+      if (c.pus.intersects(p.worker_cpus) && !c.pus.intersects(p.main_cpus) &&
+          std::find(main_nodes.begin(), main_nodes.end(), c.numa) == main_nodes.end())
+        away = away | (c.pus & p.worker_cpus);
+    return away;
+  }
+  const CpuSet& away(size_t i) const { return away_[i]; }
   bool empty() const { return plans_.empty(); }
   const std::vector<const Plan*>& plans() const { return plans_; }
   std::string colour(size_t i) const { return rank_colour(static_cast<int>(i)); }
 
-  // (plan index, runs the training loop there) for every rank with a PU of this core.
-  std::vector<std::pair<size_t, bool>> on_core(const Core& c) const {
-    std::vector<std::pair<size_t, bool>> out;
+  // Every rank with a PU of this core: its plan index, whether its training loop runs there,
+  // and whether the core is a worker core away from that loop's node (spilled).
+  struct OnCore {
+    size_t i;
+    bool main, away;
+  };
+  std::vector<OnCore> on_core(const Core& c) const {
+    std::vector<OnCore> out;
     for (size_t i = 0; i < plans_.size(); ++i)
       if (plans_[i]->cpus.intersects(c.pus))
-        out.push_back({i, plans_[i]->main_cpus.intersects(c.pus)});
+        out.push_back({i, plans_[i]->main_cpus.intersects(c.pus), away_[i].intersects(c.pus)});
     return out;
   }
   std::vector<size_t> on_gpu(const Gpu& g) const {
@@ -71,6 +91,7 @@ class Ranks {
     return out;
   }
   std::vector<const Plan*> plans_;
+  std::vector<CpuSet> away_;
 };
 
 // A NUMA node's box (or the box of cores hwloc gives no NUMA node), and a package's.
@@ -191,14 +212,20 @@ class Painter {
     if (users.empty()) return;
     const double sy = y + 19, sh = kCoreH - 22, sw = (core_w_ - 4) / users.size();
     for (size_t k = 0; k < users.size(); ++k) {
-      const auto [i, main] = users[k];
+      const auto [i, main, away] = users[k];
       const std::string colour = ranks_.colour(i);
       const double sx = x + 2 + k * sw;
-      canvas_.rect(sx, sy, sw, sh, {colour, "#ffffff", 0.5, 0});
+      // A spilled core: a light tint of the rank's colour, hatched in it, label in italics.
+      const std::string fill = away ? tint(colour, 0.3) : colour;
+      canvas_.rect(sx, sy, sw, sh, {fill, away ? colour : "#ffffff", away ? 1.5 : 0.5, 0});
+      for (double d = 6; away && d < sw + sh; d += 7)  // hatching, bottom-left to top-right
+        canvas_.line(sx + std::max(0.0, d - sh), sy + sh - std::min(d, sh), sx + std::min(d, sw),
+                     sy + sh - std::max(0.0, d - sw), tint(colour, 0.75), 1);
       if (sw >= 13) {
         const std::string label = std::to_string(ranks_.plans()[i]->local_rank) + (main ? "*" : "");
-        canvas_.text(sx + sw / 2, sy + sh / 2 + 4.5, label,
-                     {sw >= 22 ? 12.0 : 10.0, text_colour_on(colour), main, "middle"});
+        canvas_.text(
+            sx + sw / 2, sy + sh / 2 + 4.5, label,
+            {sw >= 22 ? 12.0 : 10.0, away ? kInk : text_colour_on(colour), main, "middle"});
       }
     }
   }
@@ -299,33 +326,10 @@ std::pair<double, double> draw_packages(Painter& paint, const Layout& l, double 
   return {width, y + row_h - y0};
 }
 
-std::string legend_line(const Plan& p) {
-  std::string s =
-      "rank " + std::to_string(p.local_rank) + ": cpus " +
-      (p.cpus.empty() ? "-" : p.cpus.to_string()) + " (main " +
-      (p.main_cpus.empty() ? "-" : p.main_cpus.to_string()) + "), NUMA " +
-      (p.numa.empty() ? "-" : join_numbers(p.numa)) + ", GPU " + (p.gpu.empty() ? "none" : p.gpu) +
-      ", NIC " + (p.nics.empty() ? "none" : join(p.nics, ", ")) + "  |  " +
-      std::to_string(p.workers) + (p.workers == 1 ? " worker" : " workers") + ", prefetch " +
-      std::to_string(p.prefetch) + ", budget " + values::format_bytes(p.mem_budget);
-  return s;
-}
-
-std::string count(size_t n, const std::string& what) {
-  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
-}
-
-std::string summary(const Topology& t) {
-  return count(t.packages.size(), "package") + ", " + count(t.numa_nodes.size(), "NUMA node") +
-         ", " + count(t.cores.size(), "core") + " (" +
-         count(static_cast<size_t>(t.all_cpus.count()), "PU") + "), " +
-         count(t.gpus.size(), "NVIDIA GPU") + ", " + count(t.nics.size(), "NIC");
-}
-
 }  // namespace
 
 std::string node_svg(const Topology& t, const std::vector<Plan>& plans, const std::string& name) {
-  const Ranks ranks(plans);
+  const Ranks ranks(t, plans);
   const Layout layout = build_layout(t, ranks);
   Painter paint(t, ranks, layout.core_w);
   SvgCanvas& c = paint.canvas();
@@ -341,6 +345,16 @@ std::string node_svg(const Topology& t, const std::vector<Plan>& plans, const st
   c.text(x0, y, sub, {12, kMuted});
   // Text is about 0.6 em wide a character: keep the headings inside the picture.
   double w0 = std::max(title.size() * 16 * 0.6, sub.size() * 12 * 0.58);
+  bool spilled = false;
+  for (size_t i = 0; i < ranks.plans().size(); ++i) spilled = spilled || !ranks.away(i).empty();
+  if (spilled) {
+    const std::string note =
+        "Hatched: a rank's worker cores spilled from a NUMA node without its GPU (its training "
+        "loop and memory stay on the GPU's node).";
+    c.text(x0, y + 17, note, {12, kMuted});
+    w0 = std::max(w0, note.size() * 12 * 0.58);
+    y += 17;
+  }
   y += 14;
   auto [w, h] = draw_packages(paint, layout, x0, y);
   y += h;
@@ -356,7 +370,7 @@ std::string node_svg(const Topology& t, const std::vector<Plan>& plans, const st
   for (size_t i = 0; i < ranks.plans().size(); ++i) {
     const std::string colour = ranks.colour(i);
     c.rect(x0, y + 4, 14, 14, {colour, "none", 0, 3});
-    const std::string line = legend_line(*ranks.plans()[i]);
+    const std::string line = legend_line(*ranks.plans()[i], ranks.away(i));
     c.text(x0 + 22, y + 16, line, {12, kInk});
     w0 = std::max(w0, 22 + line.size() * 12 * 0.58);
     y += kLine + 2;

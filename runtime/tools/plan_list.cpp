@@ -52,6 +52,7 @@ std::vector<Knob> profile_knobs(const Profile& p) {
       {"MaxReaders", p.max_readers ? std::to_string(p.max_readers) : "none",
        p.max_readers ? json(p.max_readers) : json("none")},
       {"SmtAsCores", yes_no(p.smt_as_cores), p.smt_as_cores},
+      {"SpillCores", yes_no(p.spill_cores), p.spill_cores},
       {"BatchBytes", size_text(batch), batch},
   };
 }

@@ -2,45 +2,12 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
-#include <tuple>
+
+#include "plan/core_spill.hpp"
 
 namespace stoker::planner {
 
 namespace {
-
-bool contains(const std::vector<int>& v, int x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
-
-std::string list_text(const std::vector<int>& v) {
-  std::vector<int> nonneg;
-  for (int x : v)
-    if (x >= 0) nonneg.push_back(x);
-  return nonneg.empty() ? "?" : CpuSet::from_list(nonneg).to_string();
-}
-
-int package_of_node(const Topology& topo, int node) {
-  const NumaNode* n = topo.numa_by_os_index(node);
-  return n ? n->package : -1;
-}
-
-// How far `node` is from a group's home nodes: hwloc distance when known, else
-// "same package" before "other package"; ties by node number. Home nodes first.
-using NodeKey = std::tuple<int64_t, int, int>;
-NodeKey node_key(const Topology& topo, const std::vector<int>& home, int node) {
-  if (home.empty()) return {0, 0, 0};  // no GPU: no node is nearer than another
-  if (contains(home, node)) return {-1, 0, node};
-  int64_t best = -1;
-  bool same_package = false;
-  for (int h : home) {
-    int64_t d = topo.numa_distance(h, node);
-    if (d >= 0 && (best < 0 || d < best)) best = d;
-    int pkg = package_of_node(topo, h);
-    same_package = same_package || (pkg >= 0 && pkg == package_of_node(topo, node));
-  }
-  return {best >= 0 ? best : std::numeric_limits<int64_t>::max(), same_package ? 0 : 1, node};
-}
 
 std::string nearness(const NodeKey& key) {
   if (std::get<0>(key) != std::numeric_limits<int64_t>::max())
@@ -55,42 +22,72 @@ struct Group {
   std::string note;          // fallback and borrowing, for the reason
 };
 
+// How a group holds a unit: as its own (its ranks' training loops may run there), or as a
+// worker-only unit of another node, borrowed so that each of its ranks has a worker core of
+// its own while the training loops stay on the GPU's node.
+enum class Role { None, Home, Extra };
+
+// One rank's cores, as indexes into the units.
+struct Share {
+  std::vector<int> home, extra, spilled;
+};
+
 class Assignment {
  public:
-  Assignment(const Topology& topo, const std::vector<Unit>& units, std::vector<Group> groups)
-      : topo_(topo), units_(units), groups_(std::move(groups)), owner_(units.size(), -1) {}
+  Assignment(const Topology& topo, const std::vector<Unit>& units, std::vector<Group> groups,
+             bool spill)
+      : topo_(topo),
+        units_(units),
+        groups_(std::move(groups)),
+        spill_(spill),
+        owner_(units.size(), -1),
+        role_(units.size(), Role::None) {}
 
   const std::vector<Group>& groups() const { return groups_; }
+  const std::vector<int>& idle() const { return idle_; }  // free units SpillCores=no leaves
+  const std::vector<int>& spilled() const { return spilled_; }
 
-  void run() {
+  // The ranks' shares, by local rank (the ranks of no group get none).
+  std::vector<Share> run(int local_size) {
     for (size_t g = 0; g < groups_.size(); ++g)
-      if (!groups_[g].home.empty()) claim_home(g);
+      if (gpu(g)) claim_home(g);
     for (size_t g = 0; g < groups_.size(); ++g)
-      if (!groups_[g].home.empty() && count(g) == 0) fall_back(g);
-    bool enough = units_.size() >= members_total();
+      if (gpu(g) && count(g) == 0) fall_back(g);
+    const bool enough = units_.size() >= members_total();
+    // A GPU group with fewer cores than ranks on its GPU's node shares them, and (when it
+    // spills) takes worker cores elsewhere so that no two ranks' workers share a core.
     if (enough)
       for (size_t g = 0; g < groups_.size(); ++g)
-        if (!groups_[g].home.empty()) borrow(g, /*from_groups=*/false);
+        if (gpu(g) && (spill_ || borrow_role(g) == Role::Home)) borrow(g, /*from_groups=*/false);
     for (size_t g = 0; g < groups_.size(); ++g)
-      if (groups_[g].home.empty())
+      if (!gpu(g))
         for (size_t u = 0; u < units_.size(); ++u)
-          if (owner_[u] < 0) owner_[u] = static_cast<int>(g);
+          if (owner_[u] < 0) take(u, g, Role::Home);
     if (enough)
-      for (size_t g = 0; g < groups_.size(); ++g) borrow(g, /*from_groups=*/true);
+      for (size_t g = 0; g < groups_.size(); ++g)
+        if (spill_ || borrow_role(g) == Role::Home) borrow(g, /*from_groups=*/true);
+    std::vector<Share> shares(static_cast<size_t>(local_size));
+    for (size_t g = 0; g < groups_.size(); ++g) share_out(g, shares);
+    spill(shares);
+    return shares;
   }
 
-  // The group's units, home nodes first, then by topology order.
-  std::vector<int> units_of(size_t g) const {
+  // The group's units of `role`, home nodes first, then by topology order.
+  std::vector<int> units_of(size_t g, Role role) const {
     std::vector<int> out;
     for (size_t u = 0; u < units_.size(); ++u)
-      if (owner_[u] == static_cast<int>(g)) out.push_back(static_cast<int>(u));
-    std::stable_sort(out.begin(), out.end(),
-                     [&](int a, int b) { return key(g, units_[a].numa) < key(g, units_[b].numa); });
+      if (owner_[u] == static_cast<int>(g) && role_[u] == role) out.push_back(static_cast<int>(u));
+    sort_near(g, out);
     return out;
   }
 
  private:
+  bool gpu(size_t g) const { return !groups_[g].home.empty(); }
   NodeKey key(size_t g, int node) const { return node_key(topo_, groups_[g].home, node); }
+  void sort_near(size_t g, std::vector<int>& list) const {
+    std::stable_sort(list.begin(), list.end(),
+                     [&](int a, int b) { return key(g, units_[a].numa) < key(g, units_[b].numa); });
+  }
   size_t members_total() const {
     size_t n = 0;
     for (const auto& g : groups_) n += g.members.size();
@@ -99,11 +96,23 @@ class Assignment {
   size_t count(size_t g) const {
     return static_cast<size_t>(std::count(owner_.begin(), owner_.end(), static_cast<int>(g)));
   }
+  size_t home_count(size_t g) const {
+    size_t n = 0;
+    for (size_t u = 0; u < units_.size(); ++u)
+      n += owner_[u] == static_cast<int>(g) && role_[u] == Role::Home ? 1 : 0;
+    return n;
+  }
+  int64_t spare(int g) const {
+    return static_cast<int64_t>(count(g)) - static_cast<int64_t>(groups_[g].members.size());
+  }
+  void take(size_t u, size_t g, Role role) {
+    owner_[u] = static_cast<int>(g);
+    role_[u] = role;
+  }
 
   void claim_home(size_t g) {
     for (size_t u = 0; u < units_.size(); ++u)
-      if (owner_[u] < 0 && contains(groups_[g].home, units_[u].numa))
-        owner_[u] = static_cast<int>(g);
+      if (owner_[u] < 0 && contains(groups_[g].home, units_[u].numa)) take(u, g, Role::Home);
   }
 
   // The GPU's node has no allowed (unclaimed) cores: take the nearest node that has.
@@ -112,47 +121,132 @@ class Assignment {
     for (size_t u = 0; u < units_.size(); ++u)
       if (owner_[u] < 0 && (best == -2 || key(g, units_[u].numa) < key(g, best)))
         best = units_[u].numa;
-    if (best == -2) return;  // nothing unclaimed: borrowing below takes from surplus groups
+    if (best == -2) return;  // nothing unclaimed: borrowing or sharing below
     for (size_t u = 0; u < units_.size(); ++u)
-      if (owner_[u] < 0 && units_[u].numa == best) owner_[u] = static_cast<int>(g);
+      if (owner_[u] < 0 && units_[u].numa == best) take(u, g, Role::Home);
     groups_[g].note = "; its node has no allowed cores, so the nearest node with some, " +
                       list_text({best}) + " (" + nearness(key(g, best)) + "), is used";
   }
 
-  // Gives group g one unit per member at least: from unclaimed units, or from groups
-  // with more units than members: nearest node first, then the donor with the most to
-  // spare, then the last unit in topology order.
+  // How group g takes cores beyond its own: worker-only while it has a core on its GPU's
+  // node (its training loops stay there), else whole (its ranks without a GPU, or whose GPU's
+  // node has no allowed core, run on whichever node is nearest: a borrowed core may be nearer
+  // than the node it fell back to, and a rank planned alone in its cores would run there).
+  Role borrow_role(size_t g) const {
+    for (size_t u = 0; u < units_.size(); ++u)
+      if (owner_[u] == static_cast<int>(g) && role_[u] == Role::Home &&
+          contains(groups_[g].home, units_[u].numa))
+        return Role::Extra;
+    return Role::Home;
+  }
+
+  // Gives group g one unit per member at least, whole or worker-only as borrow_role says:
+  // from unclaimed units, or from groups with more units than members (their worker-only
+  // units first, never their last home units): nearest node first, then the donor with the
+  // most to spare, then the last unit in topology order.
   void borrow(size_t g, bool from_groups) {
+    const Role role = borrow_role(g);
     std::vector<int> nodes;
     while (count(g) < groups_[g].members.size()) {
       int pick = -1;
-      std::tuple<NodeKey, int64_t> best;
+      std::tuple<NodeKey, int, int64_t> best;
       for (size_t u = 0; u < units_.size(); ++u) {
-        int o = owner_[u];
-        int64_t spare = o < 0 ? 0
-                              : static_cast<int64_t>(count(o)) -
-                                    static_cast<int64_t>(groups_[o].members.size());
-        bool eligible = from_groups ? (o >= 0 && o != static_cast<int>(g) && spare > 0) : o < 0;
+        const int o = owner_[u];
+        const bool home_unit = role_[u] == Role::Home;
+        const bool eligible = from_groups
+                                  ? (o >= 0 && o != static_cast<int>(g) && spare(o) > 0 &&
+                                     (!home_unit || home_count(o) > groups_[o].members.size()))
+                                  : o < 0;
         if (!eligible) continue;
-        auto rank = std::make_tuple(key(g, units_[u].numa), -spare);
+        auto rank = std::make_tuple(key(g, units_[u].numa), home_unit ? 1 : 0,
+                                    o < 0 ? int64_t{0} : -spare(o));
         if (pick < 0 || rank <= best) {
           pick = static_cast<int>(u);
           best = rank;
         }
       }
       if (pick < 0) return;
-      owner_[pick] = static_cast<int>(g);
+      take(pick, g, role);
       if (!contains(nodes, units_[pick].numa)) nodes.push_back(units_[pick].numa);
     }
     if (!nodes.empty())
-      groups_[g].note +=
-          "; cores of NUMA node " + list_text(nodes) + " added so that each of its ranks has one";
+      groups_[g].note += "; cores of NUMA node " + list_text(nodes) +
+                         (role == Role::Home ? " added so that each of its ranks has one"
+                                             : " added as worker cores, so that no two of its "
+                                               "ranks' workers share a core");
+  }
+
+  // Splits group g's units among its ranks: home units evenly while there are as many as
+  // ranks, else round robin (ranks share them); worker-only units first to the ranks whose
+  // home core another rank also has.
+  void share_out(size_t g, std::vector<Share>& shares) {
+    const std::vector<int>& members = groups_[g].members;
+    const size_t m = members.size();
+    std::vector<int> home = units_of(g, Role::Home);
+    if (home.empty()) home = shared_pool(g);
+    const size_t h = home.size();
+    for (size_t i = 0; i < m && h > 0; ++i) {
+      Share& s = shares[static_cast<size_t>(members[i])];
+      if (h >= m)
+        s.home.assign(home.begin() + static_cast<long>(i * h / m),
+                      home.begin() + static_cast<long>((i + 1) * h / m));
+      else
+        s.home = {home[i % h]};
+    }
+    const std::vector<int> extra = units_of(g, Role::Extra);
+    for (size_t k = 0; k < extra.size(); ++k)
+      shares[static_cast<size_t>(members[(h % m + k) % m])].extra.push_back(extra[k]);
+  }
+
+  // No unit for a group and not enough for every rank: share the units of the nearest node
+  // that has any (a GPU's ranks), or all of them (ranks without GPU).
+  std::vector<int> shared_pool(size_t g) {
+    std::vector<int> all(units_.size());
+    for (size_t u = 0; u < units_.size(); ++u) all[u] = static_cast<int>(u);
+    if (!gpu(g) || all.empty()) return all;
+    sort_near(g, all);
+    std::vector<int> pool;
+    for (int u : all)
+      if (units_[u].numa == units_[all.front()].numa) pool.push_back(u);
+    groups_[g].note = "; no free core near it, so its ranks share the cores of NUMA node " +
+                      list_text({units_[pool.front()].numa}) + " (" +
+                      nearness(key(g, units_[pool.front()].numa)) + ")";
+    return pool;
+  }
+
+  // What no group took (NUMA nodes without a rank's GPU): worker cores for the ranks
+  // nearest them, or idle when the profile says SpillCores=no.
+  void spill(std::vector<Share>& shares) {
+    std::vector<int> free;
+    for (size_t u = 0; u < units_.size(); ++u)
+      if (owner_[u] < 0) free.push_back(static_cast<int>(u));
+    if (free.empty()) return;
+    if (!spill_) {
+      idle_ = free;
+      return;
+    }
+    std::vector<SpillTaker> takers;
+    for (size_t g = 0; g < groups_.size(); ++g)
+      if (gpu(g))
+        for (int r : groups_[g].members) {
+          const Share& s = shares[static_cast<size_t>(r)];
+          takers.push_back({r, groups_[g].home, static_cast<int>(s.home.size() + s.extra.size())});
+        }
+    const auto got = spill_units(topo_, units_, free, takers);
+    for (size_t t = 0; t < takers.size(); ++t) {
+      shares[static_cast<size_t>(takers[t].rank)].spilled = got[t];
+      for (int u : got[t]) owner_[u] = -2;  // spilled
+    }
+    spilled_ = free;
   }
 
   const Topology& topo_;
   const std::vector<Unit>& units_;
   std::vector<Group> groups_;
+  bool spill_;
   std::vector<int> owner_;  // unit -> group, -1 unclaimed
+  std::vector<Role> role_;
+  std::vector<int> idle_, spilled_;
 };
 
 std::vector<Group> make_groups(const Topology& topo, int local_size, const std::vector<int>& gpus,
@@ -179,90 +273,80 @@ std::vector<Group> make_groups(const Topology& topo, int local_size, const std::
 
 }  // namespace
 
-std::vector<int> gpu_numa_nodes(const Topology& topo, int gpu) {
-  if (gpu < 0 || gpu >= static_cast<int>(topo.gpus.size())) return {};
-  const Gpu& g = topo.gpus[gpu];
-  std::vector<int> nodes = g.numa;
-  if (nodes.empty())
-    for (const NumaNode& n : topo.numa_nodes)
-      if (n.cpus.intersects(g.local_cpus)) nodes.push_back(n.os_index);
-  std::sort(nodes.begin(), nodes.end());
-  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-  return nodes;
-}
-
-std::vector<Unit> make_units(const Topology& topo, const CpuSet& allowed, bool smt_as_cores) {
-  std::vector<const Core*> cores;
-  for (const Core& c : topo.cores) cores.push_back(&c);
-  // hwloc's logical order is package, NUMA node, core; OS numbering may interleave.
-  std::stable_sort(cores.begin(), cores.end(), [](const Core* a, const Core* b) {
-    return std::make_tuple(a->logical_index, a->pus.first()) <
-           std::make_tuple(b->logical_index, b->pus.first());
-  });
-  std::vector<Unit> units;
-  CpuSet covered;
-  auto add = [&](const CpuSet& pus, int numa) {
-    if (pus.empty()) return;
-    if (smt_as_cores)
-      for (int pu : pus.list()) units.push_back({CpuSet::from_list({pu}), numa});
-    else
-      units.push_back({pus, numa});
-    covered = covered | pus;
-  };
-  for (const Core* c : cores) add(c->pus & (allowed - covered), c->numa);
-  // Allowed PUs that no core lists (hand-made or odd topologies): one unit each.
-  for (int pu : (allowed - covered).list()) {
-    int numa = -1;
-    for (const NumaNode& n : topo.numa_nodes)
-      if (n.cpus.test(pu)) numa = n.os_index;
-    add(CpuSet::from_list({pu}), numa);
-  }
-  return units;
-}
-
 RankCores assign_cores(const Topology& topo, const std::vector<Unit>& units, int local_rank,
-                       int local_size, const std::vector<int>& gpus, BindMode bind) {
+                       int local_size, const std::vector<int>& gpus, BindMode bind, bool spill) {
   RankCores out;
   int my_gpu = local_rank < static_cast<int>(gpus.size()) ? gpus[local_rank] : -1;
   out.gpu_nodes = gpu_numa_nodes(topo, my_gpu);
   const int n = static_cast<int>(units.size());
-  const std::string total = std::to_string(n) + " allowed core" + (n == 1 ? "" : "s");
+  const std::string total = plural(static_cast<size_t>(n), "allowed core");
   if (n == 0) {
     out.reason = "no allowed cores";
     return out;
   }
   if (bind == BindMode::None) {
     out.units = units;
+    out.home_units = n;
     out.share_units = std::max(1, n / std::max(1, local_size));
     out.reason = "bind=none: the whole mask (" + total + "), nothing bound; workers sized on " +
                  std::to_string(out.share_units) + " core(s), an even share among " +
                  std::to_string(local_size) + " local rank(s)";
     return out;
   }
-  if (n < local_size) {
-    out.units = {units[local_rank % n]};
-    out.share_units = 1;
-    out.reason = "only " + total + " for " + std::to_string(local_size) +
-                 " local ranks: ranks share cores; this rank has core " +
-                 out.units[0].pus.to_string();
-    return out;
-  }
-  Assignment a(topo, units, make_groups(topo, local_size, gpus, bind));
-  a.run();
+  Assignment a(topo, units, make_groups(topo, local_size, gpus, bind), spill);
+  const std::vector<Share> shares = a.run(local_size);
   size_t g = 0;
   while (!contains(a.groups()[g].members, local_rank)) ++g;
   const Group& group = a.groups()[g];
-  std::vector<int> mine = a.units_of(g);
-  const int m = static_cast<int>(group.members.size());
-  const int idx = static_cast<int>(
-      std::find(group.members.begin(), group.members.end(), local_rank) - group.members.begin());
-  const int have = static_cast<int>(mine.size());
-  for (int i = idx * have / m; i < (idx + 1) * have / m; ++i) out.units.push_back(units[mine[i]]);
+  const Share& mine = shares[static_cast<size_t>(local_rank)];
+  // The training loop's units: those on the GPU's node, else on the rank's nearest node,
+  // wherever they came from, so that the rank planned alone within its cores (the runtime
+  // inside a tuned task) finds the same ones.
+  std::vector<int> all;
+  for (const auto* list : {&mine.home, &mine.extra, &mine.spilled})
+    all.insert(all.end(), list->begin(), list->end());
+  std::sort(all.begin(), all.end(), [&](int x, int y) {
+    return std::make_pair(node_key(topo, group.home, units[x].numa), x) <
+           std::make_pair(node_key(topo, group.home, units[y].numa), y);
+  });
+  const int first = all.empty() ? -1 : units[all.front()].numa;
+  const bool at_gpu = !all.empty() && contains(group.home, first);
+  auto own = [&](int u) {
+    if (group.home.empty()) return contains(mine.home, u);  // no GPU: its share
+    return at_gpu ? contains(group.home, units[u].numa) : units[u].numa == first;
+  };
+  std::stable_partition(all.begin(), all.end(), own);
+  for (int u : all) {
+    out.units.push_back(units[u]);
+    out.home_units += own(u) ? 1 : 0;
+  }
   out.share_units = static_cast<int>(out.units.size());
 
-  std::string share = std::to_string(have) + " core" + (have == 1 ? "" : "s") + " for local rank" +
-                      (m == 1 ? " " : "s ") + list_text(group.members) + "; this rank has " +
-                      std::to_string(out.units.size());
+  const size_t m = group.members.size();
+  std::vector<int> group_home;  // the distinct home units of the group's ranks
+  for (int r : group.members)
+    for (int u : shares[static_cast<size_t>(r)].home)
+      if (!contains(group_home, u)) group_home.push_back(u);
+  std::string share;
+  if (group_home.size() >= m) {
+    share = plural(group_home.size(), "core") + " for local rank" + (m == 1 ? " " : "s ") +
+            list_text(group.members) + "; this rank has " + std::to_string(mine.home.size());
+  } else {
+    std::vector<int> with;  // the other ranks on this rank's core
+    for (int r : group.members)
+      if (r != local_rank && shares[static_cast<size_t>(r)].home == mine.home) with.push_back(r);
+    share = "only " + plural(group_home.size(), "core") + " for local ranks " +
+            list_text(group.members) + ": they share them round robin; this rank has core " +
+            pus_of(units, mine.home).to_string() +
+            (with.empty() ? ""
+                          : " with local rank" + std::string(with.size() == 1 ? " " : "s ") +
+                                list_text(with));
+  }
+  if (!mine.extra.empty())
+    share += ", and " + plural(mine.extra.size(), "worker core") + " " +
+             pus_of(units, mine.extra).to_string() + " of NUMA node " +
+             list_text(unit_nodes(units, mine.extra));
+  if (!mine.spilled.empty()) share += ", and " + std::to_string(mine.spilled.size()) + " spilled";
   if (bind == BindMode::Even)
     out.reason = "bind=even: an even split of the " + total + ": " + share;
   else if (!group.home.empty())
@@ -272,6 +356,8 @@ RankCores assign_cores(const Topology& topo, const std::vector<Unit>& units, int
                  group.note + ": " + share;
   else
     out.reason = "no GPU: an even split of the " + total + ": " + share;
+  if (!group.home.empty())
+    out.spill = spill_reason(topo, units, mine.spilled, group.home, a.spilled(), a.idle());
   return out;
 }
 

@@ -114,28 +114,45 @@ class Planner {
 
   void cores() {
     std::vector<planner::Unit> units = planner::make_units(topo_, allowed_, profile_.smt_as_cores);
-    planner::RankCores rc =
-        planner::assign_cores(topo_, units, plan_.local_rank, plan_.local_size, gpus_, plan_.bind);
+    planner::RankCores rc = planner::assign_cores(topo_, units, plan_.local_rank, plan_.local_size,
+                                                  gpus_, plan_.bind, profile_.spill_cores);
     gpu_nodes_ = rc.gpu_nodes;
     for (const auto& u : rc.units) plan_.cpus = plan_.cpus | u.pus;
     why("cpus", rc.reason + (profile_.smt_as_cores ? " (SMT threads counted as cores)" : ""));
+    if (!rc.spill.empty()) why("spill", rc.spill);
 
-    const int have = static_cast<int>(rc.units.size());
+    // The training loop takes its cores from the rank's own node (the first home_units);
+    // cores added from other nodes (borrowed, spilled) run workers only.
+    const int have = static_cast<int>(rc.units.size()), home = rc.home_units;
     const int main_n = profile_.main_cores;
-    if (have > main_n) {
-      for (int i = 0; i < have; ++i)
-        (i < main_n ? plan_.main_cpus : plan_.worker_cpus) =
-            (i < main_n ? plan_.main_cpus : plan_.worker_cpus) | rc.units[i].pus;
+    auto add = [&](CpuSet& set, int from, int to) {
+      for (int i = from; i < to; ++i) set = set | rc.units[i].pus;
+    };
+    int worker_units = 0;
+    if (home > main_n) {
+      add(plan_.main_cpus, 0, main_n);
+      add(plan_.worker_cpus, main_n, have);
+      worker_units = have - main_n;
       why("main_cpus", "the first " + std::to_string(main_n) + " core(s) for the training loop " +
                            "(MainCores=" + std::to_string(main_n) + "); the rest for workers");
+    } else if (home > 0 && have > home) {
+      add(plan_.main_cpus, 0, home);
+      add(plan_.worker_cpus, home, have);
+      worker_units = have - home;
+      why("main_cpus", "its " + std::to_string(home) + " core(s) on its own node for the " +
+                           "training loop (MainCores=" + std::to_string(main_n) + "); the " +
+                           std::to_string(worker_units) + " from other nodes for workers");
     } else if (have > 0) {
       plan_.main_cpus = rc.units[0].pus;
       plan_.worker_cpus = plan_.cpus;
+      worker_units = have;
       why("main_cpus", "only " + std::to_string(have) + " core(s) (MainCores=" +
                            std::to_string(main_n) + "): the training loop and workers share them");
     }
-    // Workers are sized on this rank's share (bind=none: an even share of the mask).
-    worker_units_ = rc.share_units > main_n ? rc.share_units - main_n : std::max(1, rc.share_units);
+    // Workers are sized on this rank's worker cores (bind=none: an even share of the mask).
+    worker_units_ = plan_.bind != BindMode::None ? std::max(1, worker_units)
+                    : rc.share_units > main_n    ? rc.share_units - main_n
+                                                 : std::max(1, rc.share_units);
   }
 
   void workers() {

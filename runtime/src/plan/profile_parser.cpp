@@ -85,6 +85,7 @@ const std::vector<KeySpec<Profile>>& profile_keys() {
          return n.has_value();
        }},
       spec("SmtAsCores", "yes or no", &Profile::smt_as_cores, yes_no()),
+      spec("SpillCores", "yes or no", &Profile::spill_cores, yes_no()),
       spec("BatchBytes", "a size in bytes such as 64M or 1GiB (K, M, G, T = KiB, MiB, GiB, TiB)",
            &Profile::batch_bytes, [](std::string_view v) { return values::parse_size(v); }),
       spec("Stream", "yes or no", &Profile::stream, yes_no()),

@@ -48,6 +48,9 @@ ProfileSet builtin_profiles() {
   nlp.max_prefetch = 128;
   nlp.mem_share = 0.15;
   nlp.batch_bytes = uint64_t{8} << 20;
+  // Token batches need little CPU: cores of other NUMA nodes would add workers that only
+  // pull the rank's batches across the fabric.
+  nlp.spill_cores = false;
   set.profiles[nlp.name] = nlp;
 
   // netfs: network or spinning storage: few concurrent readers, shallow prefetch.
@@ -61,6 +64,7 @@ ProfileSet builtin_profiles() {
   netfs.max_readers = 4;
   netfs.stream =
       true;  // a random open/pread per sample is the seek storm this storage cannot serve
+  netfs.spill_cores = false;  // MaxReaders bounds the workers: more cores add no reader
   set.profiles[netfs.name] = netfs;
   return set;
 }

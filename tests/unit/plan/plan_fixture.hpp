@@ -1,6 +1,11 @@
 // Shared helpers for the planner tests: fixture topologies, PlanInput builders, a sample plan.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,6 +70,46 @@ inline std::vector<Plan> plan_all(PlanInput in) {
   return plans;
 }
 
+struct NamedTopology {
+  std::string name;
+  std::shared_ptr<Topology> topo;
+};
+
+// The generated fixtures, then every XML of the shared topologies folder (none where it is
+// absent: the generated ones still carry the suite); prints how many it found.
+inline std::vector<NamedTopology> all_topologies() {
+  std::vector<NamedTopology> out = {
+      {"dgx-a100", fixture(dgx_a100_like(), "dgx-a100")},
+      {"4gpu-smt", fixture(four_gpu_two_socket(true), "4gpu-smt")},
+      {"4gpu", fixture(four_gpu_two_socket(false), "4gpu")},
+      {"cpu-smt", fixture(cpu_only_single_numa(12, true), "cpu-smt")},
+      {"cpu", fixture(cpu_only_single_numa(6, false), "cpu")},
+      {"cxl", fixture(gpu_on_memory_only_numa(), "cxl")},
+  };
+  const size_t generated = out.size();
+  const std::filesystem::path dir = STOKER_SHARED_DIR "/topologies";
+  std::vector<std::filesystem::path> xmls;
+  if (std::filesystem::is_directory(dir))
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().extension() == ".xml") xmls.push_back(e.path());
+  std::sort(xmls.begin(), xmls.end());
+  for (const auto& x : xmls)
+    out.push_back({x.stem().string(), std::make_shared<Topology>(load_topology_xml(x.string()))});
+  std::printf("planner fixtures: %zu generated, %zu shared XMLs from %s\n", generated, xmls.size(),
+              dir.c_str());
+  return out;
+}
+
+// A topology of the shared folder by file name; nullptr where it is absent or unreadable (the
+// caller skips, saying so).
+inline std::shared_ptr<Topology> shared_topology(const std::string& file) {
+  try {
+    return std::make_shared<Topology>(load_topology_xml(STOKER_SHARED_DIR "/topologies/" + file));
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
 inline CpuSet numa_cpus(const Topology& topo, int os_index) {
   const NumaNode* n = topo.numa_by_os_index(os_index);
   return n ? n->cpus : CpuSet{};
@@ -83,6 +128,25 @@ inline TaskFacts four_gpu_facts(const Topology& topo, int rank, int size) {
   w.local_rank = rank;
   w.local_size = size;
   return w;
+}
+
+// Rule 11: rank `in.local_rank` planned alone (0 of 1) within the cores the node's plan gave it,
+// as the runtime does inside a tuned task, gets the same cores, main and worker cores, workers.
+inline void expect_same_alone(const PlanInput& in, const std::string& what) {
+  const Plan p = make_plan(in);
+  PlanInput alone = in;
+  alone.local_rank = 0;
+  alone.local_size = 1;
+  alone.allowed = p.cpus;
+  alone.local_gpus = {in.local_gpus.empty() ? -1 : in.local_gpus[in.local_rank]};
+  const Plan q = make_plan(alone);
+  SCOPED_TRACE(what + " size " + std::to_string(in.local_size) + " rank " +
+               std::to_string(in.local_rank) + " mask " + in.allowed.to_string() + ": " +
+               p.reason("cpus") + " | alone: " + q.reason("cpus"));
+  EXPECT_EQ(q.cpus.to_string(), p.cpus.to_string());
+  EXPECT_EQ(q.main_cpus.to_string(), p.main_cpus.to_string());
+  EXPECT_EQ(q.worker_cpus.to_string(), p.worker_cpus.to_string());
+  EXPECT_EQ(q.workers, p.workers);
 }
 
 }  // namespace stoker::test

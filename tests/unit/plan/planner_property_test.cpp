@@ -2,42 +2,20 @@
 // fixtures and every XML in the shared topologies folder, for 1, 2, 4 and 8 local ranks.
 #include <gtest/gtest.h>
 
-#include <filesystem>
+#include <map>
 #include <random>
 
+#include "plan/core_assignment.hpp"
 #include "plan_fixture.hpp"
 #include "stoker/common/error.hpp"
 
 namespace stoker {
 namespace {
 
-struct Named {
-  std::string name;
-  std::shared_ptr<Topology> topo;
-};
+using Named = test::NamedTopology;
 
 std::vector<Named> topologies() {
-  std::vector<Named> out = {
-      {"dgx-a100", test::fixture(test::dgx_a100_like(), "dgx-a100")},
-      {"4gpu-smt", test::fixture(test::four_gpu_two_socket(true), "4gpu-smt")},
-      {"4gpu", test::fixture(test::four_gpu_two_socket(false), "4gpu")},
-      {"cpu-smt", test::fixture(test::cpu_only_single_numa(12, true), "cpu-smt")},
-      {"cpu", test::fixture(test::cpu_only_single_numa(6, false), "cpu")},
-      {"cxl", test::fixture(test::gpu_on_memory_only_numa(), "cxl")},
-  };
-  const std::filesystem::path dir = STOKER_SHARED_DIR "/topologies";
-  int shared = 0;
-  if (std::filesystem::is_directory(dir)) {
-    for (const auto& e : std::filesystem::directory_iterator(dir)) {
-      if (e.path().extension() != ".xml") continue;
-      out.push_back({e.path().filename().string(),
-                     std::make_shared<Topology>(load_topology_xml(e.path().string()))});
-      ++shared;
-    }
-  }
-  std::printf("planner properties: %d generated fixtures, %d shared XMLs from %s\n", 6, shared,
-              dir.c_str());
-  return out;
+  return test::all_topologies();
 }
 
 // Random masks of several shapes: sparse or dense random PUs, whole cores, NUMA nodes.
@@ -80,9 +58,44 @@ int units_in(const Topology& topo, const CpuSet& mask, bool smt_as_cores) {
   return n + (mask - covered).count();
 }
 
-TEST(PlannerProperties, InvariantsHoldOverRandomMasks) {
+// A random input for `size` ranks: mask, profile, bind mode, memory, batch, overrides, GPUs.
+PlanInput random_input(const Topology& topo, int size, std::mt19937& rng) {
   const std::vector<std::string> profiles = {"balanced", "cv", "nlp", "netfs"};
   const BindMode binds[] = {BindMode::GpuNuma, BindMode::GpuNuma, BindMode::Even, BindMode::None};
+  PlanInput in = test::input_for(topo, 0, size, {}, random_mask(topo, rng));
+  in.profile = builtin_profiles().get(profiles[rng() % profiles.size()]);
+  in.profile.smt_as_cores = rng() % 5 == 0;
+  in.overrides.bind = binds[rng() % 4];
+  in.mem_limit = (uint64_t{1} << 28) << (rng() % 10);
+  in.batch_bytes_hint = rng() % 3 ? (uint64_t{1} << 20) << (rng() % 12) : 0;
+  if (rng() % 4 == 0) in.overrides.workers = 1 + static_cast<int>(rng() % 64);
+  if (rng() % 4 == 0) in.overrides.prefetch = 1 + static_cast<int>(rng() % 64);
+  if (!topo.gpus.empty() && rng() % 4) {
+    std::vector<int> visible(topo.gpus.size());
+    for (size_t g = 0; g < visible.size(); ++g) visible[g] = static_cast<int>(g);
+    std::shuffle(visible.begin(), visible.end(), rng);
+    visible.resize(1 + rng() % visible.size());
+    for (int r = 0; r < size; ++r) in.local_gpus.push_back(visible[r % visible.size()]);
+  }
+  return in;
+}
+
+// With SpillCores=no a GPU's ranks use only their GPU's node: when it has fewer allowed
+// cores than ranks they share them, workers too (README "Planner rules", 2).
+bool some_gpu_node_short(const Topology& topo, const PlanInput& in) {
+  if (in.profile.spill_cores || in.overrides.bind != BindMode::GpuNuma) return false;
+  std::map<std::vector<int>, int> ranks;
+  for (int g : in.local_gpus) ++ranks[planner::gpu_numa_nodes(topo, g)];
+  for (const auto& [home, n] : ranks) {
+    int cores = 0;
+    for (const auto& u : planner::make_units(topo, in.allowed, in.profile.smt_as_cores))
+      cores += std::find(home.begin(), home.end(), u.numa) != home.end() ? 1 : 0;
+    if (!home.empty() && cores < n) return true;
+  }
+  return false;
+}
+
+TEST(PlannerProperties, InvariantsHoldOverRandomMasks) {
   std::mt19937 rng(2024);
   int plans = 0, masks = 0;
   for (const Named& t : topologies()) {
@@ -90,23 +103,9 @@ TEST(PlannerProperties, InvariantsHoldOverRandomMasks) {
     ASSERT_FALSE(topo.allowed_cpus.empty()) << t.name;
     for (int size : {1, 2, 4, 8}) {
       for (int trial = 0; trial < 40; ++trial, ++masks) {
-        PlanInput in = test::input_for(topo, 0, size, {}, random_mask(topo, rng));
-        in.profile = builtin_profiles().get(profiles[rng() % profiles.size()]);
-        in.profile.smt_as_cores = rng() % 5 == 0;
-        in.overrides.bind = binds[rng() % 4];
-        in.mem_limit = (uint64_t{1} << 28) << (rng() % 10);
-        in.batch_bytes_hint = rng() % 3 ? (uint64_t{1} << 20) << (rng() % 12) : 0;
-        if (rng() % 4 == 0) in.overrides.workers = 1 + static_cast<int>(rng() % 64);
-        if (rng() % 4 == 0) in.overrides.prefetch = 1 + static_cast<int>(rng() % 64);
-        if (!topo.gpus.empty() && rng() % 4) {
-          std::vector<int> visible(topo.gpus.size());
-          for (size_t g = 0; g < visible.size(); ++g) visible[g] = static_cast<int>(g);
-          std::shuffle(visible.begin(), visible.end(), rng);
-          visible.resize(1 + rng() % visible.size());
-          for (int r = 0; r < size; ++r) in.local_gpus.push_back(visible[r % visible.size()]);
-        }
+        PlanInput in = random_input(topo, size, rng);
         const bool disjoint = units_in(topo, in.allowed, in.profile.smt_as_cores) >= size &&
-                              in.overrides.bind != BindMode::None;
+                              in.overrides.bind != BindMode::None && !some_gpu_node_short(topo, in);
         CpuSet seen;
         for (int r = 0; r < size; ++r, ++plans) {
           in.local_rank = r;
@@ -131,13 +130,27 @@ TEST(PlannerProperties, InvariantsHoldOverRandomMasks) {
           ASSERT_FALSE(p.reason("cpus").empty());
           ASSERT_FALSE(p.reason("workers").empty());
           ASSERT_FALSE(p.reason("prefetch").empty());
-          if (disjoint) {
-            ASSERT_FALSE(p.cpus.intersects(seen))
-                << "overlap with earlier ranks " << seen.to_string();
-            seen = seen | p.cpus;
+          if (disjoint) {  // main cores may be shared (near the GPU), worker cores not
+            ASSERT_FALSE(p.worker_cpus.intersects(seen))
+                << "worker cores overlap with earlier ranks' " << seen.to_string();
+            seen = seen | p.worker_cpus;
           }
           int gpu = in.local_gpus.empty() ? -1 : in.local_gpus[r];
           ASSERT_EQ(p.gpu, gpu >= 0 ? topo.gpus[gpu].pci_bus_id : "");
+          // The training loop on the GPU's node whenever that node has an allowed core.
+          const std::vector<int> home = planner::gpu_numa_nodes(topo, gpu);
+          if (in.overrides.bind == BindMode::GpuNuma && !home.empty()) {
+            bool home_has_core = false, main_home = true;
+            for (const auto& u : planner::make_units(topo, in.allowed, in.profile.smt_as_cores)) {
+              const bool at_home = std::find(home.begin(), home.end(), u.numa) != home.end();
+              home_has_core = home_has_core || at_home;
+              if (u.pus.intersects(p.main_cpus)) main_home = main_home && at_home;
+            }
+            if (home_has_core) {
+              ASSERT_TRUE(main_home) << "main " << p.main_cpus.to_string() << " off node "
+                                     << CpuSet::from_list(home).to_string();
+            }
+          }
         }
       }
     }
@@ -145,8 +158,8 @@ TEST(PlannerProperties, InvariantsHoldOverRandomMasks) {
   std::printf("planner properties: %d plans over %d random masks\n", plans, masks);
 }
 
-// A GPU whose node has no allowed cores: the rank lands on the nearest node that has
-// some, by hwloc distance, and says so.
+// A GPU whose node has no allowed cores: the rank's training loop lands on the nearest node
+// that has some, by hwloc distance, and says so.
 TEST(PlannerProperties, FallbackIsTheNearestNodeByDistance) {
   int checked = 0;
   for (const Named& t : topologies()) {
@@ -164,9 +177,9 @@ TEST(PlannerProperties, FallbackIsTheNearestNodeByDistance) {
           int64_t d = topo.numa_distance(home, n.os_index);
           if (best < 0 || d < best) best = d;
         }
-      std::vector<int> nodes;
+      std::vector<int> nodes;  // the node the training loop runs on (others' cores spill)
       for (const NumaNode& n : topo.numa_nodes)
-        if (n.cpus.intersects(p.cpus)) nodes.push_back(n.os_index);
+        if (n.cpus.intersects(p.main_cpus)) nodes.push_back(n.os_index);
       ASSERT_EQ(nodes.size(), 1u) << t.name << " gpu " << g;
       EXPECT_EQ(topo.numa_distance(home, nodes[0]), best) << t.name << " gpu " << g;
       EXPECT_NE(
@@ -178,6 +191,45 @@ TEST(PlannerProperties, FallbackIsTheNearestNodeByDistance) {
   }
   EXPECT_GT(checked, 0);
   std::printf("fallback checked for %d GPUs\n", checked);
+}
+
+// Rule 11: the runtime inside a tuned task plans its rank alone (0 of 1) within the plugin's
+// binding, and must get the same cores, main cores and worker cores (test::expect_same_alone).
+// While the spill was being built, the random part of this test failed for ranks whose GPU's
+// node has no allowed core:
+TEST(FaultsPlanner, ARankPlannedAloneWithinItsCoresGetsTheSamePlan) {
+  // - such a group, short of cores on the node it fell back to, took worker-only cores of
+  //   another node (under SpillCores=no, alone, they stayed idle; when nearer, they became the
+  //   main cores). It now takes them whole, as before the spill: its GPU's node has none. Here
+  //   GPUs 0 and 2 (NUMA nodes 3 and 1) with 7 cores of node 4 and 1 of node 5 allowed;
+  auto dgx = test::fixture(test::dgx_a100_like(), "dgx-a100");
+  PlanInput in = test::input_for(*dgx, 0, 8, {0, 2, 2, 0, 0, 2, 2, 0}, CpuSet::parse("64-70,80"));
+  for (in.local_rank = 0; in.local_rank < 8; ++in.local_rank) test::expect_same_alone(in, "dgx");
+  // - a core spilled onto the node of a rank's borrowed core: alone, the lowest core of that
+  //   node was the main core, in the node's plan the borrowed one. The main cores are now
+  //   those of the rank's nearest node, wherever they came from. GPU 1 on the memory-only
+  //   node, 2 ranks, node 1's core 8 and node 0's 4-7.
+  auto cxl = test::fixture(test::gpu_on_memory_only_numa(), "cxl");
+  in = test::input_for(*cxl, 0, 2, {1}, CpuSet::parse("4-8"));
+  for (in.local_rank = 0; in.local_rank < 2; ++in.local_rank) test::expect_same_alone(in, "cxl");
+
+  std::mt19937 rng(7);
+  int checked = 0;
+  for (const Named& t : topologies()) {
+    const Topology& topo = *t.topo;
+    for (int size : {2, 4, 8, 16}) {
+      for (int trial = 0; trial < 40; ++trial) {
+        PlanInput in = random_input(topo, size, rng);
+        in.overrides.bind = BindMode::GpuNuma;
+        for (int r = 0; r < size; ++r, ++checked) {
+          in.local_rank = r;
+          test::expect_same_alone(in, t.name);
+          if (HasFailure()) return;
+        }
+      }
+    }
+  }
+  std::printf("re-planned %d ranks alone within their cores\n", checked);
 }
 
 }  // namespace

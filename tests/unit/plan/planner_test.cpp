@@ -13,19 +13,25 @@ using test::input_for;
 using test::numa_cpus;
 using test::plan_all;
 
+// Each rank's training loop, memory and NIC on its GPU's node; the GPU-less nodes of its
+// package (0, 2, 4, 6) spill to it as worker cores (before the spill they ran nothing).
 TEST(Planner, DgxA100EightRanksSitOnTheirGpusNodes) {
   auto topo = fixture(test::dgx_a100_like(), "dgx-a100");
   ASSERT_EQ(topo->gpus.size(), 8u);
   std::vector<Plan> plans = plan_all(input_for(*topo, 0, 8, {0, 1, 2, 3, 4, 5, 6, 7}));
   const int gpu_node[8] = {3, 3, 1, 1, 7, 7, 5, 5};
+  const int spill_node[8] = {0, 0, 2, 2, 4, 4, 6, 6};  // 8 cores each, in rank order
   const char* hca[8] = {"mlx5_0", "mlx5_0", "mlx5_1", "mlx5_1",
                         "mlx5_2", "mlx5_2", "mlx5_3", "mlx5_3"};
   CpuSet seen;
   for (int r = 0; r < 8; ++r) {
     const Plan& p = plans[r];
     SCOPED_TRACE("rank " + std::to_string(r));
-    EXPECT_TRUE(p.cpus.is_subset_of(numa_cpus(*topo, gpu_node[r])));
-    EXPECT_EQ(p.cpus.count(), 16);  // 8 of the node's 16 cores, SMT siblings together
+    const CpuSet home = p.cpus & numa_cpus(*topo, gpu_node[r]);
+    EXPECT_EQ(home.count(), 16);  // 8 of the node's 16 cores, SMT siblings together
+    EXPECT_EQ(p.cpus - home, p.cpus & numa_cpus(*topo, spill_node[r]));
+    EXPECT_EQ((p.cpus - home).count(), 16);  // 8 spilled cores
+    EXPECT_TRUE(p.main_cpus.is_subset_of(home));
     EXPECT_FALSE(p.cpus.intersects(seen));
     seen = seen | p.cpus;
     for (int pu : p.cpus.list()) EXPECT_TRUE(p.cpus.test(pu < 128 ? pu + 128 : pu - 128));
@@ -33,12 +39,19 @@ TEST(Planner, DgxA100EightRanksSitOnTheirGpusNodes) {
     EXPECT_EQ(p.gpu, topo->gpus[r].pci_bus_id);
     EXPECT_EQ(p.nics, std::vector<std::string>{hca[r]});
     EXPECT_EQ(p.main_cpus.count(), 2);
-    EXPECT_EQ(p.workers, 5);  // round(0.75 x 7)
+    EXPECT_EQ(p.worker_cpus.count(), 30);
+    EXPECT_EQ(p.workers, 11);  // round(0.75 x 15)
     EXPECT_TRUE(p.pin_memory);
     EXPECT_EQ(p.reason("cpus"), "its GPU is near NUMA node " + std::to_string(gpu_node[r]) +
                                     ": 16 cores for local ranks " + std::to_string(r / 2 * 2) +
-                                    "-" + std::to_string(r / 2 * 2 + 1) + "; this rank has 8");
+                                    "-" + std::to_string(r / 2 * 2 + 1) +
+                                    "; this rank has 8, and 8 spilled");
+    EXPECT_NE(p.reason("spill").find("(NUMA node " + std::to_string(spill_node[r]) +
+                                     ", hwloc distance 12), for workers only"),
+              std::string::npos)
+        << p.reason("spill");
   }
+  EXPECT_EQ(seen, topo->allowed_cpus);  // every core works for someone
 }
 
 TEST(Planner, Power8RankThreeGetsOnlyThePackageOfGpuThree) {
@@ -66,10 +79,12 @@ TEST(Planner, Power8RankThreeGetsOnlyThePackageOfGpuThree) {
 TEST(Planner, GpuOnACorelessNodeFallsBackToTheNearestNodeByDistance) {
   auto topo = fixture(test::gpu_on_memory_only_numa(), "cxl");
   Plan p = make_plan(input_for(*topo, 0, 1, {1}));
-  EXPECT_EQ(p.cpus, numa_cpus(*topo, 1));
+  EXPECT_EQ(p.main_cpus, CpuSet::from_list({8}));
+  EXPECT_EQ(p.cpus, numa_cpus(*topo, 1) | numa_cpus(*topo, 0));  // node 0 spills to it
   EXPECT_EQ(p.reason("cpus"),
             "its GPU is near NUMA node 2; its node has no allowed cores, so the nearest node with "
-            "some, 1 (hwloc distance 12), is used: 8 cores for local rank 0; this rank has 8");
+            "some, 1 (hwloc distance 12), is used: 8 cores for local rank 0; this rank has 8, and "
+            "8 spilled");
   EXPECT_EQ(p.numa, std::vector<int>{2});  // pinned buffers stay next to the GPU
   EXPECT_EQ(p.nics, std::vector<std::string>{"mlx5_0"});
 }
@@ -79,24 +94,10 @@ TEST(Planner, GpuNodeOutsideTheMaskFallsBackToTheNearestAllowedNode) {
   // Only nodes 0 and 4 allowed; GPU 2 sits on node 1 (package 0): node 0 is at distance 12.
   CpuSet mask = numa_cpus(*topo, 0) | numa_cpus(*topo, 4);
   Plan p = make_plan(input_for(*topo, 0, 1, {2}, mask));
-  EXPECT_EQ(p.cpus, numa_cpus(*topo, 0));
+  EXPECT_TRUE(p.main_cpus.is_subset_of(numa_cpus(*topo, 0)));
+  EXPECT_EQ(p.cpus, mask);  // node 4 (distance 32) spills to its workers
   EXPECT_NE(p.reason("cpus").find("nearest node with some, 0 (hwloc distance 12)"),
             std::string::npos);
-}
-
-TEST(Planner, TooManyRanksOnOneNodeBorrowCoresSoNoneShare) {
-  auto topo = fixture(test::four_gpu_two_socket(false), "4gpu");
-  // 4 ranks on GPU 0's node 0, but only 2 of its cores allowed, plus node 1's cores.
-  CpuSet mask = CpuSet::parse("0-1,16-31");
-  std::vector<Plan> plans = plan_all(input_for(*topo, 0, 4, {0}, mask));
-  CpuSet seen;
-  for (const Plan& p : plans) {
-    EXPECT_FALSE(p.cpus.empty());
-    EXPECT_FALSE(p.cpus.intersects(seen));
-    seen = seen | p.cpus;
-  }
-  EXPECT_NE(plans[3].reason("cpus").find("cores of NUMA node 1 added"), std::string::npos)
-      << plans[3].reason("cpus");
 }
 
 TEST(Planner, RanksWithoutGpuSplitWhatTheGpuRanksLeave) {

@@ -15,7 +15,7 @@ namespace {
 
 const std::string kProfileKeys =
     "Description, WorkerFraction, MainCores, PrefetchPerWorker, MinPrefetch, MaxPrefetch, "
-    "MemShare, PinMemory, MaxReaders, SmtAsCores, BatchBytes, Stream, ShuffleBuffer";
+    "MemShare, PinMemory, MaxReaders, SmtAsCores, SpillCores, BatchBytes, Stream, ShuffleBuffer";
 const std::string kCapsKeys =
     "DefaultProfile, MaxWorkerFraction, MaxPrefetch, MaxMemShare, AllowOverride";
 
@@ -62,7 +62,7 @@ TEST(Profiles, ParsesEveryKeyAndKeepsBaseValues) {
       "\n"
       "\tProfile=big Description=\"large # not a comment\" WorkerFraction=.5 MainCores=2 "
       "PrefetchPerWorker=3 MinPrefetch=1 MaxPrefetch=9 MemShare=1 PinMemory=no MaxReaders=7 "
-      "SmtAsCores=yes BatchBytes=1.5GiB Stream=yes ShuffleBuffer=64\r\n"
+      "SmtAsCores=yes SpillCores=no BatchBytes=1.5GiB Stream=yes ShuffleBuffer=64\r\n"
       "Profile=cv MemShare=0.2\n"
       "Profile=x MaxReaders=none",
       "site.conf");
@@ -79,6 +79,7 @@ TEST(Profiles, ParsesEveryKeyAndKeepsBaseValues) {
   EXPECT_EQ(big.pin_memory, PinMode::No);
   EXPECT_EQ(big.max_readers, 7);
   EXPECT_TRUE(big.smt_as_cores);
+  EXPECT_FALSE(big.spill_cores);
   EXPECT_EQ(big.batch_bytes, uint64_t{3} << 29);
   EXPECT_TRUE(big.stream);
   EXPECT_EQ(big.shuffle_buffer, 64u);
@@ -200,6 +201,9 @@ INSTANTIATE_TEST_SUITE_P(
                   "whole number from 1 to 1024)"},
         ErrorCase{"Profile=cv SmtAsCores=1",
                   "site.conf:1:12: bad value in 'SmtAsCores=1' (SmtAsCores expects yes or no)"},
+        ErrorCase{"Profile=cv SpillCores=maybe",
+                  "site.conf:1:12: bad value in 'SpillCores=maybe' (SpillCores expects yes or "
+                  "no)"},
         ErrorCase{"Profile=cv BatchBytes=12X",
                   "site.conf:1:12: bad value in 'BatchBytes=12X' (BatchBytes expects a size in "
                   "bytes such as 64M or 1GiB (K, M, G, T = KiB, MiB, GiB, TiB))"},

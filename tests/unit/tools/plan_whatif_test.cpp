@@ -19,14 +19,15 @@ using nlohmann::json;
 
 const std::string kShared = STOKER_SHARED_DIR "/topologies";
 
-// Prints {"texts": [...every <text>'s content...], "rects": N} for an SVG file; exits non-zero
+// Prints {"texts": [...every <text>'s content...], "rects": N, "lines": N} for an SVG file; exits non-zero
 // when it does not parse as XML or its root is not an SVG element.
 const char* kSvgReader = R"(import json, sys, xml.etree.ElementTree as E
 root = E.parse(sys.argv[1]).getroot()
 ns = '{http://www.w3.org/2000/svg}'
 assert root.tag == ns + 'svg', root.tag
 print(json.dumps({'texts': [''.join(t.itertext()) for t in root.iter(ns + 'text')],
-                  'rects': sum(1 for _ in root.iter(ns + 'rect'))}))
+                  'rects': sum(1 for _ in root.iter(ns + 'rect')),
+                  'lines': sum(1 for _ in root.iter(ns + 'line'))}))
 )";
 
 class WholeNode : public ::testing::Test {
@@ -46,13 +47,16 @@ class WholeNode : public ::testing::Test {
     EXPECT_EQ(r.status, 0) << args << "\n" << r.out;
     return r.status == 0 ? json::parse(r.out) : json();
   }
-  // The picture's texts; fails the test when it does not parse.
-  std::vector<std::string> svg_texts(const std::string& file) {
+  // The picture's texts, rects and lines, as svg_reader.py says; fails the test when it does
+  // not parse.
+  json svg_read(const std::string& file) {
     const auto r =
         test::run_command("/usr/bin/python3 " + tree.path("svg_reader.py") + " " + file + " 2>&1");
     EXPECT_EQ(r.status, 0) << file << " does not parse as SVG:\n" << r.out;
-    if (r.status != 0) return {};
-    return json::parse(r.out)["texts"].get<std::vector<std::string>>();
+    return r.status == 0 ? json::parse(r.out) : json{{"texts", json::array()}, {"lines", 0}};
+  }
+  std::vector<std::string> svg_texts(const std::string& file) {
+    return svg_read(file)["texts"].get<std::vector<std::string>>();
   }
   static bool has_text(const std::vector<std::string>& texts, const std::string& prefix) {
     for (const auto& t : texts)
@@ -145,6 +149,24 @@ TEST_F(WholeNode, PlanPictureNamesEveryRankItsGpuAndNic) {
   EXPECT_TRUE(has_text(texts, "Package 1"));
 }
 
+// The spill in the picture: each rank's cores on a GPU-less node are hatched in its colour,
+// the heading says what hatching means and each legend line names its spilled CPUs. A profile
+// with SpillCores=no draws neither.
+TEST_F(WholeNode, SpilledCoresAreHatchedAndNamed) {
+  const std::string svg = tree.path("dgx.svg"), xml = tree.path("dgx.xml");
+  ASSERT_EQ(plan("--topology " + xml + " --local-size 8 --svg " + svg).status, 0);
+  const json read = svg_read(svg);
+  const auto texts = read["texts"].get<std::vector<std::string>>();
+  EXPECT_TRUE(has_text(texts, "Hatched: a rank's worker cores spilled from a NUMA node"));
+  EXPECT_GT(read["lines"].get<int>(), 64);  // every spilled core carries hatching
+  // Rank 0 (GPU 0 on node 3) has node 0's first 8 cores as spilled worker cores.
+  EXPECT_TRUE(has_text(texts, "rank 0: cpus 0-7,48-55,128-135,176-183 (main 48,176, spilled "
+                              "0-7,128-135), NUMA 3"));
+  ASSERT_EQ(plan("--topology " + xml + " --local-size 8 --profile nlp --svg " + svg).status, 0);
+  EXPECT_FALSE(has_text(svg_texts(svg), "Hatched"));
+  EXPECT_EQ(svg_read(svg)["lines"].get<int>(), 0);
+}
+
 TEST_F(WholeNode, SixteenRanksOnTheSharedDgx2) {
   const std::string xml = kShared + "/nvidiaDGX2.xml";
   if (!fs::exists(xml)) GTEST_SKIP() << xml << " is absent: shared topologies not tested";
@@ -156,6 +178,10 @@ TEST_F(WholeNode, SixteenRanksOnTheSharedDgx2) {
   int gpus = 0;
   for (const auto& t : texts) gpus += t.starts_with("GPU ");
   EXPECT_EQ(gpus, 16);
+  // Ranks share cores near their GPUs: rank 8 (GPU on node 1) on node 1's core 24, not on
+  // node 0's core 0 as rank k mod 4 put it before (docs/img/dgx2-16-ranks.svg).
+  EXPECT_TRUE(has_text(texts, "rank 8: cpus 24 (main 24), NUMA 1,"));
+  EXPECT_TRUE(has_text(texts, "rank 12: cpus 24 (main 24), NUMA 1,"));
 }
 
 TEST_F(WholeNode, OnePicturePerNodeType) {

@@ -44,6 +44,7 @@ struct Profile {
   PinMode pin_memory = PinMode::Auto;
   int max_readers = 0;             // cap on concurrent readers (workers); 0 = none
   bool smt_as_cores = false;       // count SMT siblings as separate cores
+  bool spill_cores = true;         // cores on nodes without a rank's GPU run the nearest workers
   uint64_t batch_bytes = 0;        // assumed batch size when no hint is given; 0 = 64 MiB
   bool stream = false;             // read tar shards as streams (large sequential reads)
   uint64_t shuffle_buffer = 1000;  // samples a streaming rank holds to shuffle
