@@ -18,8 +18,6 @@ namespace stoker::python {
 
 namespace {
 
-constexpr DType kDTypes[] = {DType::U8, DType::U16, DType::U32, DType::I64, DType::F16, DType::F32};
-
 // Refuses keys the converter does not know (a typo in the Python layer, not user input).
 void check_keys(const py::dict& d, const std::set<std::string>& known, const char* what) {
   for (auto item : d) {
@@ -45,8 +43,7 @@ void read_world(const py::dict& d, LoaderOptions& o) {
 }  // namespace
 
 DType dtype_named(const std::string& name) {
-  for (DType t : kDTypes)
-    if (name == to_string(t)) return t;
+  if (auto t = parse_dtype(name)) return *t;
   throw py::value_error("dtype=" + name +
                         ": expected uint8, uint16, uint32, int64, float16 or float32");
 }
@@ -129,8 +126,7 @@ ImageTransformOptions image_options(const py::dict& d) {
     o.dtype = dtype_named(arg::choice("dtype", d["dtype"], {"float32", "float16", "uint8"}));
   }
   if (given("layout")) {
-    o.layout =
-        arg::choice("layout", d["layout"], {"CHW", "HWC"}) == "CHW" ? Layout::CHW : Layout::HWC;
+    o.layout = *parse_layout(arg::choice("layout", d["layout"], {"CHW", "HWC"}));
   }
   if (given("antialias")) o.antialias = arg::boolean("antialias", d["antialias"]);
   if (given("dct_scaling")) o.dct_scaling = arg::boolean("dct_scaling", d["dct_scaling"]);
