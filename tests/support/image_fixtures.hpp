@@ -18,13 +18,15 @@
 
 namespace stoker::test {
 
-class TempDir {
+// A fresh temporary folder for image files, removed by the destructor. (Not TempDir: the
+// loader tests have one of that name in this namespace, and both link into unit_loader.)
+class ImageDir {
  public:
-  TempDir() {
+  ImageDir() {
     std::string tmpl = (std::filesystem::temp_directory_path() / "stoker-images-XXXXXX").string();
     path_ = ::mkdtemp(tmpl.data()) ? tmpl : std::string();
   }
-  ~TempDir() {
+  ~ImageDir() {
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
   }

@@ -16,7 +16,7 @@ namespace {
 
 // 40 good JPEGs in two classes, plus a JPEG cut in half and a zero-byte file.
 struct CorruptFolder {
-  test::TempDir dir;
+  test::ImageDir dir;
   std::string truncated = dir / "b/truncated.jpg", empty = dir / "a/empty.jpeg";
   CorruptFolder() {
     for (int i = 0; i < 40; ++i) {

@@ -12,7 +12,7 @@
 namespace stoker {
 namespace {
 
-using test::TempDir;
+using test::ImageDir;
 using test::write_file;
 
 std::string text(RawSample s) {
@@ -20,7 +20,7 @@ std::string text(RawSample s) {
 }
 
 TEST(ImageFolder, LabelsFollowSortedClassOrderAndFilesSortedPaths) {
-  TempDir d;
+  ImageDir d;
   // Created out of order; "b" has a nested folder; .jpg, .jpeg and .png in any case are
   // images, other files are ignored.
   write_file(d / "zebra/2.jpg", std::string("z2"));
@@ -49,8 +49,8 @@ TEST(ImageFolder, LabelsFollowSortedClassOrderAndFilesSortedPaths) {
 }
 
 TEST(ImageFolder, FingerprintDependsOnNamesAndSizesNotOnTheMountPoint) {
-  TempDir a, b;
-  for (const TempDir* d : {&a, &b}) {
+  ImageDir a, b;
+  for (const ImageDir* d : {&a, &b}) {
     write_file(*d / "c0/x.jpg", std::string("1234"));
     write_file(*d / "c1/y.jpg", std::string("12"));
   }
@@ -60,7 +60,7 @@ TEST(ImageFolder, FingerprintDependsOnNamesAndSizesNotOnTheMountPoint) {
 }
 
 TEST(ImageFolder, BadFoldersAreNamedErrors) {
-  TempDir d;
+  ImageDir d;
   auto expect_error = [](const std::string& root, const std::string& words) {
     try {
       ImageFolderSource src(root);
@@ -80,7 +80,7 @@ TEST(ImageFolder, BadFoldersAreNamedErrors) {
 }
 
 TEST(ImageFolder, AFileThatShrankOrVanishedIsASampleError) {
-  TempDir d;
+  ImageDir d;
   write_file(d / "c/a.jpg", std::string("abcdef"));
   write_file(d / "c/b.jpg", std::string("abcdef"));
   ImageFolderSource src(d.path());
@@ -110,7 +110,7 @@ void write_tar(const std::string& path, test::TarWriter& w) {
 }
 
 TEST(TarShards, GroupsMembersByKeyAcrossShardsAndReadsLabels) {
-  TempDir d;
+  ImageDir d;
   test::TarWriter a, b;
   a.add("n01/000001.jpg", std::string("img1"));
   a.add("n01/000001.cls", std::string("7\n"));
@@ -145,7 +145,7 @@ TEST(TarShards, GroupsMembersByKeyAcrossShardsAndReadsLabels) {
 }
 
 TEST(TarShards, TruncatedOrCorruptShardsNameTheShardAndOffset) {
-  TempDir d;
+  ImageDir d;
   test::TarWriter w;
   w.add("000001.jpg", std::string(3000, 'x'));
   w.add("000001.cls", std::string("1"));

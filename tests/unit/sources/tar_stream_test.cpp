@@ -18,7 +18,7 @@
 namespace stoker {
 namespace {
 
-using test::TempDir;
+using test::ImageDir;
 using test::write_file;
 
 // STOKER_CACHE_DIR for one test (the shard index cache stays out of $HOME).
@@ -47,7 +47,7 @@ std::vector<char> shard_bytes(int n, size_t bytes) {
 }
 
 TEST(TarStream, PlainGzipAndZstdShardsStreamWhatRandomAccessReads) {
-  TempDir d;
+  ImageDir d;
   CacheDir cache("none");
   const std::vector<char> tar = shard_bytes(30, 3000);
   write_file(d / "a.tar", tar.data(), tar.size());
@@ -78,7 +78,7 @@ TEST(TarStream, PlainGzipAndZstdShardsStreamWhatRandomAccessReads) {
 }
 
 TEST(TarStream, ShardsAreReadInLargeSequentialReads) {
-  TempDir d;
+  ImageDir d;
   CacheDir cache("none");
   const std::vector<char> tar = shard_bytes(40, 300 << 10);  // ~12 MiB
   write_file(d / "big.tar", tar.data(), tar.size());
@@ -95,7 +95,7 @@ TEST(TarStream, ShardsAreReadInLargeSequentialReads) {
 }
 
 TEST(TarStream, LabelsComeFromClsThenCls2ThenTxtAndImagesAreJpgJpegOrPng) {
-  TempDir d;
+  ImageDir d;
   CacheDir cache("none");
   test::TarWriter w;
   w.add("a.JPEG", std::string("A"));
@@ -119,7 +119,7 @@ TEST(TarStream, LabelsComeFromClsThenCls2ThenTxtAndImagesAreJpgJpegOrPng) {
 }
 
 // A one-sample shard whose label member is `label` (none when empty).
-std::string label_shard(const TempDir& d, const std::string& name, const std::string& label) {
+std::string label_shard(const ImageDir& d, const std::string& name, const std::string& label) {
   test::TarWriter w;
   w.add("n01/k1.jpg", std::string("image"));
   if (!label.empty()) w.add("n01/k1.cls", label);
@@ -129,7 +129,7 @@ std::string label_shard(const TempDir& d, const std::string& name, const std::st
 }
 
 TEST(FaultsTarLabels, AMissingOrOutOfRangeLabelNamesTheShardAndMember) {
-  TempDir d;
+  ImageDir d;
   CacheDir cache("none");
   for (bool stream : {false, true}) {
     const std::string none = label_shard(d, "none.tar", "");
@@ -156,7 +156,7 @@ TEST(FaultsTarLabels, AMissingOrOutOfRangeLabelNamesTheShardAndMember) {
 }
 
 TEST(FaultsTarStream, TruncatedOrCorruptCompressedShardsNameTheShard) {
-  TempDir d;
+  ImageDir d;
   CacheDir cache("none");
   const std::vector<char> tar = shard_bytes(20, 5000);
   auto expect = [&](const std::string& name, const std::vector<char>& bytes,
@@ -192,7 +192,7 @@ TEST(FaultsTarStream, TruncatedOrCorruptCompressedShardsNameTheShard) {
 // `stoker bench images x.tar.gz` once said "is not a folder"; `bench tokens DIR` "no such
 // file". Both are inputs now; what is neither says what it is.
 TEST(FaultsBenchInputs, ShardsAndTokenFoldersAreBenchedAndOtherFilesSayWhatTheyAre) {
-  TempDir d;
+  ImageDir d;
   test::TarWriter w;
   for (int i = 0; i < 4; ++i) w.add(std::to_string(i) + ".jpg", test::test_jpeg(24, 16, i));
   const auto gz = test::gzip_bytes(w.finish());
@@ -220,7 +220,7 @@ TEST(FaultsBenchInputs, ShardsAndTokenFoldersAreBenchedAndOtherFilesSayWhatTheyA
 }
 
 TEST(TarStream, TheIndexCacheSkipsTheCountingPassUntilTheShardChanges) {
-  TempDir d;
+  ImageDir d;
   CacheDir cache(d / "cache");
   const std::vector<char> tar = shard_bytes(12, 1000);
   write_file(d / "s.tar", tar.data(), tar.size());
@@ -251,7 +251,7 @@ TEST(TarStream, TheIndexCacheSkipsTheCountingPassUntilTheShardChanges) {
 }
 
 TEST(TarStream, FoldersListEveryShardKindAndNamedErrorsSayWhatTheInputIs) {
-  TempDir d;
+  ImageDir d;
   CacheDir cache("none");
   const std::vector<char> tar = shard_bytes(3, 100);
   const auto gz = test::gzip_bytes(tar), zst = test::zstd_bytes(tar);
