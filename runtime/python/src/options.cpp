@@ -44,8 +44,7 @@ void read_world(const py::dict& d, LoaderOptions& o) {
 
 DType dtype_named(const std::string& name) {
   if (auto t = parse_dtype(name)) return *t;
-  throw py::value_error("dtype=" + name +
-                        ": expected uint8, uint16, uint32, int64, float16 or float32");
+  throw py::value_error("dtype=" + name + ": expected " + names_of(kDTypeNames));
 }
 
 LoaderOptions loader_options(const py::dict& d) {

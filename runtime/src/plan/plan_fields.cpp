@@ -117,14 +117,14 @@ FieldCodec flag(Member<bool> m) {
           [m](const Plan& p) { return std::string(p.*m ? "yes" : "no"); }};
 }
 
-// One of an enum's names (to_string and its parser).
-template <class E>
-FieldCodec mode(Member<E> m, std::optional<E> (*parse)(std::string_view), const char* allowed) {
+// One of an enum's names, read and written through the enum's one name table.
+template <class E, size_t N>
+FieldCodec mode(Member<E> m, const EnumName<E> (&names)[N]) {
   return {"mode", [m](const Plan& p) { return std::string(to_string(p.*m)); },
-          [m, parse, allowed](Plan& p, const EnvGetter& env, const std::string& var) {
+          [m, &names](Plan& p, const EnvGetter& env, const std::string& var) {
             const std::string v = value_of(env, var);
-            const std::optional<E> e = parse(v);
-            if (!e) throw_garbled_env(var, v, allowed);
+            const std::optional<E> e = value_named(names, v);
+            if (!e) throw_garbled_env(var, v, names_of(names));
             p.*m = *e;
           },
           [m](const Plan& p) { return FieldValue(std::string(to_string(p.*m))); },
@@ -199,10 +199,10 @@ std::vector<PlanField> rows() {
        .codec = names(&Plan::nics, "NIC names separated by commas"),
        .table = {"nics", 110}, .whatif = {"nics", 50}},
       {.name = "bind", .env = "STOKER_BIND", .required = false, .example = "even",
-       .codec = mode(&Plan::bind, parse_bind_mode, "gpu-numa, even or none"),
+       .codec = mode(&Plan::bind, kBindModeNames),
        .table = {"bind", 120, bind_row}, .line = {"bind", 110}},
       {.name = "mem_bind", .env = "STOKER_MEM_BIND", .required = false, .example = "strict",
-       .codec = mode(&Plan::mem_bind, parse_mem_bind, "local, strict or none"),
+       .codec = mode(&Plan::mem_bind, kMemBindNames),
        .line = {"mem_bind", 120}},
       {.name = "local_rank", .env = "STOKER_LOCAL_RANK", .required = false, .example = "1",
        .codec = count(&Plan::local_rank, 0, kMaxLocalRanks), .whatif = {"rank", 10}},
