@@ -2,6 +2,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -29,22 +32,37 @@ std::chrono::duration<double> interval_from_environment() {
   return std::chrono::duration<double>(*s);
 }
 
-// "{rank}" in the path becomes the rank, so every rank of a step can share one setting.
-std::string expand_rank(std::string path, const std::string& rank) {
-  const std::string key = "{rank}";
-  for (size_t at = path.find(key); at != std::string::npos; at = path.find(key, at + rank.size()))
-    path.replace(at, key.size(), rank);
-  return path;
+std::string replace_all(std::string text, const std::string& key, const std::string& value) {
+  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
+    text.replace(at, key.size(), value);
+  return text;
+}
+
+// "{rank}" and "{job}" in the path become the rank and the Slurm job id ("nojob" outside
+// Slurm), so every rank of every job can share one setting in one textfile folder.
+std::string expand_path(const std::string& path, const MetricLabels& labels) {
+  return replace_all(replace_all(path, "{rank}", labels.rank), "{job}",
+                     labels.job_id.empty() ? "nojob" : labels.job_id);
+}
+
+double unix_seconds_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
+  // A temporary of its own per call: two writers of one path (two loaders given the same
+  // STOKER_METRICS, in one process or two) must not write into each other's half a file.
+  static std::atomic<uint64_t> calls{0};
+  const std::string tmp =
+      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(calls++);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     throw Error(tmp, std::string("cannot create: ") + std::strerror(errno),
                 "point STOKER_METRICS at a writable folder (the textfile collector's)");
+  // Readable by node-exporter (another user) whatever the job's umask (077 would hide it).
+  (void)::fchmod(fd, 0644);
   size_t done = 0;
   while (done < text.size()) {
     ssize_t n = ::write(fd, text.data() + done, text.size() - done);
@@ -73,7 +91,7 @@ MetricsWriter::MetricsWriter(std::string path, MetricLabels labels, Snapshot sna
   if (path_.empty()) throw Error("metrics path", "is empty", "name the file to write");
   if (!(interval_.count() > 0))
     throw Error("metrics interval", "must be above 0 seconds", "e.g. 5 seconds");
-  write_file_atomically(path_, prometheus_text(snapshot_(), labels_));
+  write_file_atomically(path_, prometheus_text(snapshot_(), labels_, unix_seconds_now()));
   writes_ = 1;
   thread_ = start_thread("the metrics writer thread (STOKER_METRICS)", "unset STOKER_METRICS",
                          [this] { run(); });
@@ -101,7 +119,7 @@ void MetricsWriter::write_now() {
   std::lock_guard<std::mutex> one_at_a_time(write_mu_);
   bool ok = true;
   try {
-    write_file_atomically(path_, prometheus_text(snapshot_(), labels_));
+    write_file_atomically(path_, prometheus_text(snapshot_(), labels_, unix_seconds_now()));
   } catch (const Error&) {
     ok = false;  // a full disk must not stop training; failures() tells
   }
@@ -139,7 +157,7 @@ std::unique_ptr<MetricsWriter> MetricsWriter::from_environment(Snapshot snapshot
   const std::optional<std::string> path = env_nonempty(process_env(), "STOKER_METRICS");
   if (!path) return nullptr;
   MetricLabels labels = MetricLabels::from_environment(rank);
-  return std::make_unique<MetricsWriter>(expand_rank(*path, labels.rank), std::move(labels),
+  return std::make_unique<MetricsWriter>(expand_path(*path, labels), std::move(labels),
                                          std::move(snapshot), interval_from_environment());
 }
 

@@ -1,5 +1,9 @@
 // The loader's stats in the Prometheus text exposition format (version 0.0.4), one family
 // per metric with its HELP and TYPE lines first, as the textfile collector requires.
+// Names follow Prometheus's conventions (docs/admin-guide.md, "Prometheus wiring"): base
+// units (seconds, bytes), counters end in _total, a 0-1 share ends in _ratio.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -28,8 +32,9 @@ std::string escape(const std::string& v) {
 class Families {
  public:
   explicit Families(const MetricLabels& l) {
+    // Not `job`: Prometheus gives every scraped series the scrape job's name in `job`.
     const std::pair<const char*, const std::string*> all[] = {
-        {"job", &l.job}, {"step", &l.step}, {"rank", &l.rank}};
+        {"job_id", &l.job_id}, {"step_id", &l.step_id}, {"rank", &l.rank}, {"node", &l.node}};
     for (const auto& [name, value] : all) {
       if (value->empty()) continue;
       base_ += (base_.empty() ? "" : ",") + std::string(name) + "=\"" + escape(*value) + "\"";
@@ -41,13 +46,13 @@ class Families {
   }
   // One sample; `extra` is an additional label pair ("stage=\"read\""), already escaped.
   // Counts print as integers (exact past 2^53, where a double would round); the rest with
-  // 10 significant digits.
+  // 15 significant digits (a Unix time to 10 microseconds; no binary noise such as 0.1000...01).
   void sample(const char* name, uint64_t value, const std::string& extra = {}) {
     line(name, std::to_string(value), extra);
   }
   void sample(const char* name, double value, const std::string& extra = {}) {
     char num[64];
-    std::snprintf(num, sizeof num, "%.10g", value);
+    std::snprintf(num, sizeof num, "%.15g", value);
     line(name, num, extra);
   }
   template <typename T>
@@ -70,16 +75,26 @@ double seconds(uint64_t ns) {
   return static_cast<double>(ns) / 1e9;
 }
 
+// Slurm's name for the node (one host may run several emulated nodes), else the host name.
+std::string node_name(const EnvGetter& env) {
+  if (auto slurm = env_nonempty(env, "SLURMD_NODENAME")) return *slurm;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return "";
+  return host;
+}
+
 }  // namespace
 
 MetricLabels MetricLabels::from_environment(std::optional<uint64_t> rank) {
   const EnvGetter env = process_env();
-  MetricLabels l{env("SLURM_JOB_ID").value_or(""), env("SLURM_STEP_ID").value_or(""), ""};
+  MetricLabels l{env("SLURM_JOB_ID").value_or(""), env("SLURM_STEP_ID").value_or(""), "",
+                 node_name(env)};
   l.rank = std::to_string(rank ? *rank : launch_ranks(env).rank);
   return l;
 }
 
-std::string prometheus_text(const LoaderStats& s, const MetricLabels& labels) {
+std::string prometheus_text(const LoaderStats& s, const MetricLabels& labels,
+                            double written_unix_seconds) {
   Families f(labels);
   const double wall = seconds(s.wall_ns);
   f.metric("stoker_samples_total", "counter", "Samples delivered to the consumer.", s.samples);
@@ -96,11 +111,12 @@ std::string prometheus_text(const LoaderStats& s, const MetricLabels& labels) {
            "Seconds since the consumer first asked for a batch.", wall);
   f.metric("stoker_consumer_wait_seconds_total", "counter",
            "Seconds the consumer blocked waiting for a batch.", seconds(s.consumer_wait_ns));
-  f.metric("stoker_consumer_wait_share", "gauge",
+  f.metric("stoker_consumer_wait_ratio", "gauge",
            "Share of the wall time the consumer was starved (0 to 1).", s.wait_share);
-  f.metric("stoker_ring_depth", "gauge", "Batches the prefetch ring keeps in flight now.",
+  f.metric("stoker_prefetch_depth_batches", "gauge", "Batches the loader keeps in flight now.",
            static_cast<uint64_t>(std::max(s.depth, 0)));
-  f.metric("stoker_ring_max_depth", "gauge", "The deepest ring the memory budget allows.",
+  f.metric("stoker_prefetch_max_batches", "gauge",
+           "The most batches in flight the memory budget allows (prefetch_max).",
            static_cast<uint64_t>(std::max(s.max_depth, 0)));
   f.metric("stoker_workers", "gauge", "Loader worker threads.",
            static_cast<uint64_t>(std::max(s.workers, 0)));
@@ -118,6 +134,10 @@ std::string prometheus_text(const LoaderStats& s, const MetricLabels& labels) {
   f.metric("stoker_produce_seconds_total", "counter",
            "Worker seconds spent making the delivered batches (all stages).",
            seconds(s.produce_ns));
+  f.metric("stoker_last_write_timestamp_seconds", "gauge",
+           "When this file was written (Unix time): older than a few intervals, the loader "
+           "has stopped.",
+           written_unix_seconds);
   return f.take();
 }
 

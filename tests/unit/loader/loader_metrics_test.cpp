@@ -56,8 +56,8 @@ TEST(LoaderMetrics, FileFollowsARealLoader) {
   const LoaderStats stats = loader.stats();
   test::PromFile f = test::parse_prometheus(slurp(path));
   for (const auto& s : f.samples) {
-    EXPECT_EQ(s.labels.at("job"), "1234");
-    EXPECT_EQ(s.labels.at("step"), "0");
+    EXPECT_EQ(s.labels.at("job_id"), "1234");
+    EXPECT_EQ(s.labels.at("step_id"), "0");
     EXPECT_EQ(s.labels.at("rank"), "0");
   }
   EXPECT_EQ(f.value("stoker_samples_total"), static_cast<double>(loader.length()));
@@ -65,10 +65,10 @@ TEST(LoaderMetrics, FileFollowsARealLoader) {
   EXPECT_EQ(f.value("stoker_bytes_total"), static_cast<double>(loader.length() * (seq + 1) * 2));
   EXPECT_GT(f.value("stoker_samples_per_second"), 0);
   EXPECT_GT(f.value("stoker_bytes_per_second"), 0);
-  EXPECT_GE(f.value("stoker_ring_depth"), 1);
-  EXPECT_GE(f.value("stoker_ring_max_depth"), f.value("stoker_ring_depth"));
+  EXPECT_GE(f.value("stoker_prefetch_depth_batches"), 1);
+  EXPECT_GE(f.value("stoker_prefetch_max_batches"), f.value("stoker_prefetch_depth_batches"));
   EXPECT_EQ(f.value("stoker_workers"), workers);
-  double share = f.value("stoker_consumer_wait_share");
+  double share = f.value("stoker_consumer_wait_ratio");
   EXPECT_GE(share, 0);
   EXPECT_LE(share, 1);
   EXPECT_GT(f.value("stoker_stage_seconds_total", {{"stage", "collate"}}), 0);

@@ -1,5 +1,7 @@
 // The MetricsWriter: atomic rewrites a concurrent reader never sees half of, a period that
 // is kept, a final write at stop, and the environment settings.
+#include <sys/stat.h>
+
 #include <atomic>
 #include <fstream>
 #include <sstream>
@@ -36,7 +38,13 @@ TEST(WriteAtomically, ReplacesAndLeavesNoTemporary) {
   write_file_atomically(path, "a\n");
   write_file_atomically(path, "bb\n");
   EXPECT_EQ(slurp(path), "bb\n");
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  size_t files = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::filesystem::path(path).parent_path())) {
+    EXPECT_EQ(entry.path().string(), path) << "a temporary was left behind";
+    ++files;
+  }
+  EXPECT_EQ(files, 1u);
   EXPECT_THROW(write_file_atomically(dir.file("no/such/dir/m.prom"), "x\n"), Error);
 }
 
@@ -44,7 +52,7 @@ TEST(MetricsWriter, RewritesEveryIntervalAndOnStop) {
   TempDir dir;
   std::atomic<uint64_t> calls{0};
   const std::string path = dir.file("m.prom");
-  MetricsWriter w(path, {"1", "2", "0"}, counting(calls), 50ms);
+  MetricsWriter w(path, {"1", "2", "0", "n1"}, counting(calls), 50ms);
   EXPECT_EQ(w.writes(), 1u);  // written once at construction
   std::this_thread::sleep_for(400ms);
   uint64_t during = w.writes();
@@ -62,7 +70,7 @@ TEST(MetricsWriter, AReaderNeverSeesAPartialFile) {
   TempDir dir;
   std::atomic<uint64_t> calls{0};
   const std::string path = dir.file("m.prom");
-  MetricsWriter w(path, {"1", "", "0"}, counting(calls), 1ms);
+  MetricsWriter w(path, {"1", "", "0", ""}, counting(calls), 1ms);
   int reads = 0;
   auto until = std::chrono::steady_clock::now() + 300ms;
   while (std::chrono::steady_clock::now() < until) {
@@ -72,6 +80,38 @@ TEST(MetricsWriter, AReaderNeverSeesAPartialFile) {
   }
   w.stop();
   EXPECT_GT(w.writes(), 20u);
+  EXPECT_GT(reads, 20);
+}
+
+// Faults: the job's umask and a second writer of the same path (two loaders given one
+// STOKER_METRICS) used to hide or break the file node-exporter reads.
+TEST(FaultsMetrics, AStrictUmaskStillLeavesTheFileReadableByNodeExporter) {
+  TempDir dir;
+  const std::string path = dir.file("m.prom");
+  const mode_t old = ::umask(077);
+  write_file_atomically(path, "a\n");
+  ::umask(old);
+  EXPECT_EQ(std::filesystem::status(path).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
+                std::filesystem::perms::group_read | std::filesystem::perms::others_read);
+}
+
+TEST(FaultsMetrics, TwoWritersOfOnePathNeverLeaveABrokenFile) {
+  TempDir dir;
+  std::atomic<uint64_t> calls{0};
+  const std::string path = dir.file("m.prom");
+  MetricsWriter a(path, {"1", "", "0", ""}, counting(calls), 1ms);
+  MetricsWriter b(path, {"2", "", "0", ""}, counting(calls), 1ms);
+  int reads = 0;
+  auto until = std::chrono::steady_clock::now() + 300ms;
+  while (std::chrono::steady_clock::now() < until) {
+    std::string text = slurp(path);
+    ASSERT_NO_THROW(test::parse_prometheus(text)) << text;
+    ++reads;
+  }
+  a.stop();
+  b.stop();
+  EXPECT_EQ(a.failures() + b.failures(), 0u);
   EXPECT_GT(reads, 20);
 }
 
@@ -89,8 +129,9 @@ TEST(MetricsWriter, FromEnvironment) {
     EnvGuard off("STOKER_METRICS", std::nullopt);
     EXPECT_EQ(MetricsWriter::from_environment(counting(calls)), nullptr);
   }
-  EnvGuard on("STOKER_METRICS", dir.file("stoker_{rank}.prom"));
+  EnvGuard on("STOKER_METRICS", dir.file("stoker_{job}_{rank}.prom"));
   EnvGuard job("SLURM_JOB_ID", "77");
+  EnvGuard node("SLURMD_NODENAME", "n2");
   EnvGuard step("SLURM_STEP_ID", "1");
   EnvGuard rank("RANK", "5");
   EnvGuard world("WORLD_SIZE", "8");
@@ -103,17 +144,31 @@ TEST(MetricsWriter, FromEnvironment) {
   EnvGuard fast("STOKER_METRICS_INTERVAL", "0.05");
   auto w = MetricsWriter::from_environment(counting(calls));
   ASSERT_NE(w, nullptr);
-  EXPECT_EQ(w->path(), dir.file("stoker_5.prom"));
+  EXPECT_EQ(w->path(), dir.file("stoker_77_5.prom"));
   std::this_thread::sleep_for(200ms);
   EXPECT_GE(w->writes(), 2u);
   w.reset();
-  test::PromFile f = test::parse_prometheus(slurp(dir.file("stoker_5.prom")));
-  EXPECT_EQ(f.samples.front().labels.at("job"), "77");
-  EXPECT_EQ(f.samples.front().labels.at("step"), "1");
+  test::PromFile f = test::parse_prometheus(slurp(dir.file("stoker_77_5.prom")));
+  EXPECT_EQ(f.samples.front().labels.at("job_id"), "77");
+  EXPECT_EQ(f.samples.front().labels.at("step_id"), "1");
   EXPECT_EQ(f.samples.front().labels.at("rank"), "5");
+  EXPECT_EQ(f.samples.front().labels.at("node"), "n2");
+  // Written just now.
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  EXPECT_NEAR(f.value("stoker_last_write_timestamp_seconds"), now, 60);
   // An explicit rank wins over RANK.
   auto w3 = MetricsWriter::from_environment(counting(calls), 3);
-  EXPECT_EQ(w3->path(), dir.file("stoker_3.prom"));
+  EXPECT_EQ(w3->path(), dir.file("stoker_77_3.prom"));
+  w3.reset();
+  // Outside Slurm: no job id, and the host's name for the node.
+  EnvGuard no_job("SLURM_JOB_ID", std::nullopt);
+  EnvGuard no_node("SLURMD_NODENAME", std::nullopt);
+  auto local = MetricsWriter::from_environment(counting(calls), 0);
+  EXPECT_EQ(local->path(), dir.file("stoker_nojob_0.prom"));
+  const MetricLabels labels = MetricLabels::from_environment(0);
+  EXPECT_TRUE(labels.job_id.empty());
+  EXPECT_FALSE(labels.node.empty());
 }
 
 TEST(MetricLabels, RankFallbacks) {

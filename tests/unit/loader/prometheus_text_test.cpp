@@ -31,29 +31,41 @@ LoaderStats crafted_stats() {
   return s;
 }
 
+constexpr double kWrittenAt = 1796000000.5;  // a Unix time in seconds
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 TEST(Prometheus, EveryMetricParsesWithItsValue) {
-  MetricLabels l{"4242", "0", "3"};
-  std::string text = prometheus_text(crafted_stats(), l);
+  MetricLabels l{"4242", "0", "3", "n7"};
+  std::string text = prometheus_text(crafted_stats(), l, kWrittenAt);
   test::PromFile f = parse_prometheus(text);
   for (const auto& s : f.samples) {
     EXPECT_EQ(s.name.rfind("stoker_", 0), 0u) << s.name;
-    EXPECT_EQ(s.labels.at("job"), "4242");
-    EXPECT_EQ(s.labels.at("step"), "0");
+    EXPECT_EQ(s.labels.at("job_id"), "4242");
+    EXPECT_EQ(s.labels.at("step_id"), "0");
     EXPECT_EQ(s.labels.at("rank"), "3");
-    // Prometheus naming: counters end in _total, and only counters do.
-    bool total = s.name.size() > 6 && s.name.compare(s.name.size() - 6, 6, "_total") == 0;
-    EXPECT_EQ(f.type.at(s.name) == "counter", total) << s.name;
+    EXPECT_EQ(s.labels.at("node"), "n7");
+    // `job` and `instance` are Prometheus's own target labels: a file that set them would
+    // see them renamed exported_job, exported_instance at the scrape.
+    EXPECT_FALSE(s.labels.count("job") || s.labels.count("instance")) << s.name;
+    // Prometheus naming: counters end in _total, and only counters do; a 0-1 share is a
+    // _ratio; no percent, milliseconds or other scaled units.
+    EXPECT_EQ(f.type.at(s.name) == "counter", ends_with(s.name, "_total")) << s.name;
+    for (const char* scaled : {"percent", "_ms", "millis", "_kb", "_mb", "share"})
+      EXPECT_EQ(s.name.find(scaled), std::string::npos) << s.name;
   }
   EXPECT_EQ(f.value("stoker_samples_total"), 6400);
   EXPECT_EQ(f.value("stoker_batches_total"), 200);
   EXPECT_EQ(f.value("stoker_bytes_total"), 6400.0 * 1025 * 2);
   EXPECT_DOUBLE_EQ(f.value("stoker_samples_per_second"), 3200);
   EXPECT_DOUBLE_EQ(f.value("stoker_bytes_per_second"), 3200.0 * 1025 * 2);
-  EXPECT_DOUBLE_EQ(f.value("stoker_consumer_wait_share"), 0.25);
+  EXPECT_DOUBLE_EQ(f.value("stoker_consumer_wait_ratio"), 0.25);
   EXPECT_DOUBLE_EQ(f.value("stoker_consumer_wait_seconds_total"), 0.5);
   EXPECT_DOUBLE_EQ(f.value("stoker_wall_seconds_total"), 2);
-  EXPECT_EQ(f.value("stoker_ring_depth"), 6);
-  EXPECT_EQ(f.value("stoker_ring_max_depth"), 16);
+  EXPECT_EQ(f.value("stoker_prefetch_depth_batches"), 6);
+  EXPECT_EQ(f.value("stoker_prefetch_max_batches"), 16);
   EXPECT_EQ(f.value("stoker_workers"), 7);
   EXPECT_EQ(f.value("stoker_samples_skipped_total"), 3);
   EXPECT_EQ(f.value("stoker_memory_budget_bytes"), 1 << 30);
@@ -62,10 +74,11 @@ TEST(Prometheus, EveryMetricParsesWithItsValue) {
   EXPECT_DOUBLE_EQ(f.value("stoker_stage_seconds_total", {{"stage", "transform"}}), 0.25);
   EXPECT_DOUBLE_EQ(f.value("stoker_stage_seconds_total", {{"stage", "collate"}}), 0.125);
   EXPECT_DOUBLE_EQ(f.value("stoker_produce_seconds_total"), 4.875);
+  EXPECT_DOUBLE_EQ(f.value("stoker_last_write_timestamp_seconds"), kWrittenAt);
 }
 
 TEST(Prometheus, BeforeTheFirstBatchNothingDividesByZero) {
-  test::PromFile f = parse_prometheus(prometheus_text(LoaderStats{}, MetricLabels{}));
+  test::PromFile f = parse_prometheus(prometheus_text(LoaderStats{}, MetricLabels{}, 0));
   EXPECT_EQ(f.value("stoker_samples_per_second"), 0);
   EXPECT_TRUE(f.samples.front().labels.empty());  // empty labels are left out
 }
@@ -73,16 +86,17 @@ TEST(Prometheus, BeforeTheFirstBatchNothingDividesByZero) {
 TEST(Prometheus, LargeCountersStayExact) {
   LoaderStats s = crafted_stats();
   s.bytes = (uint64_t{1} << 60) + 1;  // a double would round this
-  std::string text = prometheus_text(s, MetricLabels{"1", "", ""});
-  EXPECT_NE(text.find("stoker_bytes_total{job=\"1\"} 1152921504606846977\n"), std::string::npos)
+  std::string text = prometheus_text(s, MetricLabels{"1", "", "", ""}, kWrittenAt);
+  EXPECT_NE(text.find("stoker_bytes_total{job_id=\"1\"} 1152921504606846977\n"), std::string::npos)
       << text;
 }
 
 TEST(Prometheus, LabelValuesAreEscaped) {
-  MetricLabels l{"a\"b\\c\nd", "", "0"};
-  test::PromFile f = parse_prometheus(prometheus_text(crafted_stats(), l));
-  EXPECT_EQ(f.samples.front().labels.at("job"), "a\"b\\c\nd");
-  EXPECT_FALSE(f.samples.front().labels.count("step"));
+  MetricLabels l{"a\"b\\c\nd", "", "0", "n\"1"};
+  test::PromFile f = parse_prometheus(prometheus_text(crafted_stats(), l, kWrittenAt));
+  EXPECT_EQ(f.samples.front().labels.at("job_id"), "a\"b\\c\nd");
+  EXPECT_EQ(f.samples.front().labels.at("node"), "n\"1");
+  EXPECT_FALSE(f.samples.front().labels.count("step_id"));
 }
 
 TEST(Prometheus, ParserRejectsBrokenFiles) {

@@ -1,7 +1,7 @@
 // Loader metrics for Prometheus: a file in the text exposition format that the node_exporter
-// textfile collector reads, rewritten atomically (PATH.tmp, then rename) every few seconds.
+// textfile collector reads, rewritten atomically (a temporary, then rename) every few seconds.
 //
-//   STOKER_METRICS=/var/lib/node_exporter/textfile/stoker_$SLURM_JOB_ID_$RANK.prom
+//   STOKER_METRICS=/var/lib/prometheus/node-exporter/stoker-{job}-{rank}.prom
 //   STOKER_METRICS_INTERVAL=5      (seconds, default 5)
 //
 // and a one-line summary per rank at exit with STOKER_VERBOSE=1 (--stoker-verbose).
@@ -21,20 +21,25 @@
 
 namespace stoker {
 
-// Labels on every sample. Empty values are left out.
+// Labels on every sample (job_id, step_id, rank, node). Empty values are left out.
 struct MetricLabels {
-  std::string job, step, rank;
-  // job: SLURM_JOB_ID, step: SLURM_STEP_ID, rank: `rank` when given, else the launcher's
-  // (launch_ranks: OMPI_COMM_WORLD_RANK, RANK, SLURM_PROCID), else "0". Throws
-  // stoker::Error naming a garbled launcher variable.
+  std::string job_id, step_id, rank, node;
+  // job_id: SLURM_JOB_ID, step_id: SLURM_STEP_ID, rank: `rank` when given, else the
+  // launcher's (launch_ranks: OMPI_COMM_WORLD_RANK, RANK, SLURM_PROCID), else "0"; node:
+  // SLURMD_NODENAME, else the host name. Throws stoker::Error naming a garbled launcher
+  // variable.
   static MetricLabels from_environment(std::optional<uint64_t> rank = std::nullopt);
 };
 
-// The Prometheus text for one snapshot (HELP and TYPE before each family). Pure.
-std::string prometheus_text(const LoaderStats& stats, const MetricLabels& labels);
+// The Prometheus text for one snapshot (HELP and TYPE before each family), written at
+// `written_unix_seconds` (stoker_last_write_timestamp_seconds). Pure.
+std::string prometheus_text(const LoaderStats& stats, const MetricLabels& labels,
+                            double written_unix_seconds);
 
-// Writes `text` to PATH.tmp then renames it over PATH, so a reader never sees half a file.
-// Throws stoker::Error naming the path when it cannot be written.
+// Writes `text` to a temporary of its own (PATH.tmp.PID.N) then renames it over PATH, so a
+// reader never sees half a file, also when two writers share PATH. The file is mode 0644
+// whatever the umask (node-exporter reads it as another user). Throws stoker::Error naming
+// the path when it cannot be written.
 void write_file_atomically(const std::string& path, const std::string& text);
 
 class MetricsWriter {
