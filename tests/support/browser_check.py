@@ -80,6 +80,7 @@ return {ready: document.readyState === 'complete',
         text: document.body ? document.body.innerText : '',
         height: Math.max(document.documentElement.scrollHeight,
                          document.body ? document.body.scrollHeight : 0),
+        chrome: window.outerHeight - window.innerHeight,
         selectors: result};
 """
 
@@ -215,7 +216,9 @@ def check(args, driver):
         if time.monotonic() > deadline:
             break
         time.sleep(0.25)
-    height = min(max(int(state.get("height") or 0), MIN_HEIGHT), MAX_HEIGHT)
+    # The window's height is the page's plus what the window keeps for itself.
+    height = int(state.get("height") or 0) + max(int(state.get("chrome") or 0), 0)
+    height = min(max(height, MIN_HEIGHT), MAX_HEIGHT)
     driver.call("POST", "/window/rect", {"width": WIDTH, "height": height})
     png = base64.b64decode(driver.call("GET", "/screenshot", None))
     pathlib.Path(args.screenshot).write_bytes(png)
