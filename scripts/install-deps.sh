@@ -18,8 +18,9 @@ packages=(
   python3-dev pybind11-dev python3-numpy python3-torch python3-torchvision python3-pil
   # used by the test harnesses; lintian checks the Debian packages (scripts/package.sh)
   procps util-linux time lintian
-  # pages looked at in headless Chromium (tests/support/browser_check.py)
-  chromium chromium-driver
+  # pages looked at in headless Chromium (tests/support/browser_check.py), and the metrics
+  # scraped by a real Prometheus through node-exporter's textfile collector (tests/browser/)
+  chromium chromium-driver prometheus prometheus-node-exporter
 )
 
 . "$(dirname "$0")/as-root.sh"
@@ -40,3 +41,13 @@ if ! { apt-get update && apt-get install -y --no-install-recommends "${missing[@
   exit 1
 fi
 rm -f "$log"
+# The tests run Prometheus and node-exporter themselves, on ports picked at run time; the
+# packages' own services (started by systemd on install) are not used: stop those just
+# installed so they do not listen on 9090/9100 of a build machine.
+if [ -d /run/systemd/system ]; then
+  for p in prometheus prometheus-node-exporter; do
+    case " ${missing[*]} " in
+      *" $p "*) systemctl disable --now "$p.service" >/dev/null 2>&1 || true ;;
+    esac
+  done
+fi
