@@ -17,7 +17,8 @@ Runs a tuned two-node job whose ranks write their metrics there (STOKER_METRICS 
 and {rank}), then checks: each file passes `promtool check metrics` (format and naming);
 Prometheus holds exactly the files' final numbers under job_id/rank/node, with its own
 `job` label intact; the job's wait share and throughput (the gauge and rate() of the
-counter) are there; the job and node pages show the job's id, its wait share and plots
+counter) are there, and so is the job in every query the admin guide and the Grafana
+dashboard (consoles/grafana-stoker.json) give; the job and node pages show the job's id, its wait share and plots
 with points, with no script errors; a hostile label value is not rendered as HTML.
 Stops every process it started. Exit 0 passed, 1 failed, 77 skipped (no cluster, or the
 Debian packages prometheus / prometheus-node-exporter / chromium are not installed).
@@ -213,21 +214,31 @@ def check_prometheus(api, files, job, trainer_out):
     return mean_share
 
 
-def check_doc_queries(api, job):
-    """Every query of the admin guide's table in "Prometheus wiring", on the test job."""
+def check_queries(api, job, where, queries):
+    """Each query runs; those for one job (or the top jobs) find the test job."""
+    for q in queries:
+        try:
+            result = api.query(q)
+        except (OSError, RuntimeError) as e:
+            check(f"{where}'s query {q}", False, str(e))
+            continue
+        if f'"{job}"' in q or q.startswith("topk"):
+            check(f"{where}'s query {q} finds the job",
+                  any(r["metric"].get("job_id", job) == job for r in result), str(result))
+
+
+def check_shipped_queries(api, job):
+    """The queries of the admin guide's table in "Prometheus wiring" and of the Grafana
+    dashboard beside the console pages, on the test job."""
     guide = (SRC / "docs/admin-guide.md").read_text()
     section = guide.split("\n## Prometheus wiring\n")[1].split("\n## ")[0]
     queries = re.findall(r"^\| [^|`]+ \| `([^`]+)` \|$", section, re.M)
     check("the admin guide's PromQL table is there", len(queries) >= 5, str(queries))
-    for q in queries:
-        try:
-            result = api.query(q.replace('"4242"', f'"{job}"'))
-        except (OSError, RuntimeError) as e:
-            check(f"the guide's query {q}", False, str(e))
-            continue
-        if "job_id=" in q or q.startswith("topk"):
-            check(f"the guide's query {q} finds the job",
-                  any(r["metric"].get("job_id", job) == job for r in result), str(result))
+    check_queries(api, job, "the admin guide", [q.replace('"4242"', f'"{job}"') for q in queries])
+    dashboard = json.loads((SRC / "consoles/grafana-stoker.json").read_text())
+    exprs = [t["expr"] for panel in dashboard["panels"] for t in panel["targets"]]
+    check("the Grafana dashboard has its panels' queries", len(exprs) >= 5, str(exprs))
+    check_queries(api, job, "the Grafana dashboard", [e.replace("$job_id", job) for e in exprs])
 
 
 def check_pages(api, port, job, out):
@@ -322,7 +333,7 @@ def main():
         if files and len(files) == 2:
             write_hostile_file(textfile)
             check_prometheus(api, files, job, trainer_out)
-            check_doc_queries(api, job)
+            check_shipped_queries(api, job)
             check_pages(api, prom_port, job, out)
     finally:
         left = daemons.close()
