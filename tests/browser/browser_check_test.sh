@@ -12,7 +12,9 @@ mkdir -p "$out"
 pages=$(mktemp -d)
 trap 'rm -rf "$pages"' EXIT
 fails=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); return 1; fi; }
+check() {
+  if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); return 1; fi
+}
 
 # A page whose text and plot are drawn by its script, as the report and console pages are.
 page() {  # page NAME EXTRA_BODY: a page with a heading, a scripted line and EXTRA_BODY
@@ -23,14 +25,16 @@ page() {  # page NAME EXTRA_BODY: a page with a heading, a scripted line and EXT
 </body></html>
 HTML
 }
-plot='<svg width="320" height="120"><polyline fill="none" stroke="black" points="0,110 80,60 160,40 320,10"/></svg>'
+plot='<svg width="320" height="120">
+<polyline fill="none" stroke="black" points="0,110 80,60 160,40 320,10"/></svg>'
 page good "$plot"
 "$check_page" "$pages/good.html" --screenshot "$out/good.png" --expect-text 'Job 4242' \
   --expect-text 'input wait 37 %' --expect-selector 'svg polyline' >"$pages/log" 2>&1
 rc=$?
 if [ $rc = 77 ]; then cat "$pages/log"; exit 77; fi
 check "a page that shows everything passes" '[ $rc = 0 ]' || cat "$pages/log"
-check "its screenshot is a PNG" '[ "$(head -c 8 "$out/good.png" | od -An -c | tr -d " ")" = "211PNG\r\n032\n" ]'
+check "its screenshot is a PNG" \
+  '[ "$(head -c 8 "$out/good.png" | od -An -c | tr -d " ")" = "211PNG\r\n032\n" ]'
 
 expect_fail() {  # expect_fail WHAT PATTERN PAGE [ARGS...]: fails, one line matching PATTERN
   local what=$1 pattern=$2

@@ -17,9 +17,10 @@ Runs a tuned two-node job whose ranks write their metrics there (STOKER_METRICS 
 and {rank}), then checks: each file passes `promtool check metrics` (format and naming);
 Prometheus holds exactly the files' final numbers under job_id/rank/node, with its own
 `job` label intact; the job's wait share and throughput (the gauge and rate() of the
-counter) are there, and so is the job in every query the admin guide and the Grafana
-dashboard (consoles/grafana-stoker.json) give; the job and node pages show the job's id, its wait share and plots
-with points, with no script errors; a hostile label value is not rendered as HTML.
+counter) are there, and so is the job in every query that the admin guide and the Grafana
+dashboard (consoles/grafana-stoker.json) give; the job's and the node's pages show the
+job's id, its wait share and plots with points, with no script errors; a hostile label
+value is not rendered as HTML.
 Stops every process it started. Exit 0 passed, 1 failed, 77 skipped (no cluster, or the
 Debian packages prometheus / prometheus-node-exporter / chromium are not installed).
 """
@@ -243,7 +244,9 @@ def check_shipped_queries(api, job):
 
 def check_pages(api, port, job, out):
     base = f"http://127.0.0.1:{port}/consoles"
-    share = api.scalar(f'100 * avg(last_over_time(stoker_consumer_wait_ratio{{job_id="{job}"}}[1d]))')
+    # The page's own expression, so its number and the expected text round alike.
+    share = api.scalar(
+        f'100 * avg(last_over_time(stoker_consumer_wait_ratio{{job_id="{job}"}}[1d]))')
     looked = subprocess.run(
         [sys.executable, str(BROWSER_CHECK), f"{base}/stoker-job.html?job_id={job}",
          "--screenshot", str(out / "console-job.png"), "--expect-text", f"Job {job}: input health",
