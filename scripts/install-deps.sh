@@ -8,6 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   # runtime libraries
   libhwloc-dev hwloc libjpeg62-turbo-dev libturbojpeg0-dev libpng-dev
+  libwebp-dev  # WebP images
   zlib1g-dev libzstd-dev  # .tar.gz and .tar.zst shards
   libcli11-dev nlohmann-json3-dev
   # tests and benchmarks
