@@ -22,7 +22,13 @@ bool TarSampleWalker::next_member() {
       if (!started_) {
         throw Error(in_.path(), "is empty: not a tar shard", "re-create or re-download the shard");
       }
-      return false;  // no end-of-archive blocks: accepted, as tar does
+      // No end-of-archive blocks (every tar writer ends with them): the shard was cut at a
+      // member's boundary, as a copy cut at a multiple of its block size is. The group
+      // being read may have lost its label: the rest of the shard is the cut.
+      throw ShardCut(in_.path(), in_.offset(),
+                     "truncated tar shard: it ends at byte " + std::to_string(in_.offset()) +
+                         " of its tar data, between two members, without tar's end-of-archive "
+                         "blocks (cut short)");
     }
     started_ = true;
     if (tar::is_end_block(h)) return false;
