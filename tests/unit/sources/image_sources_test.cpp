@@ -76,7 +76,7 @@ TEST(ImageFolder, BadFoldersAreNamedErrors) {
   std::filesystem::create_directories(d / "empty");
   expect_error(d / "empty", "no class subfolders");
   write_file(d / "noimg/c/readme.txt", std::string("x"));
-  expect_error(d / "noimg", "no images (.jpg/.jpeg/.png)");
+  expect_error(d / "noimg", "no images (.jpg/.jpeg/.png/.webp)");
 }
 
 TEST(ImageFolder, AFileThatShrankOrVanishedIsASampleError) {
