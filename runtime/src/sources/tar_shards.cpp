@@ -169,7 +169,9 @@ uint64_t TarShardSource::index_shard(uint32_t shard) {
 
 uint64_t TarShardSource::count_shard(uint32_t shard) {
   const std::string& path = shards_[shard];
-  const std::string variant = options_.labels ? "labels" : "no-labels";
+  // "+links": summaries counted since hard links are samples and a cut shard's rest is one;
+  // an older summary of the same file counted otherwise and is not reused.
+  const std::string variant = std::string(options_.labels ? "labels" : "no-labels") + "+links";
   std::optional<ShardSummary> summary = load_shard_summary(path, variant);
   if (!summary) {
     ByteStream in(path, kStreamReadBytes, false);
