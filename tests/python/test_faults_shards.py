@@ -13,6 +13,7 @@
 import io
 import os
 import subprocess
+import sys
 import tarfile
 import unittest
 
@@ -167,6 +168,22 @@ class Shards(NoLeftovers, unittest.TestCase):
         self.assertEqual(loader.stats()["skipped"], 0)
         self.assertEqual(np.asarray(Image.open(os.path.join(root, "c0", "warned.jpg"))).shape[2],
                          3)
+        # Under --stoker-verbose the file is named once, whatever the epochs.
+        script = ("import stoker\n"
+                  f"loader = stoker.Loader.images({root!r}, batch_size=2, size={SIZE}, "
+                  "world_size=1, rank=0, train=False)\n"
+                  "for epoch in range(2):\n"
+                  "    loader.set_epoch(epoch)\n"
+                  "    list(loader)\n"
+                  "print(loader.stats()['decode_warnings'])\n")
+        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                             env=dict(os.environ, STOKER_VERBOSE="1"), timeout=120)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(run.stdout.strip(), "2")  # counted per delivery
+        named = [line for line in run.stderr.splitlines() if "decoded with a warning" in line]
+        self.assertEqual(len(named), 1, run.stderr)
+        self.assertIn("warned.jpg", named[0])
+        self.assertIn("extraneous bytes before marker 0xdb", named[0])
 
 
 if __name__ == "__main__":
