@@ -56,6 +56,23 @@ TEST(FaultsJpegWarnings, ScanDataCutShortBeforeTheEndMarkerIsDecodedAsPilDoes) {
   EXPECT_EQ(warned_images(jpeg), 1u);
 }
 
+TEST(FaultsJpegWarnings, ARegionOfAWarnedJpegEqualsItsFullDecode) {
+  // A warned image is read on to its end marker (as PIL reads): a region above the damage
+  // still comes out as the full decode has it.
+  std::vector<std::byte> jpeg = baseline_jpeg();
+  jpeg.resize(jpeg.size() * 2 / 3);
+  jpeg.push_back(std::byte{0xff});
+  jpeg.push_back(std::byte{0xd9});
+  ImageDecoder full_dec, region_dec;
+  std::vector<std::byte> full_buf, region_buf;
+  const DecodedRegion full = full_dec.decode_full(jpeg, full_buf);
+  region_dec.begin(jpeg);
+  const DecodedRegion r = region_dec.decode(1, {8, 4, 40, 16}, region_buf);
+  for (int y = 4; y < 20; ++y) {
+    EXPECT_EQ(std::memcmp(r.pixel(8, y), full.pixel(8, y), 40 * 3), 0) << "row " << y;
+  }
+}
+
 TEST(FaultsJpegWarnings, AnIntactJpegCountsNoWarning) {
   EXPECT_EQ(warned_images(baseline_jpeg()), 0u);
 }
