@@ -7,6 +7,7 @@ find_package(PNG REQUIRED)  # libpng: PNG images (a PNG named .JPEG included)
 pkg_check_modules(TURBOJPEG REQUIRED IMPORTED_TARGET libturbojpeg)
 find_package(ZLIB REQUIRED)                                   # .tar.gz shards
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)      # .tar.zst shards
+pkg_check_modules(WEBP REQUIRED IMPORTED_TARGET libwebp)      # WebP images
 find_package(CLI11 CONFIG REQUIRED)
 find_package(nlohmann_json CONFIG REQUIRED)
 

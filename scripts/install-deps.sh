@@ -8,7 +8,8 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   # runtime libraries
   libhwloc-dev hwloc libjpeg62-turbo-dev libturbojpeg0-dev libpng-dev
-  zlib1g-dev libzstd-dev  # .tar.gz and .tar.zst shards
+  libwebp-dev  # WebP images
+  zlib1g-dev libzstd-dev zstd  # .tar.gz and .tar.zst shards (zstd: test shards)
   libcli11-dev nlohmann-json3-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -67,7 +67,7 @@ class ImageKinds(unittest.TestCase):
         import stoker
 
         for data, words in ((b"", "empty file"), (b"GIF89a\x01\x00", "a GIF image"),
-                            (b"plain text", "not a JPEG or PNG file")):
+                            (b"plain text", "not a JPEG, PNG or WebP file")):
             with self.subTest(words=words):
                 with self.assertRaises(stoker.Error) as ctx:
                     _stoker.decode_image(data)

@@ -43,6 +43,7 @@ py::dict stats_dict(const LoaderStats& s) {
   d["batches"] = s.batches;
   d["bytes"] = s.bytes;
   d["skipped"] = s.skipped;
+  d["decode_warnings"] = s.decode_warnings;
   d["skipped_files"] = s.skipped_files;
   d["discarded_batches"] = s.discarded_batches;
   py::dict reads;  // a streamed source's reads of shard files

@@ -126,7 +126,8 @@ class Loader(LoaderSources, LoaderLoop):
 
     def stats(self):
         """Where time goes (ns per stage, consumer wait), prefetch depth decisions, slots,
-        and the corrupt samples left out: 'skipped' (count), 'skipped_files' (paths)."""
+        and the corrupt samples left out: 'skipped' (count), 'skipped_files' (paths);
+        'decode_warnings': samples delivered although their decoder warned (as PIL does)."""
         stats = self._core.stats()
         stats["agreement"] = self._agreement.mode
         if self._copies is not None:

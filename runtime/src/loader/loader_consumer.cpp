@@ -49,6 +49,7 @@ void LoaderCore::start_epoch() {
     bool prepared = boundary_ && boundary_epoch_ == s->epoch() && !pending_restore_ &&
                     !(loop_.active && loop_.pos < loop_.total);
     if (!prepared) reset_locked(*s);
+    if (feed_) feed_->consumer_at(s->epoch());
     pending_restore_.reset();
     loop_ = Loop{true, false, s, s->epoch(), 0, batches_for(*s), true};
     boundary_ = false;
@@ -106,6 +107,7 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
   totals_.produce_ns += m.produce_ns;
   totals_.consumer_wait_ns += wait;
   totals_.skipped += m.skipped;
+  totals_.decode_warnings += m.warned;
   last_delivery_ns_ = got;
   if (loop_.first_pending) {
     loop_.first_pending = false;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "stoker/transforms/decode_warnings.hpp"
 #include "stoker/common/error.hpp"
 
 namespace stoker {
@@ -133,6 +134,7 @@ void LoaderCore::fill(const Job& job, Scratch& scratch) {
   m.number = job.number;
   m.times = {};
   m.skipped = 0;
+  m.warned = 0;
   m.failed = false;
   const auto start = Clock::now();
   std::byte* out = arena_.data(job.slot);
@@ -150,8 +152,13 @@ void LoaderCore::fill(const Job& job, Scratch& scratch) {
       RawSample raw = feed_ ? feed_->take(job.gen, sampler, first + k, scratch.read)
                             : source_->read(index, scratch.read);
       m.times.read_ns += elapsed_ns(t, Clock::now());
+      const uint64_t warned_before = decode_warnings_on_this_thread().images;
       transform_->apply(raw, SampleKey{seed, job.epoch, index}, out + m.count * sample_bytes_,
                         scratch, m.times);
+      if (decode_warnings_on_this_thread().images != warned_before) {
+        ++m.warned;
+        skips_.note_warning(index, source_->location(index), decode_warnings_on_this_thread().last);
+      }
       labels[m.count] = raw.label;
       m.indices[m.count] = index;
       ++m.count;

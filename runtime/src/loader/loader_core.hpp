@@ -95,6 +95,7 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
     uint64_t epoch = 0, number = 0;
     StageTimes times;
     uint64_t produce_ns = 0, skipped = 0;
+    uint64_t warned = 0;  // samples decoded with warnings (decode_warnings.hpp)
     bool failed = false;
     std::string fail_where, fail_what, fail_todo;  // only written on failure
   };

@@ -101,6 +101,8 @@ std::string prometheus_text(const LoaderStats& s, const MetricLabels& labels,
   f.metric("stoker_batches_total", "counter", "Batches delivered to the consumer.", s.batches);
   f.metric("stoker_bytes_total", "counter", "Sample bytes delivered to the consumer.", s.bytes);
   f.metric("stoker_samples_skipped_total", "counter", "Corrupt samples left out.", s.skipped);
+  f.metric("stoker_decode_warnings_total", "counter", "Samples decoded with warnings.",
+           s.decode_warnings);
   f.metric("stoker_samples_per_second", "gauge",
            "Mean throughput since the first batch was asked for, in samples per second.",
            wall > 0 ? static_cast<double>(s.samples) / wall : 0.0);

@@ -2,10 +2,14 @@
 
 #include <cstdio>
 
+#include "stoker/loader/metrics.hpp"
+
 namespace stoker {
 
 SkipLog::SkipLog(const LoaderOptions& o)
-    : max_fraction_(o.max_skip_fraction), names_(o.corrupt_names) {
+    : max_fraction_(o.max_skip_fraction),
+      names_(o.corrupt_names),
+      verbose_(verbose_from_environment()) {
   if (!(o.max_skip_fraction >= 0.0 && o.max_skip_fraction <= 1.0)) {
     throw Error(names_.max_skip_fraction,
                 "must be in 0..1, got " + std::to_string(o.max_skip_fraction),
@@ -23,6 +27,14 @@ void SkipLog::note(uint64_t index, const std::string& where, const std::string& 
   if (!named_.insert(index).second) return;
   if (files_.size() < kNamedFiles) files_.push_back(where);
   std::fprintf(stderr, "stoker: skipped corrupt sample %llu, %s: %s\n",
+               static_cast<unsigned long long>(index), where.c_str(), what.c_str());
+}
+
+void SkipLog::note_warning(uint64_t index, const std::string& where, const std::string& what) {
+  if (!verbose_) return;
+  std::lock_guard lk(mu_);
+  if (!warned_.insert(index).second) return;
+  std::fprintf(stderr, "stoker: sample %llu, %s, decoded with a warning (%s), as PIL decodes it\n",
                static_cast<unsigned long long>(index), where.c_str(), what.c_str());
 }
 

@@ -30,6 +30,9 @@ class SkipLog {
   // Any thread: sample `index`, at `where`, was left out because of `what`. The first time
   // for an index, names it on stderr and keeps it for files().
   void note(uint64_t index, const std::string& where, const std::string& what);
+  // Any thread: sample `index`, at `where`, was decoded although its decoder warned
+  // (`what`): under --stoker-verbose, named on stderr the first time for an index.
+  void note_warning(uint64_t index, const std::string& where, const std::string& what);
   std::vector<std::string> files() const;  // the first kNamedFiles named, in that order
 
   // The consumer's running count of one epoch (delivered batches only). An Error when the
@@ -41,7 +44,8 @@ class SkipLog {
   double max_fraction_;
   CorruptOptionNames names_;
   mutable std::mutex mu_;
-  std::unordered_set<uint64_t> named_;
+  std::unordered_set<uint64_t> named_, warned_;
+  bool verbose_ = false;
   std::vector<std::string> files_;
 };
 

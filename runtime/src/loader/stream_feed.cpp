@@ -1,5 +1,6 @@
 #include "loader/stream_feed.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "topology/thread_start.hpp"
@@ -47,12 +48,21 @@ void StreamFeed::restart(uint64_t gen, const DistributedSampler& sampler) {
     taker_cv_.notify_all();
     taker_cv_.wait(lk, [&] { return copying_ == 0; });  // no entry is being copied out
     pending_ = sampler;
+    consumer_epoch_ = sampler.epoch();
     epochs_.clear();
     failure_.reset();
     free_.clear();
     for (size_t i = entries_.size(); i-- > 0;) {
       if (static_cast<int>(i) != reading_) free_.push_back(static_cast<int>(i));
     }
+  }
+  reader_cv_.notify_all();
+}
+
+void StreamFeed::consumer_at(uint64_t epoch) {
+  {
+    std::lock_guard lk(mu_);
+    consumer_epoch_ = std::max(consumer_epoch_, epoch);
   }
   reader_cv_.notify_all();
 }
@@ -79,6 +89,7 @@ RawSample StreamFeed::take(uint64_t gen, const DistributedSampler& sampler, uint
   if (scratch.size() < n) scratch.resize(n);
   std::memcpy(scratch.data(), entry.bytes.data(), n);
   const int64_t label = entry.label;
+  std::optional<SampleError> cut = entry.cut;
   lk.lock();
   --copying_;
   bool freed = false;
@@ -94,6 +105,10 @@ RawSample StreamFeed::take(uint64_t gen, const DistributedSampler& sampler, uint
   }
   lk.unlock();
   if (freed) reader_cv_.notify_one();
+  if (cut) {
+    cut->index = sampler.at(i);
+    throw *cut;
+  }
   return {{scratch.data(), n}, label};
 }
 
@@ -141,13 +156,27 @@ void StreamFeed::read_schedule(uint64_t gen, DistributedSampler s) {
   taker_cv_.notify_all();  // the takers waiting past the failure throw it
 }
 
+namespace {
+
+// Passes over the cursor's next sample; a cut shard's rest counts as one.
+bool skip_sample(ShardCursor& cursor, int64_t& label) {
+  try {
+    return cursor.next(nullptr, label);
+  } catch (const SampleError&) {
+    return true;
+  }
+}
+
+}  // namespace
+
 bool StreamFeed::read_epoch(uint64_t gen, const DistributedSampler& s, uint64_t& at_read) {
   const StreamOrder& order = *s.stream_order();
   std::vector<uint8_t> uses(order.reads(), 0);
   const uint64_t n = used(order.length());
   for (uint64_t i = 0; i < n; ++i) ++uses[order.read_of(i)];
   {
-    std::lock_guard lk(mu_);
+    std::unique_lock lk(mu_);
+    reader_cv_.wait(lk, [&] { return stop_ || gen != gen_ || s.epoch() <= consumer_epoch_; });
     if (stop_ || gen != gen_) return false;
     epochs_.push_back({s.epoch(), std::vector<int32_t>(order.reads(), -1), n});
   }
@@ -170,17 +199,25 @@ bool StreamFeed::read_epoch(uint64_t gen, const DistributedSampler& s, uint64_t&
       next = 0;
     }
     for (; next < run.first; ++next) {
-      if (!cursor->next(nullptr, label)) throw short_shard();
+      if (!skip_sample(*cursor, label)) throw short_shard();
     }
     for (uint64_t k = 0; k < run.count; ++k, ++read, ++next) {
       at_read = read;
       if (uses[read] == 0) {  // only in a dropped last batch
-        if (!cursor->next(nullptr, label)) throw short_shard();
+        if (!skip_sample(*cursor, label)) throw short_shard();
         continue;
       }
       const int e = acquire(gen);
       if (e < 0) return false;
-      if (!cursor->next(&entries_[static_cast<size_t>(e)].bytes, label)) throw short_shard();
+      Entry& entry = entries_[static_cast<size_t>(e)];
+      entry.cut.reset();
+      try {
+        if (!cursor->next(&entry.bytes, label)) throw short_shard();
+      } catch (const SampleError& cut) {  // the rest of a cut shard: one corrupt sample
+        entry.bytes.clear();
+        entry.cut = cut;
+        label = -1;
+      }
       if (!publish(gen, s.epoch(), read, e, label, uses[read], cursor->counters())) return false;
     }
   }

@@ -7,8 +7,13 @@
 // in stream mode says which dataset index each hand-out is, and the feed supplies its bytes.
 //
 // The feed follows the loader's schedule: restart() (a new generation: another epoch, a
-// restore, a broken loop) drops what it held and reads from the new start, then runs on
-// into the following epochs as the workers do. It holds at most `capacity` samples: the
+// restore, a broken loop) drops what it held and reads from the new start. It reads a
+// following epoch only once the consumer has begun it (consumer_at): a shuffle buffer
+// filled ahead across the epoch's end would read a dataset smaller than the buffer several
+// times over (every epoch the buffer holds) before the current epoch's last batch, and the
+// epochs a run never reaches would be read for nothing; so each shard is read once per
+// epoch. The next epoch's first batch then waits for its buffer, as the first epoch's does.
+// It holds at most `capacity` samples: the
 // shuffle buffer plus the hand-outs of the batches that can be in flight, which is what
 // the lowest unfinished batch may need (hand-out i needs at most buffer + i reads), so
 // the workers never wait on a feed that waits on them.
@@ -26,6 +31,7 @@
 #include "stoker/distributed/sampler.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/sources/shard_stream.hpp"
+#include "stoker/sources/source.hpp"
 
 namespace stoker {
 
@@ -42,6 +48,8 @@ class StreamFeed {
   StreamFeed& operator=(const StreamFeed&) = delete;
 
   void restart(uint64_t gen, const DistributedSampler& sampler);
+  // The consumer began `epoch`'s loop: the reader may read it.
+  void consumer_at(uint64_t epoch);
   // Hand-out `i` of `sampler`'s epoch: its bytes copied into `scratch`, and its label.
   // Waits until it is read. Throws Stale for another generation or after stop(), and
   // stoker::Error when its shard could not be read.
@@ -55,6 +63,7 @@ class StreamFeed {
   struct Entry {
     std::vector<std::byte> bytes;
     int64_t label = -1;
+    std::optional<SampleError> cut;  // the rest of a cut shard: take() throws it
     uint32_t refs = 0;  // hand-outs still to take it
   };
   struct Epoch {
@@ -89,6 +98,7 @@ class StreamFeed {
   bool stop_ = false;
   uint64_t gen_ = 0;
   std::optional<DistributedSampler> pending_;  // the schedule restart() asked for
+  uint64_t consumer_epoch_ = 0;                // the latest epoch the consumer began
   std::deque<Epoch> epochs_;
   std::vector<int> free_;
   int reading_ = -1;  // the entry the reader fills now

@@ -24,6 +24,12 @@ const char* codec_name(ByteStream::Codec c) {
 
 }  // namespace
 
+ShardCut::ShardCut(const std::string& shard, uint64_t offset, const std::string& what)
+    : Error(tar::at(shard, offset), what,
+            "re-create or re-download the shard; with on_corrupt='skip' the samples before "
+            "the cut are read and the rest of the shard is one skipped sample"),
+      at(offset) {}
+
 ByteStream::ByteStream(std::string path, size_t read_bytes, bool seek_over)
     : path_(std::move(path)), seek_over_(seek_over), in_(std::max<size_t>(read_bytes, 512)) {
   fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
@@ -88,10 +94,19 @@ size_t ByteStream::read_file() {
                                         uint64_t need) const {
   std::string thing(what);
   if (!name.empty()) thing += " '" + std::string(name) + "'";
-  throw Error(tar::at(path_, offset_),
-              "truncated tar shard: " + thing + " needs " + std::to_string(need) +
-                  " more bytes, the " + codec_name(codec_) + " stream ends here",
-              "re-create or re-download the shard");
+  throw ShardCut(path_, offset_,
+                 "truncated tar shard: " + thing + " needs " + std::to_string(need) +
+                     " more bytes, the " + codec_name(codec_) + " stream ends here (byte " +
+                     std::to_string(offset_) + " of the tar data, " +
+                     std::to_string(file_size_) + " bytes in the file)");
+}
+
+[[noreturn]] void ByteStream::cut_inside_frame() const {
+  throw ShardCut(path_, offset_,
+                 std::string("truncated tar shard: the ") + codec_name(codec_) +
+                     " stream ends inside a compressed frame, at byte " +
+                     std::to_string(offset_) + " of the tar data (" +
+                     std::to_string(file_size_) + " bytes in the file)");
 }
 
 [[noreturn]] void ByteStream::corrupt(const std::string& why) const {
@@ -127,7 +142,7 @@ bool ByteStream::fill_gzip() {
         z_.next_in = reinterpret_cast<Bytef*>(in_.data());
         z_.avail_in = static_cast<uInt>(in_len_);
       } else {
-        if (!frame_done_) corrupt("the gzip stream is truncated (it ends inside a member)");
+        if (!frame_done_) cut_inside_frame();
         return false;
       }
     }
@@ -155,7 +170,7 @@ bool ByteStream::fill_zstd() {
       in_len_ = read_file();
       in_pos_ = 0;
       if (in_len_ == 0) {
-        if (!frame_done_) corrupt("the zstd stream is truncated (it ends inside a frame)");
+        if (!frame_done_) cut_inside_frame();
         return false;
       }
     }

@@ -12,11 +12,20 @@
 #include <string_view>
 #include <vector>
 
+#include "stoker/common/error.hpp"
 #include "stoker/sources/shard_stream.hpp"
 
 struct ZSTD_DCtx_s;
 
 namespace stoker {
+
+// The shard's data ends before its end-of-archive (a cut or half-copied shard): what the
+// readers turn into one skippable sample for the rest of the shard. where() is
+// "SHARD@OFFSET", `at` the offset in the (decompressed) tar data where it ends.
+struct ShardCut : Error {
+  ShardCut(const std::string& shard, uint64_t at, const std::string& what);
+  uint64_t at = 0;
+};
 
 inline constexpr size_t kStreamReadBytes = size_t{4} << 20;  // one read() while streaming
 inline constexpr size_t kMinStreamReadBytes = size_t{1} << 20;
@@ -32,8 +41,8 @@ class ByteStream {
   ByteStream& operator=(const ByteStream&) = delete;
 
   // Copies the next n bytes to `out`. Returns false when the stream ends cleanly before
-  // the first of them; throws stoker::Error ("truncated", naming `what` + `name` and the
-  // offset) when it ends inside them, and for corrupt compressed data.
+  // the first of them; throws ShardCut (naming `what` + `name` and the offset) when it
+  // ends inside them or inside a compressed frame, stoker::Error for corrupt compressed data.
   bool read(void* out, size_t n, std::string_view what, std::string_view name = {});
   // Passes over the next n bytes (same errors as read()).
   void skip(uint64_t n, std::string_view what, std::string_view name = {});
@@ -49,6 +58,7 @@ class ByteStream {
   bool fill_gzip();
   bool fill_zstd();
   [[noreturn]] void truncated(std::string_view what, std::string_view name, uint64_t need) const;
+  [[noreturn]] void cut_inside_frame() const;
   [[noreturn]] void corrupt(const std::string& why) const;
 
   std::string path_;

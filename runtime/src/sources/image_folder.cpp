@@ -60,7 +60,7 @@ ImageFolderSource::ImageFolderSource(const std::string& root) : root_(root) {
   if (sizes_.empty()) {
     throw Error(root,
                 classes_.empty() ? "holds no class subfolders"
-                                 : "holds no images (.jpg/.jpeg/.png) in its " +
+                                 : "holds no images (.jpg/.jpeg/.png/.webp) in its " +
                                        std::to_string(classes_.size()) + " class subfolders",
                 kLayoutHint);
   }

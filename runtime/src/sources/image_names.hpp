@@ -17,9 +17,9 @@ inline bool equals_ignoring_case(std::string_view a, std::string_view b) {
          });
 }
 
-// An image extension, without the dot, in any letter case: jpg, jpeg, png.
+// An image extension, without the dot, in any letter case: jpg, jpeg, png, webp.
 inline bool is_image_extension(std::string_view ext) {
-  for (std::string_view known : {"jpg", "jpeg", "png"}) {
+  for (std::string_view known : {"jpg", "jpeg", "png", "webp"}) {
     if (equals_ignoring_case(ext, known)) return true;
   }
   return false;

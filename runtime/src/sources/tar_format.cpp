@@ -46,8 +46,8 @@ std::string field(const unsigned char* h, size_t off, size_t n) {
   return std::string(p, strnlen(p, n));
 }
 
-// The "path" record of a PAX extended header ("LEN path=VALUE\n" records), or "".
-std::string pax_path(const std::string& data) {
+// The record `key` of a PAX extended header ("LEN key=VALUE\n" records), or "".
+std::string pax_record(const std::string& data, std::string_view key) {
   size_t pos = 0;
   while (pos < data.size()) {
     const size_t space = data.find(' ', pos);
@@ -56,7 +56,9 @@ std::string pax_path(const std::string& data) {
         values::parse_whole(std::string_view(data).substr(pos, space - pos), 1, data.size() - pos);
     if (!len || space + 2 > pos + *len) break;
     const std::string_view rec(data.data() + space + 1, pos + *len - (space + 1));
-    if (rec.starts_with("path=")) return std::string(rec.substr(5, rec.size() - 6));
+    if (rec.size() > key.size() + 1 && rec.starts_with(key) && rec[key.size()] == '=') {
+      return std::string(rec.substr(key.size() + 1, rec.size() - key.size() - 2));
+    }
     pos += *len;
   }
   return {};
@@ -83,13 +85,21 @@ Header parse_header(const unsigned char* h, const std::string& where) {
   }
   out.type = static_cast<char>(h[156]);
   out.name = field(h, 0, 100);
+  out.link = field(h, 157, 100);
+  // The prefix field is POSIX ustar's ("ustar\0"); GNU headers ("ustar  ") keep times there.
   const std::string prefix = field(h, 345, 155);
-  if (!prefix.empty() && std::memcmp(h + 257, "ustar", 5) == 0) out.name = prefix + "/" + out.name;
+  if (!prefix.empty() && std::memcmp(h + 257, "ustar\0", 6) == 0) {
+    out.name = prefix + "/" + out.name;
+  }
   return out;
 }
 
-std::string long_name_of(char type, const std::string& data) {
-  return type == 'L' ? std::string(data.c_str()) : pax_path(data);
+void read_long_names(char type, const std::string& data, LongNames& into) {
+  if (type == 'L') into.name = data.c_str();
+  if (type == 'K') into.link = data.c_str();
+  if (type != 'x') return;
+  if (std::string path = pax_record(data, "path"); !path.empty()) into.name = std::move(path);
+  if (std::string link = pax_record(data, "linkpath"); !link.empty()) into.link = std::move(link);
 }
 
 std::pair<std::string_view, std::string_view> split_key(std::string_view name) {

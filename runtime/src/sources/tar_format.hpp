@@ -18,17 +18,26 @@ std::string at(const std::string& shard, uint64_t offset);
 // checksum (corrupt, or not a tar file) or a bad size field.
 struct Header {
   std::string name;  // the 100-byte field, with the ustar prefix when there is one
+  std::string link;  // a link's target (the 100-byte linkname field)
   uint64_t size = 0;
   char type = '0';
   bool regular() const { return type == '0' || type == '\0' || type == '7'; }
-  bool long_name() const { return type == 'L' || type == 'x'; }  // GNU 'L' or PAX 'x'
+  bool hard_link() const { return type == '1'; }
+  bool symlink() const { return type == '2'; }
+  // Records naming the next member: GNU 'L' (its name), 'K' (its link's target), PAX 'x'.
+  bool long_name() const { return type == 'L' || type == 'K' || type == 'x'; }
   uint64_t padded_size() const { return (size + kBlock - 1) / kBlock * kBlock; }
 };
 bool is_end_block(const unsigned char* block);  // all zeros: the archive's end
 Header parse_header(const unsigned char* block, const std::string& where);
 
-// The next member's name from a GNU long-name ('L') or PAX ('x') record's data.
-std::string long_name_of(char type, const std::string& data);
+// What a long-name record says of the next member: its name and its link's target, from
+// a GNU 'L' or 'K' record or a PAX 'x' record's path= and linkpath=; "" for what it does
+// not say.
+struct LongNames {
+  std::string name, link;
+};
+void read_long_names(char type, const std::string& data, LongNames& into);
 
 // WebDataset: key = the path up to the first '.' of its last component; ext = the rest.
 std::pair<std::string_view, std::string_view> split_key(std::string_view name);

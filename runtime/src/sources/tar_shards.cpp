@@ -35,12 +35,30 @@ uint64_t sample_hash(const TarSample& s, uint64_t h) {
   return fnv1a(static_cast<uint64_t>(s.label), fnv1a(s.size, fnv1a(s.image, h)));
 }
 
+// The rest of a cut shard, from the byte where its data ends, as one corrupt sample: the
+// loader skips it under on_corrupt='skip' (naming it) and stops naming it otherwise.
+SampleError cut_sample(uint64_t index, const ShardCut& cut) {
+  return {index, cut.where(),
+          cut.problem() + "; the samples before the cut are read, the rest of the shard is "
+                          "this one corrupt sample"};
+}
+
+uint64_t cut_hash(const ShardCut& cut, uint64_t h) { return fnv1a(cut.at, fnv1a(std::string_view("cut"), h)); }
+
 class TarCursor final : public ShardCursor {
  public:
   TarCursor(const std::string& path, bool labels)
       : in_(path, kStreamReadBytes, false), walker_(in_, labels) {}
+  // After the whole samples of a cut shard, its cut as a SampleError (index 0: the caller
+  // knows the index), then the end.
   bool next(std::vector<std::byte>* bytes, int64_t& label) override {
-    if (!walker_.next(sample_, bytes)) return false;
+    if (cut_) return false;
+    try {
+      if (!walker_.next(sample_, bytes)) return false;
+    } catch (const ShardCut& cut) {
+      cut_ = true;
+      throw cut_sample(0, cut);
+    }
     label = sample_.label;
     return true;
   }
@@ -50,6 +68,7 @@ class TarCursor final : public ShardCursor {
   ByteStream in_;
   TarSampleWalker walker_;
   TarSample sample_;
+  bool cut_ = false;
 };
 
 }  // namespace
@@ -134,27 +153,40 @@ uint64_t TarShardSource::index_shard(uint32_t shard) {
   TarSampleWalker walker(in, options_.labels);
   TarSample s;
   uint64_t hash = kFnvOffset;
-  while (walker.next(s, nullptr)) {
-    entries_.push_back({s.offset, s.size, s.label, shard});
-    total_bytes_ += s.size;
-    hash = sample_hash(s, hash);
+  try {
+    while (walker.next(s, nullptr)) {
+      entries_.push_back({s.offset, s.size, s.label, shard});
+      total_bytes_ += s.size;
+      hash = sample_hash(s, hash);
+    }
+  } catch (const ShardCut& cut) {  // the rest of the shard: one sample that read() refuses
+    entries_.push_back({cut.at, 0, -1, shard, static_cast<int32_t>(cuts_.size())});
+    cuts_.push_back(cut_sample(0, cut));
+    hash = cut_hash(cut, hash);
   }
   return hash;
 }
 
 uint64_t TarShardSource::count_shard(uint32_t shard) {
   const std::string& path = shards_[shard];
-  const std::string variant = options_.labels ? "labels" : "no-labels";
+  // "+links": summaries counted since hard links are samples and a cut shard's rest is one;
+  // an older summary of the same file counted otherwise and is not reused.
+  const std::string variant = std::string(options_.labels ? "labels" : "no-labels") + "+links";
   std::optional<ShardSummary> summary = load_shard_summary(path, variant);
   if (!summary) {
     ByteStream in(path, kStreamReadBytes, false);
     TarSampleWalker walker(in, options_.labels);
     TarSample s;
     summary = ShardSummary{0, 0, kFnvOffset};
-    while (walker.next(s, nullptr)) {
+    try {
+      while (walker.next(s, nullptr)) {
+        ++summary->samples;
+        summary->bytes += s.size;
+        summary->hash = sample_hash(s, summary->hash);
+      }
+    } catch (const ShardCut& cut) {  // the rest of the shard: one sample the cursor refuses
       ++summary->samples;
-      summary->bytes += s.size;
-      summary->hash = sample_hash(s, summary->hash);
+      summary->hash = cut_hash(cut, summary->hash);
     }
     store_shard_summary(path, variant, *summary);
   }
@@ -180,6 +212,11 @@ RawSample TarShardSource::read(uint64_t index, std::vector<std::byte>& scratch) 
   }
   if (!options_.stream) {
     const Entry& e = entries_[index];
+    if (e.cut >= 0) {
+      SampleError cut = cuts_[static_cast<size_t>(e.cut)];
+      cut.index = index;
+      throw cut;
+    }
     return {pread_sample(shards_[e.shard].c_str(), e.offset, e.size, index, scratch), e.label};
   }
   const uint32_t shard = locate(index).first;
@@ -190,10 +227,16 @@ RawSample TarShardSource::read(uint64_t index, std::vector<std::byte>& scratch) 
     cursor_next_ = shard_first_[shard];
   }
   int64_t label = -1;
-  for (; cursor_next_ < index; ++cursor_next_) cursor_->next(nullptr, label);
-  if (!cursor_->next(&scratch, label)) {
+  try {
+    for (; cursor_next_ < index; ++cursor_next_) cursor_->next(nullptr, label);
+    if (!cursor_->next(&scratch, label)) {
+      cursor_.reset();
+      throw SampleError{index, location(index), "the shard ends before this sample (it changed?)"};
+    }
+  } catch (SampleError& e) {  // a cut shard's rest: its own index
     cursor_.reset();
-    throw SampleError{index, location(index), "the shard ends before this sample (it changed?)"};
+    e.index = index;
+    throw;
   }
   ++cursor_next_;
   return {{scratch.data(), scratch.size()}, label};

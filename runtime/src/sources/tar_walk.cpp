@@ -15,14 +15,20 @@ constexpr uint64_t kMaxLabelText = 64;              // longer label text is not 
 
 bool TarSampleWalker::next_member() {
   unsigned char h[tar::kBlock];
-  long_name_.clear();
+  long_names_ = {};
   for (;;) {
     const uint64_t header_at = in_.offset();
     if (!in_.read(h, sizeof h, "a member header")) {
       if (!started_) {
         throw Error(in_.path(), "is empty: not a tar shard", "re-create or re-download the shard");
       }
-      return false;  // no end-of-archive blocks: accepted, as tar does
+      // No end-of-archive blocks (every tar writer ends with them): the shard was cut at a
+      // member's boundary, as a copy cut at a multiple of its block size is. The group
+      // being read may have lost its label: the rest of the shard is the cut.
+      throw ShardCut(in_.path(), in_.offset(),
+                     "truncated tar shard: it ends at byte " + std::to_string(in_.offset()) +
+                         " of its tar data, between two members, without tar's end-of-archive "
+                         "blocks (cut short)");
     }
     started_ = true;
     if (tar::is_end_block(h)) return false;
@@ -37,21 +43,62 @@ bool TarSampleWalker::next_member() {
       in_.read(record_.data(), hd.size, "a long-name record");
       record_[hd.size] = 0;
       in_.skip(hd.padded_size() - hd.size, "a long-name record");
-      long_name_ = tar::long_name_of(
-          hd.type, std::string(reinterpret_cast<const char*>(record_.data()), hd.size));
+      tar::read_long_names(
+          hd.type, std::string(reinterpret_cast<const char*>(record_.data()), hd.size),
+          long_names_);
       continue;
     }
-    if (!hd.regular()) {  // folders, links: nothing to read
-      in_.skip(hd.padded_size(), "member", hd.name);
-      long_name_.clear();
+    const std::string name = long_names_.name.empty() ? hd.name : long_names_.name;
+    const std::string target = long_names_.link.empty() ? hd.link : long_names_.link;
+    long_names_ = {};
+    if (hd.symlink()) {
+      throw Error(tar::at(in_.path(), header_at),
+                  "member '" + name + "' is a symbolic link (to '" + target +
+                      "'): a shard must hold its files' data",
+                  "re-create the shard with tar --dereference (-h), which stores the files "
+                  "the links point to");
+    }
+    if (hd.hard_link()) {
+      link_member(hd, header_at, name, target);
+      return true;
+    }
+    if (!hd.regular()) {  // folders, devices, global records: nothing to read (WebDataset)
+      in_.skip(hd.padded_size(), "member", name);
       continue;
     }
-    member_.name = long_name_.empty() ? hd.name : long_name_;
-    member_.size = hd.size;
-    member_.padded = hd.padded_size();
-    member_.data = in_.offset();
+    member_ = {name, hd.size, hd.padded_size(), in_.offset(), false};
+    stored_[name] = {member_.data, member_.size};
     return true;
   }
+}
+
+void TarSampleWalker::link_member(const tar::Header& hd, uint64_t header_at,
+                                  const std::string& name, const std::string& target) {
+  auto it = stored_.find(target);
+  if (it == stored_.end() && target.starts_with("./")) it = stored_.find(target.substr(2));
+  if (it == stored_.end()) {
+    throw Error(tar::at(in_.path(), header_at),
+                "member '" + name + "' is a hard link to '" + target +
+                    "', which no earlier member of the shard is",
+                "re-create the shard with tar --hard-dereference, which stores every file's "
+                "data");
+  }
+  member_ = {name, it->second.size, hd.padded_size(), it->second.data, true};
+  stored_[name] = it->second;
+}
+
+void TarSampleWalker::read_data(void* out, uint64_t n, std::string_view what) {
+  if (!member_.linked) {
+    in_.read(out, n, what, member_.name);
+    in_.skip(member_.padded - n, what, member_.name);
+    return;
+  }
+  // The data lies earlier in the shard: read it again there (rare: GNU tar links a file
+  // only when it is linked twice on disk).
+  in_.skip(member_.padded, what, member_.name);
+  ByteStream again(in_.path(), tar::kBlock * 128, true);
+  again.skip(member_.data, what, member_.name);
+  again.read(out, n, what, member_.name);
 }
 
 void TarSampleWalker::take_label_text(int rank) {
@@ -60,8 +107,7 @@ void TarSampleWalker::take_label_text(int rank) {
   label_offset_ = member_.data;
   const uint64_t keep = std::min(member_.size, kMaxLabelText + 1);
   label_text_.resize(keep);
-  in_.read(label_text_.data(), keep, "label member", member_.name);
-  in_.skip(member_.padded - keep, "label member", member_.name);
+  read_data(label_text_.data(), keep, "label member");
 }
 
 void TarSampleWalker::finish_label(TarSample& out) const {
@@ -95,8 +141,7 @@ bool TarSampleWalker::next(TarSample& out, std::vector<std::byte>* bytes) {
         out.size = member_.size;
         if (bytes != nullptr) {
           bytes->resize(member_.size);
-          in_.read(bytes->data(), member_.size, "image member", member_.name);
-          in_.skip(member_.padded - member_.size, "image member", member_.name);
+          read_data(bytes->data(), member_.size, "image member");
         } else {
           in_.skip(member_.padded, "image member", member_.name);
         }

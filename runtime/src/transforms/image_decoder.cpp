@@ -4,11 +4,14 @@
 #include <cstring>
 
 #include "stoker/common/error.hpp"
+#include "stoker/transforms/decode_warnings.hpp"
 #include "stoker/transforms/image_transforms.hpp"
 
 namespace stoker {
 
 namespace {
+
+thread_local DecodeWarnings warnings_here;
 
 bool starts_with(std::span<const std::byte> b, const char* magic, size_t n, size_t at = 0) {
   return b.size() >= at + n && std::memcmp(b.data() + at, magic, n) == 0;
@@ -18,20 +21,29 @@ bool starts_with(std::span<const std::byte> b, const char* magic, size_t n, size
 const char* other_format(std::span<const std::byte> b) {
   if (starts_with(b, "GIF8", 4)) return "GIF";
   if (starts_with(b, "BM", 2)) return "BMP";
-  if (starts_with(b, "RIFF", 4) && starts_with(b, "WEBP", 4, 8)) return "WebP";
   if (starts_with(b, "II*\0", 4) || starts_with(b, "MM\0*", 4)) return "TIFF";
+  if (starts_with(b, "\0\0\1\0", 4)) return "ICO";
   return nullptr;
 }
 
 }  // namespace
 
+void note_decode_warning(const char* first_warning) {
+  ++warnings_here.images;
+  warnings_here.last = first_warning;
+}
+
+const DecodeWarnings& decode_warnings_on_this_thread() { return warnings_here; }
+
 ImageFormat sniff_image(std::span<const std::byte> bytes) {
   if (starts_with(bytes, "\xff\xd8\xff", 3)) return ImageFormat::Jpeg;
   if (starts_with(bytes, "\x89PNG\r\n\x1a\n", 8)) return ImageFormat::Png;
+  if (starts_with(bytes, "RIFF", 4) && starts_with(bytes, "WEBP", 4, 8)) return ImageFormat::Webp;
   if (bytes.empty()) throw DecodeFailure("empty file (0 bytes)");
   if (const char* name = other_format(bytes)) {
-    throw DecodeFailure(std::string("a ") + name +
-                        " image: stoker decodes JPEG and PNG only (convert the file)");
+    const bool vowel = name[0] == 'I';  // "an ICO image"
+    throw DecodeFailure(std::string(vowel ? "an " : "a ") + name +
+                        " image: stoker decodes JPEG, PNG and WebP only (convert the file)");
   }
   std::string first;
   for (size_t i = 0; i < std::min<size_t>(bytes.size(), 4); ++i) {
@@ -39,17 +51,33 @@ ImageFormat sniff_image(std::span<const std::byte> bytes) {
     std::snprintf(hex, sizeof hex, " 0x%02x", static_cast<unsigned>(bytes[i]));
     first += hex;
   }
-  throw DecodeFailure("not a JPEG or PNG file: " + std::to_string(bytes.size()) +
+  throw DecodeFailure("not a JPEG, PNG or WebP file: " + std::to_string(bytes.size()) +
                       " bytes starting with" + first);
 }
 
 ImageHeader ImageDecoder::begin(std::span<const std::byte> bytes) {
   format_ = sniff_image(bytes);
-  return format_ == ImageFormat::Jpeg ? jpeg_.begin(bytes) : png_.begin(bytes);
+  switch (format_) {
+    case ImageFormat::Jpeg:
+      return jpeg_.begin(bytes);
+    case ImageFormat::Png:
+      return png_.begin(bytes);
+    case ImageFormat::Webp:
+      break;
+  }
+  return webp_.begin(bytes);
 }
 
 DecodedRegion ImageDecoder::decode(int denom, PixelRect want, std::vector<std::byte>& buf) {
-  return format_ == ImageFormat::Jpeg ? jpeg_.decode(denom, want, buf) : png_.decode(want, buf);
+  switch (format_) {
+    case ImageFormat::Jpeg:
+      return jpeg_.decode(denom, want, buf);
+    case ImageFormat::Png:
+      return png_.decode(want, buf);
+    case ImageFormat::Webp:
+      break;
+  }
+  return webp_.decode(want, buf);
 }
 
 DecodedRegion ImageDecoder::decode_full(std::span<const std::byte> bytes,
@@ -66,7 +94,7 @@ RgbImage decode_rgb(std::span<const std::byte> bytes) {
     r = decoder.decode_full(bytes, buf);
   } catch (const DecodeFailure& e) {
     throw Error("image", std::string("cannot be decoded: ") + e.what(),
-                "check the file; stoker decodes JPEG and PNG");
+                "check the file; stoker decodes JPEG, PNG and WebP");
   }
   RgbImage img{r.w, r.h, std::vector<uint8_t>(static_cast<size_t>(r.w) * r.h * 3)};
   for (int y = 0; y < r.h; ++y) {

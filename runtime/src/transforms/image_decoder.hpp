@@ -1,4 +1,4 @@
-// The decoder the image pipeline runs: the file's first bytes choose JPEG or PNG (never
+// The decoder the image pipeline runs: the file's first bytes choose JPEG, PNG or WebP (never
 // its name: ImageNet holds a PNG named .JPEG). One per thread; both decoders are kept, so
 // nothing is re-created when the formats alternate.
 #pragma once
@@ -10,14 +10,15 @@
 
 #include "transforms/jpeg_decoder.hpp"
 #include "transforms/png_decoder.hpp"
+#include "transforms/webp_decoder.hpp"
 
 namespace stoker {
 
-enum class ImageFormat { Jpeg, Png };
+enum class ImageFormat { Jpeg, Png, Webp };
 
 // The format of `bytes` from its signature. Throws DecodeFailure saying what the data is
-// instead: empty, another image format stoker does not decode (GIF, BMP, WebP, TIFF), or
-// unknown (with its first bytes).
+// instead: empty, another image format PIL opens and stoker does not decode (GIF, BMP,
+// TIFF, ICO), or unknown (with its first bytes).
 ImageFormat sniff_image(std::span<const std::byte> bytes);
 
 class ImageDecoder {
@@ -34,6 +35,7 @@ class ImageDecoder {
  private:
   JpegDecoder jpeg_;
   PngDecoder png_;
+  WebpDecoder webp_;
   ImageFormat format_ = ImageFormat::Jpeg;
 };
 

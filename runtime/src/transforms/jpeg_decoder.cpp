@@ -17,20 +17,26 @@ extern "C" void on_error_exit(j_common_ptr c) {
   std::longjmp(e->jump, 1);
 }
 
-// libjpeg only warns about damaged data (a truncated file, a bad Huffman code, ...) and then
-// fills in grey. Data damage is an error here: a silently corrupted sample is worse than a
-// reported one. Harmless warnings (unknown JFIF version, bogus ICC profile) are ignored.
+// libjpeg only warns about damaged data (extraneous bytes before a marker, a bad Huffman
+// code, ...) and decodes on, as djpeg and PIL do: such an image is delivered and counted
+// (decode_warnings.hpp). The one warning PIL refuses is the data's end before the image's
+// ("image file is truncated" with ImageFile.LOAD_TRUNCATED_IMAGES off): libjpeg reports it
+// as JWRN_JPEG_EOF and fills in grey; here it is an error, as in PIL. Harmless warnings
+// (unknown JFIF version, bogus ICC profile) are neither counted nor reported.
 extern "C" void on_emit_message(j_common_ptr c, int level) {
   if (level >= 0) return;
+  auto* e = reinterpret_cast<JpegErrors*>(c->err);
   switch (c->err->msg_code) {
     case JWRN_JPEG_EOF:
+      on_error_exit(c);
+      return;
     case JWRN_HIT_MARKER:
     case JWRN_EXTRANEOUS_DATA:
     case JWRN_MUST_RESYNC:
     case JWRN_NOT_SEQUENTIAL:
     case JWRN_HUFF_BAD_CODE:
     case JWRN_BOGUS_PROGRESSION:
-      on_error_exit(c);
+      if (e->warning[0] == '\0') (*c->err->format_message)(c, e->warning);
       return;
     default:
       return;
@@ -67,6 +73,7 @@ jpeg_error_mgr* JpegErrors::init() {
   pub.emit_message = on_emit_message;
   pub.output_message = on_output_message;
   message[0] = '\0';
+  warning[0] = '\0';
   return &pub;
 }
 
@@ -87,6 +94,7 @@ void JpegDecoder::fail() {
 ImageHeader JpegDecoder::begin(std::span<const std::byte> bytes) {
   if (active_) jpeg_abort_decompress(&cinfo_);
   active_ = true;
+  err_.warning[0] = '\0';
   if (bytes.size() < 4) {
     jpeg_abort_decompress(&cinfo_);
     active_ = false;
@@ -143,15 +151,21 @@ DecodedRegion JpegDecoder::decode(int denom, PixelRect want, std::vector<std::by
   if (buf.size() < need) buf.resize(need);
   auto* base = reinterpret_cast<uint8_t*>(buf.data());
   read_rows(y0, y1, base, stride);
-  if (!ends_with_eoi_ && y1 < full_h) {
-    // Perhaps truncated: skipping still entropy-decodes, and reading the last row needs the
-    // last of the data, so a short file fails here rather than only when its crop is low.
-    jpeg_skip_scanlines(&cinfo_, static_cast<JDIMENSION>(full_h - 1 - y1));
-    read_rows(full_h - 1, full_h, base + stride * static_cast<size_t>(y1 - y0), stride);
+  // Perhaps truncated (no EOI at the end), or damaged (a warning so far): on to the EOI
+  // marker, as PIL reads. Skipping still entropy-decodes, so a short file fails whatever
+  // region is asked (JWRN_JPEG_EOF: PIL's "image file is truncated"), and a marker PIL
+  // cannot read past the damage fails here too. An intact file stops below the region.
+  if (!ends_with_eoi_ || err_.warning[0] != '\0') {
+    if (y1 < full_h) {
+      jpeg_skip_scanlines(&cinfo_, static_cast<JDIMENSION>(full_h - 1 - y1));
+      read_rows(full_h - 1, full_h, base + stride * static_cast<size_t>(y1 - y0), stride);
+    }
+    jpeg_finish_decompress(&cinfo_);
+  } else {
+    jpeg_abort_decompress(&cinfo_);  // the rows below the region are not decoded
   }
-  // Stop here: the rows below the region are not decoded.
-  jpeg_abort_decompress(&cinfo_);
   active_ = false;
+  if (err_.warning[0] != '\0') note_decode_warning(err_.warning);
   return {base, stride, static_cast<int>(xoff), y0, static_cast<int>(width), y1 - y0};
 }
 

@@ -20,14 +20,20 @@
 #include "transforms/decoded_region.hpp"
 
 namespace stoker {
+// Counts an image delivered with a warning (image_decoder.cpp keeps the thread's count).
+void note_decode_warning(const char* first_warning);
+}  // namespace stoker
+
+namespace stoker {
 
 // libjpeg's error manager extended with a jump target. libjpeg's fatal errors (and the
-// warnings that mean damaged data) longjmp to the setjmp of the method that called
+// warning that means truncated data) longjmp to the setjmp of the method that called
 // libjpeg, which then throws from its own frame, never through libjpeg's C frames.
 struct JpegErrors {
   jpeg_error_mgr pub;
   std::jmp_buf jump;
   char message[JMSG_LENGTH_MAX];
+  char warning[JMSG_LENGTH_MAX];  // the image's first data warning, "" when none
   jpeg_error_mgr* init();  // for cinfo.err
 };
 
@@ -47,6 +53,9 @@ class JpegDecoder {
   // left of want.x (libjpeg aligns columns to its iMCU width). Rows below the region are
   // not decoded, except in a file that does not end with an EOI marker: there the entropy
   // data is read on to the last row, so a truncated file fails whatever region is asked.
+  // An image libjpeg decodes with data warnings is delivered and counted on this thread
+  // (stoker/transforms/decode_warnings.hpp); only the end of its data before the image's
+  // is an error (truncated), as in PIL.
   DecodedRegion decode(int denom, PixelRect want, std::vector<std::byte>& buf);
   // Convenience: the whole image at 1/denom.
   DecodedRegion decode_full(std::span<const std::byte> bytes, int denom,

@@ -76,7 +76,7 @@ TEST(ImageFolder, BadFoldersAreNamedErrors) {
   std::filesystem::create_directories(d / "empty");
   expect_error(d / "empty", "no class subfolders");
   write_file(d / "noimg/c/readme.txt", std::string("x"));
-  expect_error(d / "noimg", "no images (.jpg/.jpeg/.png)");
+  expect_error(d / "noimg", "no images (.jpg/.jpeg/.png/.webp)");
 }
 
 TEST(ImageFolder, AFileThatShrankOrVanishedIsASampleError) {
@@ -159,10 +159,24 @@ TEST(TarShards, TruncatedOrCorruptShardsNameTheShardAndOffset) {
       EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
     }
   };
+  // A cut shard is read up to its cut; the rest is one sample that reads as corrupt,
+  // naming the shard and the byte where its data ends (tar_cut_test.cpp).
+  auto expect_cut = [&](const std::string& path, uint64_t at) {
+    TarShardSource src({path});
+    ASSERT_EQ(src.size(), 1u);
+    std::vector<std::byte> scratch;
+    try {
+      src.read(0, scratch);
+      ADD_FAILURE() << "no error for " << path;
+    } catch (const SampleError& e) {
+      EXPECT_EQ(e.location, path + "@" + std::to_string(at));
+      EXPECT_NE(e.what.find("truncated tar shard"), std::string::npos) << e.what;
+    }
+  };
   write_file(d / "cut.tar", bytes.data(), 2000);  // inside the first member's data
-  expect_error(d / "cut.tar", "truncated tar shard");
+  expect_cut(d / "cut.tar", 2000);
   write_file(d / "cut-header.tar", bytes.data(), 512 * 7 + 100);  // inside the second header
-  expect_error(d / "cut-header.tar", "truncated tar shard");
+  expect_cut(d / "cut-header.tar", 512 * 7 + 100);
   std::vector<char> bad = bytes;
   bad[10] ^= 1;
   write_file(d / "bad.tar", bad.data(), bad.size());

@@ -171,12 +171,13 @@ TEST(FaultsImages, DataThatIsNoJpegOrPngSaysWhatItIs) {
   };
   EXPECT_EQ(message(""), "empty file (0 bytes)");
   EXPECT_EQ(message("GIF89a......"),
-            "a GIF image: stoker decodes JPEG and PNG only (convert the file)");
-  EXPECT_NE(message(std::string("RIFF\x10\0\0\0WEBPVP8 ", 16)).find("a WebP image"),
-            std::string::npos);
+            "a GIF image: stoker decodes JPEG, PNG and WebP only (convert the file)");
+  EXPECT_EQ(message(std::string("RIFF\x10\0\0\0WEBPVP8 ", 16)), "(no error)");  // WebP
   EXPECT_NE(message(std::string("II*\0", 4) + "...").find("a TIFF image"), std::string::npos);
+  EXPECT_NE(message("BM......").find("a BMP image"), std::string::npos);
+  EXPECT_NE(message(std::string("\0\0\1\0\1\0", 6)).find("an ICO image"), std::string::npos);
   EXPECT_EQ(message("hello world"),
-            "not a JPEG or PNG file: 11 bytes starting with 0x68 0x65 0x6c 0x6c");
+            "not a JPEG, PNG or WebP file: 11 bytes starting with 0x68 0x65 0x6c 0x6c");
   EXPECT_EQ(message("\xff\xd8\xff\xe0"), "(no error)");
 }
 

@@ -26,6 +26,7 @@ struct LoaderStats {
   uint64_t samples = 0, batches = 0, bytes = 0;  // delivered (bytes: sample data only)
   uint64_t skipped = 0;                          // corrupt samples left out (on_corrupt = Skip)
   std::vector<std::string> skipped_files;        // their files, each once, the first 1000
+  uint64_t decode_warnings = 0;  // samples delivered although their decoder warned (as PIL)
   uint64_t discarded_batches = 0;  // prepared for an epoch that was not iterated after all
   ReadCounters stream_reads;       // a streamed source's reads of shard files (else zeros)
 

@@ -1,6 +1,6 @@
 // An image folder in ImageNet (torchvision ImageFolder) layout: ROOT/CLASS/.../IMAGE.jpg.
 // Classes are the sorted names of ROOT's subfolders; the label is the class's index in that
-// order. Images are the files named .jpg, .jpeg or .png (any letter case) under each class
+// order. Images are the files named .jpg, .jpeg, .png or .webp (any letter case) under each class
 // folder, recursively, in sorted path order, classes in order: the same order as
 // ImageFolder's. The name only selects the files; the decoder reads their first bytes.
 // The folder is scanned once, at construction; read() opens and preads one file.

@@ -5,7 +5,10 @@
 // integer in its .cls, else .cls2, else .txt member, from 0 to 2^31-1. A sample without a
 // label member, or with another value, is an error naming the shard and member, unless
 // the shards are opened with labels = false (then every label is -1). Groups without an
-// image (metadata-only keys) are not samples.
+// image (metadata-only keys) are not samples. A shard whose data ends early (cut, half
+// copied; plain or compressed) holds its whole samples and then one more: the rest of the
+// shard, which reads as a SampleError naming the shard and the byte where it ends, so that
+// on_corrupt='skip' goes on with the other shards and every rank counts the same samples.
 //
 // Two ways to read them:
 //  - random access (stream = false): plain .tar only. Every shard's headers are indexed
@@ -55,8 +58,7 @@ bool stream_shards(const std::vector<std::string>& shards, std::optional<bool> a
 class TarShardSource : public ShardStreamSource {
  public:
   // `shards`: as list_tar_shards() takes them. Throws stoker::Error naming the shard and
-  // byte offset for an unreadable shard, a bad header checksum, a truncated shard,
-  // corrupt compressed data, a missing or bad label; naming a compressed shard opened
+  // byte offset for an unreadable shard, a bad header checksum, corrupt compressed data, a missing or bad label; naming a compressed shard opened
   // for random access; and naming the inputs when there are no samples.
   explicit TarShardSource(const std::vector<std::string>& shards, TarShardOptions options = {});
   ~TarShardSource() override;
@@ -83,6 +85,7 @@ class TarShardSource : public ShardStreamSource {
     uint64_t offset = 0, size = 0;
     int64_t label = -1;
     uint32_t shard = 0;
+    int32_t cut = -1;  // the rest of a cut shard: its SampleError in cuts_
   };
   uint64_t index_shard(uint32_t shard);  // random access: entries; returns the shard's hash
   uint64_t count_shard(uint32_t shard);  // streaming: the summary, cached
@@ -92,6 +95,7 @@ class TarShardSource : public ShardStreamSource {
   std::vector<std::string> shards_;
   std::vector<uint64_t> shard_samples_, shard_first_;  // count and first index per shard
   std::vector<Entry> entries_;                         // random access only
+  std::vector<SampleError> cuts_;                      // random access: cut shards' rests
   uint64_t samples_ = 0, fingerprint_ = 0, total_bytes_ = 0;
   // read() while streaming: one cursor, continued when the next sample follows.
   mutable std::mutex cursor_mu_;

@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""The real-image corpus: image files written by other people's software, taken from
+Debian packages that ship them (documentation, wallpapers, sample data), for
+tests/python/test_corpus.py.
+
+    corpus.py fetch      download the packages (apt-get download) and unpack them
+                         (dpkg-deb -x) into the cache folder, once: later runs reuse it
+    corpus.py manifest   write manifest.tsv beside this file: the files chosen (at most
+                         two of each kind per package) and what each exercises
+
+The cache folder is $STOKER_CORPUS_DIR, else /var/cache/stoker-corpus (outside the
+repository; nothing fetched is committed). fetch exits 2, saying why, when a package
+cannot be fetched (no network, no apt): the test then skips, saying so.
+"""
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MANIFEST = os.path.join(HERE, "manifest.tsv")
+PER_KIND = 2  # files of one kind per package: enough to cover it, few enough for seconds
+# Debian 12 packages that ship images, and what each brings.
+PACKAGES = {
+    "python-matplotlib-data": "matplotlib's sample data: a 4:2:0 photo, RGBA icons",
+    "imagemagick-6-doc": "ImageMagick's manual: grey and RGB JPEGs, 1-bit/grey PNGs, GIF, ICO",
+    "python-pil-doc": "Pillow's manual: small grey and palette PNGs",
+    "libexiv2-doc": "doxygen output: palette PNGs with tRNS, RGB graphs, grey+alpha",
+    "gnome-backgrounds": "GNOME wallpapers: lossy WebP, 4096 x 4096",
+    "desktop-base": "Debian's artwork: progressive JPEGs, RGBA PNGs of every icon size",
+}
+IMAGE_ENDINGS = (".jpg", ".jpeg", ".png", ".webp", ".gif", ".ico", ".bmp", ".tif", ".tiff")
+
+
+def cache_dir():
+    return os.environ.get("STOKER_CORPUS_DIR", "/var/cache/stoker-corpus")
+
+
+def fetch():
+    """Unpacks every package into <cache>/root/<package>; returns an error text or None."""
+    root = os.path.join(cache_dir(), "root")
+    debs = os.path.join(cache_dir(), "debs")
+    for package in PACKAGES:
+        done = os.path.join(root, package, ".unpacked")
+        if os.path.exists(done):
+            continue
+        try:
+            os.makedirs(debs, exist_ok=True)
+            got = subprocess.run(["apt-get", "download", package], cwd=debs, text=True,
+                                 capture_output=True)
+            if got.returncode != 0:
+                return f"apt-get download {package} failed: {got.stderr.strip()[-300:]}"
+            deb = sorted(f for f in os.listdir(debs) if f.startswith(package + "_"))[-1]
+            subprocess.run(["dpkg-deb", "-x", os.path.join(debs, deb),
+                            os.path.join(root, package)], check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError) as e:
+            return f"cannot fetch {package}: {e}"
+        open(done, "w").close()
+    return None
+
+
+def kinds_of(path):
+    """What the file exercises, as PIL sees it: format, mode, and its features."""
+    from PIL import Image, JpegImagePlugin
+
+    with Image.open(path) as im:
+        kinds = [im.format, "mode " + im.mode]
+        if im.format == "JPEG":
+            kinds.append("progressive" if im.info.get("progressive") else "baseline")
+            sampling = {0: "4:4:4", 1: "4:2:2", 2: "4:2:0"}.get(JpegImagePlugin.get_sampling(im))
+            if sampling:
+                kinds.append(sampling)
+            orientation = im.getexif().get(274)
+            if orientation and orientation != 1:
+                kinds.append(f"EXIF orientation {orientation}")
+        if im.format == "PNG":
+            if im.info.get("interlace"):
+                kinds.append("interlaced")
+            if "transparency" in im.info:
+                kinds.append("tRNS")
+        if im.format == "WEBP":
+            with open(path, "rb") as f:
+                kinds.append("lossless" if b"VP8L" in f.read(64) else "lossy")
+        side = max(im.size)
+        if side > 4000:
+            kinds.append("> 4000 px")
+        elif side <= 16:
+            kinds.append("tiny")
+        return kinds, im.size
+
+
+def write_manifest():
+    root = os.path.join(cache_dir(), "root")
+    chosen = {}
+    for package in PACKAGES:
+        for folder, _, files in sorted(os.walk(os.path.join(root, package))):
+            for name in sorted(files):
+                path = os.path.join(folder, name)
+                if not name.lower().endswith(IMAGE_ENDINGS) or os.path.islink(path):
+                    continue
+                kinds, size = kinds_of(path)
+                taken = chosen.setdefault((package, tuple(kinds)), [])
+                if len(taken) < PER_KIND:
+                    taken.append((os.path.relpath(path, root), size))
+    with open(MANIFEST, "w") as out:
+        out.write("# file (under <cache>/root)\twidth x height\twhat it exercises\n")
+        for (package, kinds), files in sorted(chosen.items()):
+            for rel, (w, h) in files:
+                out.write(f"{rel}\t{w} x {h}\t{', '.join(kinds)}\n")
+
+
+def manifest():
+    """[(path under the cache, [kinds])] from manifest.tsv."""
+    rows = []
+    with open(MANIFEST) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            rel, _, kinds = line.rstrip("\n").split("\t")
+            rows.append((os.path.join(cache_dir(), "root", rel), kinds.split(", ")))
+    return rows
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["fetch"]:
+        error = fetch()
+        if error:
+            print(error, file=sys.stderr)
+            sys.exit(2)
+    elif sys.argv[1:] == ["manifest"]:
+        write_manifest()
+    else:
+        print(__doc__)
+        sys.exit(1)

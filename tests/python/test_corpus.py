@@ -1,0 +1,127 @@
+"""The real-image corpus (tests/corpus/): image files from Debian packages, written by
+other people's software, file by file against PIL and torchvision:
+
+- PIL opens it <=> stoker decodes it; for the formats PIL opens and stoker does not read
+  (GIF, ICO, BMP, TIFF), stoker's message names the format and the ones it reads;
+- stoker's full-resolution RGB equals PIL's Image.open(f).convert('RGB') byte for byte;
+- the eval transform (Resize 256 + CenterCrop 224) through stoker.Loader stays within a
+  mean |difference| of 1.0 (0-255 units) of torchvision's on the PIL image, with one PNG
+  named .JPEG among them (the decoder follows the bytes).
+
+The corpus is fetched once into a cache folder (tests/corpus/corpus.py fetch) and reused;
+where the packages cannot be fetched the test is skipped, saying so.
+"""
+import io
+import os
+import subprocess
+import sys
+import unittest
+
+import numpy as np
+from PIL import Image
+
+import stoker
+from stoker import _stoker
+from testdata import TempDir
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "corpus"))
+import corpus  # noqa: E402
+
+STOKER_READS = ("JPEG", "PNG", "WEBP")
+
+
+def fetch_error():
+    got = subprocess.run([sys.executable, corpus.__file__, "fetch"], capture_output=True,
+                         text=True, timeout=1800)
+    return None if got.returncode == 0 else got.stderr.strip() or "fetch failed"
+
+
+class Corpus(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        error = fetch_error()
+        if error:
+            raise unittest.SkipTest(f"the real-image corpus cannot be fetched: {error}")
+        cls.files = corpus.manifest()
+
+    def test_every_listed_file_is_there(self):
+        missing = [path for path, _ in self.files if not os.path.exists(path)]
+        self.assertEqual(missing, [], "re-run tests/corpus/corpus.py manifest")
+
+    def test_pil_opens_it_iff_stoker_decodes_it_with_the_same_rgb(self):
+        opened = decoded = 0
+        for path, kinds in self.files:
+            with self.subTest(file=path, kinds=kinds):
+                with open(path, "rb") as f:
+                    data = f.read()
+                with Image.open(path) as image:
+                    fmt = image.format
+                    want = np.asarray(image.convert("RGB"))
+                opened += 1
+                if fmt not in STOKER_READS:
+                    with self.assertRaises(stoker.Error) as ctx:
+                        _stoker.decode_image(data)
+                    self.assertIn(f"a{'n' if fmt[0] in 'AEIO' else ''} {fmt} image: stoker "
+                                  "decodes JPEG, PNG and WebP only", str(ctx.exception))
+                    continue
+                got = _stoker.decode_image(data)
+                decoded += 1
+                self.assertEqual(got.shape, want.shape)
+                differ = int((got != want).sum())
+                self.assertEqual(differ, 0, f"{differ} samples differ from PIL's")
+        print(f"\ncorpus: {len(self.files)} files, PIL opens {opened}, stoker decodes "
+              f"{decoded} (the others: formats stoker does not read)", file=sys.stderr)
+
+    def test_eval_transform_is_torchvisions(self):
+        import torchvision.transforms as T
+
+        tmp = TempDir()
+        self.addCleanup(tmp.cleanup)
+        folder = os.path.join(tmp.path, "c0")
+        os.makedirs(folder)
+        names = {"JPEG": "jpg", "PNG": "png", "WEBP": "webp"}
+        paths, renamed = [], False
+        for path, kinds in self.files:
+            if kinds[0] not in STOKER_READS:
+                continue
+            ext = names[kinds[0]]
+            if kinds[0] == "PNG" and not renamed:  # ImageNet holds a PNG named .JPEG
+                ext, renamed = "JPEG", True
+            link = os.path.join(folder, f"{len(paths):04d}.{ext}")
+            os.symlink(path, link)
+            paths.append(path)
+        reference = T.Compose([T.Resize(256), T.CenterCrop(224)])
+        loader = stoker.Loader.images(tmp.path, batch_size=1, size=224, resize_shorter=256,
+                                      train=False, dtype="uint8", layout="HWC",
+                                      dct_scaling=False, shuffle=False, world_size=1, rank=0)
+        for path, (batch, _) in zip(paths, loader):
+            with self.subTest(file=path):
+                with Image.open(path) as image:
+                    want = np.asarray(reference(image.convert("RGB")), dtype=np.float64)
+                got = batch[0].numpy().astype(np.float64)
+                self.assertLess(float(np.abs(got - want).mean()), 1.0)
+        self.assertEqual(loader.stats()["samples"], len(paths))
+
+
+class WebpAgainstPil(unittest.TestCase):
+    """The WebP kinds the corpus lacks (lossless, alpha), written by PIL's libwebp."""
+
+    def test_lossless_and_alpha_webp_equal_pils_rgb(self):
+        rng = np.random.default_rng(1)
+        rgba = rng.integers(0, 256, size=(37, 53, 4), dtype=np.uint8)
+        for name, image, options in (
+                ("lossy_rgb", Image.fromarray(rgba[..., :3]), {"quality": 80}),
+                ("lossy_alpha", Image.fromarray(rgba, "RGBA"), {"quality": 80}),
+                ("lossless_alpha", Image.fromarray(rgba, "RGBA"), {"lossless": True}),
+                ("lossless_exact", Image.fromarray(rgba, "RGBA"),
+                 {"lossless": True, "exact": True})):
+            with self.subTest(kind=name):
+                out = io.BytesIO()
+                image.save(out, "WEBP", **options)
+                data = out.getvalue()
+                want = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+                np.testing.assert_array_equal(_stoker.decode_image(data), want)
+
+
+if __name__ == "__main__":
+    unittest.main()
