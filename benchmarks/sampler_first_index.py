@@ -20,12 +20,14 @@ import time
 
 
 def measure(kind, size, repeat):
+    options = {}
     if kind == "stoker":
         import stoker
         make = stoker.DistributedSampler
+        options["agree"] = False  # one process playing rank 0 of 2: no other rank to ask
     else:
         from torch.utils.data.distributed import DistributedSampler as make
-    sampler = make(range(size), num_replicas=2, rank=0, shuffle=True, seed=0)
+    sampler = make(range(size), num_replicas=2, rank=0, shuffle=True, seed=0, **options)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     firsts = []
     for epoch in range(repeat):

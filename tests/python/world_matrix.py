@@ -5,7 +5,7 @@ reason otherwise.
 
 usage: world_matrix.py LAUNCH OUT_DIR [--expect-source TEXT] [--launcher WORDS]
   LAUNCH spawn-tcp | spawn-env | harness      world_job.py spawns its own ranks
-         torchrun-standalone | torchrun-c10d  python3 -m torch.distributed.run, loopback
+         torchrun-standalone | torchrun-c10d  torchrun (torchrun.py), on the loopback
          launcher                             --launcher 'srun -n{n} ...' or 'mpirun -n {n}'
 Checks: every rank sees the whole world (2, then 3) and says where it came from; each epoch
 covers the dataset exactly once with equal shards; set_epoch gives a new order; the ranks'
@@ -37,7 +37,7 @@ def command(launch, phase, out_dir, ranks, launcher):
     if launch in ("spawn-tcp", "spawn-env", "harness"):
         return job + [launch, phase, out_dir, "--ranks", str(ranks)]
     tail = ["env", phase, out_dir]
-    run = [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={ranks}"]
+    run = [sys.executable, os.path.join(HERE, "torchrun.py"), f"--nproc_per_node={ranks}"]
     if launch == "torchrun-standalone":
         return run + ["--standalone", JOB] + tail
     if launch == "torchrun-c10d":
