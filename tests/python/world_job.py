@@ -20,6 +20,7 @@ import argparse
 import json
 import math
 import os
+import pickle
 import socket
 import sys
 
@@ -62,6 +63,21 @@ def padding(cls, world_size):
     return out
 
 
+def used_on_another_rank(sampler, dist, out_dir):
+    """Each rank pickles its sampler, then iterates the next rank's: the refusal's text."""
+    rank, size = dist.get_rank(), dist.get_world_size()
+    with open(os.path.join(out_dir, f"sampler-rank{rank}.pkl"), "wb") as f:
+        pickle.dump(sampler, f)
+    dist.barrier()
+    with open(os.path.join(out_dir, f"sampler-rank{(rank + 1) % size}.pkl"), "rb") as f:
+        foreign = pickle.load(f)
+    try:
+        iter(foreign)
+        return "iterated"
+    except RuntimeError as e:
+        return str(e)
+
+
 def first_phase(stoker, dist, out_dir):
     sampler = stoker.DistributedSampler(np.arange(SIZE), seed=SEED, fingerprint="world-job")
     record = {"num_replicas": sampler.num_replicas, "rank": sampler.rank,
@@ -75,6 +91,7 @@ def first_phase(stoker, dist, out_dir):
     record["consumed"] = [int(next(walk)) for _ in range(CONSUMED)]
     record["state"] = sampler.state_dict(consumed=CONSUMED)
     if dist is not None:
+        record["foreign"] = used_on_another_rank(sampler, dist, out_dir)
         from torch.utils.data.distributed import DistributedSampler as TorchSampler
 
         record["padding"] = {"stoker": padding(stoker.DistributedSampler, sampler.num_replicas),

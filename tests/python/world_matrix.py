@@ -7,7 +7,8 @@ usage: world_matrix.py LAUNCH OUT_DIR [--expect-source TEXT] [--launcher WORDS]
   LAUNCH spawn-tcp | spawn-env | harness      world_job.py spawns its own ranks
          torchrun-standalone | torchrun-c10d  torchrun (torchrun.py), on the loopback
          launcher                             --launcher 'srun -n{n} ...' or 'mpirun -n {n}'
-Checks: every rank sees the whole world (2, then 3) and says where it came from; each epoch
+Checks: every rank sees the whole world (2, then 3) and says where it came from (and, under
+a process group, refuses to iterate another rank's sampler, pickled to it); each epoch
 covers the dataset exactly once with equal shards; set_epoch gives a new order; the ranks'
 states agree; the resume on 3 ranks walks the rest of the epoch, losing and repeating
 nothing; torch's padding test gives the same numbers for torch's class and stoker's; the
@@ -76,7 +77,11 @@ def judge_first(ranks, expect_source):
         return "set_epoch(1) gave the same order as epoch 0"
     if ranks[0]["state"] != ranks[1]["state"]:
         return f"the ranks' states differ: {ranks[0]['state']} / {ranks[1]['state']}"
-    for r in ranks:
+    for k, r in enumerate(ranks):
+        other = (k + 1) % 2
+        if "foreign" in r and f"made on rank {other} of 2 of a torch.distributed group, used " \
+                f"on rank {k} of 2" not in r["foreign"]:
+            return f"rank {k} iterated rank {other}'s sampler: {r['foreign']}"
         if "padding" in r and r["padding"]["stoker"] != r["padding"]["torch"]:
             return f"padding: stoker {r['padding']['stoker']} / torch {r['padding']['torch']}"
         loader = r["loader"]

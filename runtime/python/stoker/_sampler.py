@@ -102,6 +102,10 @@ class DistributedSampler(_TorchDistributedSampler):
         self.dataset = dataset
         self.num_replicas, self.rank = world.world_size, world.rank
         self.world_source = world.source  # where num_replicas and rank came from
+        group = torch_group() if world.source.startswith("torch.distributed") else None
+        # The group's place this sampler was made for: checked at each iteration
+        self._group_place = None if group is None else (group.get_rank(),
+                                                        group.get_world_size())
         self.shuffle, self.drop_last, self.seed = bool(shuffle), bool(drop_last), seed
         self.epoch = 0
         self._agree = check_bool("agree", agree)
@@ -255,12 +259,13 @@ class DistributedSampler(_TorchDistributedSampler):
         """A sampler whose world came from a process group, used on another rank of it (or of
         another group), would hand out another rank's shard: refused."""
         dist = torch_group()
-        if dist is None or not self.world_source.startswith("torch.distributed"):
+        if dist is None or self._group_place is None:
             return
         now = (dist.get_rank(), dist.get_world_size())
-        if now != (self.rank, self.num_replicas):
+        if now != self._group_place:
+            made = self._group_place
             raise _stoker.Error(
-                f"DistributedSampler: made on rank {self.rank} of {self.num_replicas} of a "
+                f"DistributedSampler: made on rank {made[0]} of {made[1]} of a "
                 f"torch.distributed group, used on rank {now[0]} of {now[1]} of the group "
                 "initialised now: make the sampler on each rank after init_process_group "
                 "(or pass num_replicas and rank)")
