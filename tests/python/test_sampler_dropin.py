@@ -158,6 +158,18 @@ class Fingerprint(unittest.TestCase):
         with self.assertRaisesRegex(stoker.Error, "fingerprint"):
             two.load_state_dict(one.state_dict())
 
+    def test_fingerprint_false_reads_no_item(self):
+        class Unreadable(torch.utils.data.Dataset):
+            def __len__(self):
+                return 9
+
+            def __getitem__(self, i):
+                raise AssertionError("an item was read")
+
+        s = stoker.DistributedSampler(Unreadable(), 1, 0, fingerprint=False)
+        self.assertEqual(s.fingerprint, "not checked: fingerprint=False (no item read)")
+        self.assertEqual(len(list(s)), 9)
+
     def test_plain_or_random_items_are_said_not_checked(self):
         plain = stoker.DistributedSampler(range(9), 1, 0)
         self.assertTrue(plain.fingerprint.startswith("not checked:"), plain.fingerprint)

@@ -2,6 +2,8 @@
 at each epoch start and what a resume state must match, beside the dataset's length.
 
   fingerprint=KEY given (str, bytes or int: a version, a file list's hash, ...): len + KEY;
+  fingerprint=False: no item read (a dataset that must not be read in this process, such as
+  one that opens an HDF5 file on first access and is then forked into DataLoader workers);
   else a few items read at fixed positions, when they are made of tensors, numpy arrays or
   bytes (alone or in tuples, lists and dicts, with plain numbers and strings beside them:
   (image, label) is one): len + their contents.
@@ -91,12 +93,15 @@ class _RandomStatesKept:
 
 def dataset_fingerprint(dataset, size, key=None):
     """The Fingerprint of `dataset` (len `size`), with the user's key when given."""
+    if key is False:
+        return Fingerprint(0, "not checked: fingerprint=False (no item read)")
     h = hashlib.blake2b()
     h.update(b"len %d;" % size)
     if key is not None:
         if not isinstance(key, (str, bytes, int)) or isinstance(key, bool):
             raise TypeError("fingerprint must be a str, bytes or int that names the dataset's "
-                            f"contents (a version, a hash), got {type(key).__name__} {key!r}")
+                            "contents (a version, a hash), or False (read no item), got "
+                            f"{type(key).__name__} {key!r}")
         h.update(repr(key).encode())
         value = _digest(h)
         return Fingerprint(value, f"0x{value:016x} (len {size}, key {key!r})")

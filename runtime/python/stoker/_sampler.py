@@ -73,7 +73,9 @@ class DistributedSampler(_TorchDistributedSampler):
       fingerprint   a str, bytes or int naming the dataset's contents (a version): checked
                     with len(dataset) across ranks and on resume. None: a few items are
                     hashed when they are tensors, arrays or bytes; else only the length is
-                    checked (the `fingerprint` attribute says "not checked" and why)
+                    checked (the `fingerprint` attribute says "not checked" and why).
+                    False: read no item (a dataset that opens a file handle on first access
+                    and must not do so before the DataLoader forks its workers)
 
     The public attributes are torch's (num_replicas, rank, epoch, num_samples, total_size,
     shuffle, seed, drop_last, dataset); changing one takes effect at the next iteration.
