@@ -17,6 +17,7 @@ Each rank writes OUT_DIR/PHASE-rank<r>.json. The sampler, the dataset and the Lo
 left to find the world themselves: num_replicas/rank (world_size/rank) are never passed.
 """
 import argparse
+import copy
 import json
 import math
 import os
@@ -90,6 +91,8 @@ def first_phase(stoker, dist, out_dir):
     walk = iter(sampler)
     record["consumed"] = [int(next(walk)) for _ in range(CONSUMED)]
     record["state"] = sampler.state_dict(consumed=CONSUMED)
+    if record["rank"] == 0:  # one rank copies alone: the copy must enter no collective
+        record["copy_len"] = len(copy.deepcopy(sampler))
     if dist is not None:
         record["foreign"] = used_on_another_rank(sampler, dist, out_dir)
         from torch.utils.data.distributed import DistributedSampler as TorchSampler

@@ -75,6 +75,8 @@ def judge_first(ranks, expect_source):
             return f"epoch {epoch}: the ranks did not cover the {SIZE} samples exactly once"
     if any(r["epochs"][0] == r["epochs"][1] for r in ranks):
         return "set_epoch(1) gave the same order as epoch 0"
+    if ranks[0].get("copy_len") != SIZE // 2:
+        return f"rank 0's deep copy has {ranks[0].get('copy_len')} indices, not {SIZE // 2}"
     if ranks[0]["state"] != ranks[1]["state"]:
         return f"the ranks' states differ: {ranks[0]['state']} / {ranks[1]['state']}"
     for k, r in enumerate(ranks):

@@ -115,8 +115,11 @@ class DistributedSampler(_TorchDistributedSampler):
         self._restored = None  # a pass load_state_dict() prepared
         self._build()
 
-    def _build(self):
-        """The C++ sampler and the agreement for the public attributes as they are now."""
+    def _build(self, agree_seed=True):
+        """The C++ sampler and the agreement for the public attributes as they are now.
+        agree_seed: under MPI take rank 0's seed (a collective: every rank builds at the same
+        point, at construction or at the iteration after an attribute changed); not for a
+        copy, whose seed was agreed already."""
         size = len(self.dataset)
         self._fingerprint = dataset_fingerprint(self.dataset, size, self._fingerprint_key)
         self._agreement = Agreement(self.rank, self.num_replicas, self._agree,
@@ -124,7 +127,7 @@ class DistributedSampler(_TorchDistributedSampler):
         core = _stoker._Sampler(size, self.num_replicas, self.rank, bool(self.shuffle),
                                 self.seed % 2**64, bool(self.drop_last),
                                 self._fingerprint.value)
-        if self._agreement.by_mpi:  # every rank takes rank 0's seed, as the C++ loader does
+        if agree_seed and self._agreement.by_mpi:  # rank 0's seed, as the C++ loader takes
             agreed = core.agree_mpi()
             if agreed != core.seed:
                 self.seed = agreed
@@ -213,7 +216,7 @@ class DistributedSampler(_TorchDistributedSampler):
         restored = state.pop("_restored")
         self.__dict__.update(state)
         self._restored = None
-        self._build()
+        self._build(agree_seed=False)  # one rank may copy alone: no collective
         if restored is not None:
             self.load_state_dict({"sampler": restored})
             self.epoch = state["epoch"]
