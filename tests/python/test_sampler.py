@@ -196,10 +196,12 @@ class FaultsSampler(unittest.TestCase):
             stoker.DistributedSampler(Indices(10), num_replicas=0, rank=0)
         with self.assertRaisesRegex(ValueError, "empty"):
             stoker.DistributedSampler(Indices(0), num_replicas=1, rank=0)
-        with self.assertRaisesRegex(ValueError, "seed=-1"):
-            stoker.DistributedSampler(Indices(10), 1, 0, seed=-1)
-        with self.assertRaisesRegex(TypeError, "shuffle"):
-            stoker.DistributedSampler(Indices(10), 1, 0, shuffle="yes")
+        # torch's seeds are -2**63 .. 2**64 - 1 (negatives wrap); shuffle is any truthy value
+        with self.assertRaisesRegex(ValueError, "seed=-9223372036854775809"):
+            stoker.DistributedSampler(Indices(10), 1, 0, seed=-2**63 - 1)
+        self.assertTrue(stoker.DistributedSampler(Indices(10), 1, 0, shuffle="yes").shuffle)
+        with self.assertRaisesRegex(TypeError, "seed must be an integer"):
+            stoker.DistributedSampler(Indices(10), 1, 0, seed="0")
 
 
 class Footprint(unittest.TestCase):

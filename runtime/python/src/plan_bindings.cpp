@@ -130,14 +130,18 @@ void bind_plan(py::module_& m) {
         "The intra-op threads (torch, OpenMP) the plan's main CPUs give: one per CPU, >= 1");
   m.def(
       "compute_plan",
-      [] {
+      [](std::optional<int> local_rank, std::optional<int> local_size) {
         PlanRequest request;
         request.use_plugin_plan = false;  // plugin_plan had its say first
+        request.local_rank = local_rank;
+        request.local_size = local_size;
         LocalPlan local = plan_for_this_process(request);
         return py::make_tuple(local.plan, local.source);
       },
+      py::arg("local_rank") = py::none(), py::arg("local_size") = py::none(),
       "(plan, source): a plan computed for this process from its CPU mask, GPUs, memory "
-      "limit and STOKER_PROFILE / STOKER_PROFILES");
+      "limit and STOKER_PROFILE / STOKER_PROFILES; local_rank/local_size: this rank's place "
+      "on the node when the launcher's variables do not say it (a torch.distributed group)");
 }
 
 }  // namespace stoker::python

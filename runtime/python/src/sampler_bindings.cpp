@@ -40,8 +40,9 @@ SamplerState parse_state_text(const std::string& text) {
 namespace {
 
 DistributedSampler make_sampler(uint64_t size, uint64_t world_size, uint64_t rank, bool shuffle,
-                                uint64_t seed, bool drop_last) {
+                                uint64_t seed, bool drop_last, uint64_t fingerprint) {
   SamplerOptions o;
+  o.fingerprint = fingerprint;
   o.size = size;
   o.world_size = world_size;
   o.rank = rank;
@@ -70,6 +71,16 @@ void bind_agreement(py::module_& m) {
     d["local_size"] = w.local_size;
     d["mpi"] = w.mpi;
     d["source"] = w.source;
+    return d;
+  });
+  // The launcher's variables alone (no MPI call), for comparing with a torch.distributed
+  // group (stoker/_world.py).
+  m.def("launch_world", [] {
+    const Ranks r = launch_ranks(process_env());
+    py::dict d;
+    d["rank"] = r.rank;
+    d["world_size"] = r.world_size;
+    d["source"] = r.source;
     return d;
   });
   m.def("seed_from_environment", &seed_from_environment, py::arg("fallback"));
@@ -102,13 +113,16 @@ void bind_agreement(py::module_& m) {
 void bind_sampler(py::module_& m) {
   py::class_<DistributedSampler>(m, "_Sampler")
       .def(py::init(&make_sampler), py::arg("size"), py::arg("world_size"), py::arg("rank"),
-           py::arg("shuffle"), py::arg("seed"), py::arg("drop_last"))
+           py::arg("shuffle"), py::arg("seed"), py::arg("drop_last"),
+           py::arg("fingerprint") = 0)
       .def("copy", [](const DistributedSampler& s) { return s; })
       .def("set_epoch", &DistributedSampler::set_epoch, py::arg("epoch"))
       .def_property_readonly("epoch", &DistributedSampler::epoch)
       .def_property_readonly("length", &DistributedSampler::length)
       .def_property_readonly("start", &DistributedSampler::start)
       .def_property_readonly("seed", [](const DistributedSampler& s) { return s.options().seed; })
+      .def_property_readonly("fingerprint",
+                             [](const DistributedSampler& s) { return s.options().fingerprint; })
       .def("indices", &indices, py::arg("first"), py::arg("count"))
       .def("order", &DistributedSampler::order, py::arg("position"))
       .def(

@@ -22,7 +22,6 @@ from . import _stoker
 from ._choices import crop_box, flipped, split_cpus
 from ._loader import Loader
 from ._plan import Plan, plan
-from ._sampler import DistributedSampler
 from ._workers import WorkerInit
 
 Error = _stoker.Error  # a RuntimeError: a failed sample, disagreeing ranks, a bad dataset
@@ -30,5 +29,16 @@ built_with_cuda = _stoker.built_with_cuda
 built_with_mpi = _stoker.built_with_mpi
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    """stoker.DistributedSampler subclasses torch's: it is made on first use, so that
+    `import stoker` does not import torch (stoker.plan() reads torch's thread count as the
+    user left it)."""
+    if name == "DistributedSampler":
+        from ._sampler import DistributedSampler
+
+        return DistributedSampler
+    raise AttributeError(f"module 'stoker' has no attribute {name!r}")
 __all__ = ["DistributedSampler", "Error", "Loader", "Plan", "WorkerInit", "plan", "crop_box",
            "flipped", "split_cpus", "built_with_cuda", "built_with_mpi"]

@@ -16,6 +16,7 @@ import sys
 import time
 
 from . import _stoker
+from ._world import torch_group
 
 __all__ = ["Agreement"]
 
@@ -24,24 +25,30 @@ __all__ = ["Agreement"]
 _exchanges = itertools.count()
 
 
-def _torch_group():
-    """torch.distributed when this process initialised it, else None (never imports torch)."""
-    dist = sys.modules.get("torch.distributed")
-    if dist is None or not dist.is_available() or not dist.is_initialized():
-        return None
-    return dist
+def _mpi_world():
+    """Whether MPI gives this process's world. With a torch.distributed group the launcher's
+    variables need not say a world (PyTorch's harness sets WORLD_SIZE alone): no MPI then."""
+    try:
+        return _stoker.world()["mpi"]
+    except _stoker.Error:
+        if torch_group() is None:
+            raise
+        return False
 
 
 class Agreement:
     """What checks one loader's or sampler's epochs, and the check itself."""
 
-    def __init__(self, rank, world_size, agree):
-        self.rank, self.world_size = rank, world_size
+    def __init__(self, rank, world_size, agree, world_source=None):
+        """world_source: where rank and world_size came from (stoker/_world.py), said by
+        "single rank (...)": a world of one taken from the wrong place is the silent
+        double-data bug (docs/reliability.md)."""
+        self.rank, self.world_size, self.world_source = rank, world_size, world_source
         if not agree:
             self.mode = "off"
         elif world_size == 1:
-            self.mode = "single rank"
-        elif _stoker.world()["mpi"]:
+            self.mode = "single rank" + (f" (world from {world_source})" if world_source else "")
+        elif _mpi_world():
             self.mode = "MPI"
         else:
             self.mode = None  # torch.distributed or not checked: decided at each epoch start
@@ -56,9 +63,9 @@ class Agreement:
         Under MPI it calls mpi() (None: the caller's C++ side checks by itself)."""
         if self.mode == "MPI" and mpi is not None:
             mpi()
-        if self.mode in ("off", "single rank", "MPI"):
+        if self.mode in ("off", "MPI") or self.world_size == 1:
             return
-        dist = _torch_group()
+        dist = torch_group()
         if dist is None:
             self.mode = _stoker.note_unchecked_ranks(self.rank, self.world_size)
             return

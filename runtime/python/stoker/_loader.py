@@ -12,6 +12,7 @@ from ._device import CudaSide, DeviceCopies, check_device, torch_pinner
 from ._loader_loop import LoaderLoop
 from ._loader_sources import LoaderSources
 from ._plan import Plan, _applies_by_default, _apply
+from ._world import find_world
 
 __all__ = ["Loader"]
 
@@ -26,8 +27,9 @@ class Loader(LoaderSources, LoaderLoop):
       batch_size        samples per batch (> 0)
       shuffle, seed     the epoch order: a pure function of (seed, epoch, dataset size)
       drop_last         drop the last partial batch (and the uneven tail across ranks)
-      world_size, rank  this rank's shard; both None: from MPI, RANK/WORLD_SIZE or
-                        SLURM_PROCID/SLURM_NTASKS
+      world_size, rank  this rank's shard; both None: an initialised torch.distributed
+                        group's (as torch's DistributedSampler), else the launcher's
+                        (OMPI_*, RANK/WORLD_SIZE, SLURM_*, MPI); world_source says which
       workers           None: the plan's; else worker threads (beyond the plan's worker
                         CPUs they spread over the rank's CPUs: Plan.worker_shares)
       prefetch          None: the plan's; else the starting depth in batches
@@ -82,15 +84,17 @@ class Loader(LoaderSources, LoaderLoop):
         # used instead of torch's cudaHostRegister (py_pinner.hpp says what they receive).
         if plan is not None and not isinstance(plan, Plan):
             raise TypeError(f"plan must be a stoker.Plan or None, got {type(plan).__name__}")
-        if world_size is None and rank is None:
-            world = _stoker.world()  # what the C++ side detects too (MPI, RANK, SLURM_*)
-            ranks = world["rank"], world["world_size"]
-        else:
-            ranks = rank, world_size  # checked by the C++ side
-        self._agreement = Agreement(*ranks, check_bool("agree", agree))
+        world_source = None
+        if world_size is None and rank is None:  # as torch finds it: the group first
+            world = find_world("Loader")
+            rank, world_size, world_source = world  # passed on, checked by the C++ side
+            if plan is None and world_source.startswith("torch.distributed"):
+                plan = _plan_beside_group(world)
+        self._agreement = Agreement(rank, world_size, check_bool("agree", agree),
+                                    world_source)
         options = {  # checked by the C++ side (options.cpp), each error naming its argument
             "batch_size": batch_size, "shuffle": shuffle, "seed": seed, "drop_last": drop_last,
-            "world_size": world_size, "rank": rank,  # both None: detected by the C++ side
+            "world_size": world_size, "rank": rank,  # given, or as find_world() found them
             "workers": workers, "prefetch": prefetch, "adaptive": adaptive,
             "max_depth": max_depth, "held_batches": held_batches, "pin_threads": pin_threads,
             "on_corrupt": on_corrupt, "max_skip_fraction": max_skip_fraction,
@@ -123,6 +127,12 @@ class Loader(LoaderSources, LoaderLoop):
             _apply(self._plan._core, loader_pinned=True)
         if not self._as_numpy:
             self._check_torch_dtype()
+
+    @property
+    def world_source(self):
+        """Where rank and world_size came from (the arguments, a torch.distributed group,
+        the launcher's variables, MPI)."""
+        return self._agreement.world_source or "the arguments (world_size and rank)"
 
     def stats(self):
         """Where time goes (ns per stage, consumer wait), prefetch depth decisions, slots,
@@ -205,3 +215,19 @@ class Loader(LoaderSources, LoaderLoop):
             raise ValueError(f"samples of dtype {dtype} cannot be torch tensors in this "
                              f"PyTorch ({torch.__version__}): pass as_numpy=True "
                              "(or widen=True for tokens)") from None
+
+
+def _plan_beside_group(world):
+    """None (the C++ side plans from the launcher's variables), or, when those cannot say
+    this rank's place on the node (PyTorch's harness: WORLD_SIZE set, the rank passed to
+    init_process_group, no RANK), a plan for local rank `rank` of `world_size`: the
+    group's ranks taken as this node's, as under mp.spawn."""
+    try:
+        _stoker.launch_world()
+        return None
+    except _stoker.Error:
+        pass
+    core, source = _stoker.compute_plan(local_rank=world.rank, local_size=world.world_size)
+    core.add_reason("ranks", f"local rank {world.rank} of {world.world_size} from "
+                    f"{world.source} (the launcher's variables do not say it)")
+    return Plan(core, source)

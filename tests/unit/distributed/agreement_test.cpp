@@ -72,6 +72,14 @@ TEST(Agreement, DisagreementsNameTheRanksAndTheField) {
             "agree_on_epoch: ranks disagree on the dataset: ranks 0-2 have dataset size 1001 "
             "(fingerprint 0x000000000000feed), rank 3 has dataset size 1000 (fingerprint "
             "0x000000000000feed) (give every rank the same dataset (same files, same sizes))");
+  // Without a fingerprint (a Python dataset of plain objects) the message says so, not 0x0.
+  views = agreeing(2);
+  for (auto& v : views) v.fingerprint = 0;
+  views[1].size = 1000;
+  EXPECT_EQ(verdict(views, SeedRule::take_rank0),
+            "agree_on_epoch: ranks disagree on the dataset: rank 0 has dataset size 1001 "
+            "(contents not checked), rank 1 has dataset size 1000 (contents not checked) (give "
+            "every rank the same dataset (same files, same sizes))");
   views = agreeing(4);
   views[1].epoch = 3;
   views[2].epoch = 3;
