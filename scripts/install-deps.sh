@@ -18,6 +18,9 @@ packages=(
   python3-dev pybind11-dev python3-numpy python3-torch python3-torchvision python3-pil
   # used by the test harnesses; lintian checks the Debian packages (scripts/package.sh)
   procps util-linux time lintian
+  # the fuzz build (tests/fuzz, scripts/fuzz.sh): clang and its libFuzzer runtime; the
+  # Python property tests (tests/python/test_hypothesis_*.py); zstd writes the fuzz seeds
+  clang-14 libclang-rt-14-dev python3-hypothesis zstd
 )
 
 . "$(dirname "$0")/as-root.sh"
