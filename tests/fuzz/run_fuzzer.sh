@@ -17,7 +17,7 @@ args=(-max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_sta
 log="$dir/last.log"
 status=0
 # The grown corpus first (libFuzzer adds to the first folder only), the committed seeds second.
-TMPDIR="$dir/tmp" nice -n 19 "$bin" "${args[@]}" "$@" "$dir/corpus" "$src/corpus/$name" \
+LSAN_OPTIONS="suppressions=$src/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" TMPDIR="$dir/tmp" nice -n 19 "$bin" "${args[@]}" "$@" "$dir/corpus" "$src/corpus/$name" \
   >"$log" 2>&1 || status=$?
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
 cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n1 | cut -d' ' -f2)
