@@ -22,6 +22,9 @@ packages=(
   # pages looked at in headless Chromium (tests/support/browser_check.py), and the metrics
   # scraped by a real Prometheus through node-exporter's textfile collector (tests/browser/)
   chromium chromium-driver prometheus prometheus-node-exporter
+  # the fuzz build (tests/fuzz, scripts/fuzz.sh): clang and its libFuzzer runtime; the
+  # Python property tests (tests/python/test_hypothesis_*.py) (zstd: line 12)
+  clang-14 libclang-rt-14-dev python3-hypothesis
 )
 
 . "$(dirname "$0")/as-root.sh"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs dependencies, builds stoker (with CUDA when the toolkit
 # is present), and runs every test family this machine can run, then the unit tests
-# again under ASan+UBSan and the loader's tests under TSan.
+# again under ASan+UBSan, the loader's tests under TSan, and each fuzz target for a few
+# seconds (build-fuzz/, clang + libFuzzer).
 #   scripts/test.sh                       everything
 #   STOKER_TEST_QUICK=1 scripts/test.sh   only the main build's tests
 # Needs root (it installs packages and starts a local Slurm cluster): a user who is not
@@ -38,3 +39,11 @@ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTOKER_SAN
   -DSTOKER_WITH_CUDA=OFF -DSTOKER_WITH_PYTHON=OFF -DSTOKER_WITH_SPANK=OFF >/dev/null
 cmake --build build-tsan -j"$jobs" --target unit_loader
 ctest --test-dir build-tsan --output-on-failure -L loader
+
+step "fuzz targets, ${STOKER_FUZZ_SECONDS:-15} s each (build-fuzz/)"
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DSTOKER_FUZZ=ON \
+  -DSTOKER_FUZZ_SECONDS="${STOKER_FUZZ_SECONDS:-15}" -DSTOKER_BUILD_TESTS=OFF \
+  -DSTOKER_WITH_CUDA=OFF -DSTOKER_WITH_PYTHON=OFF -DSTOKER_WITH_SPANK=OFF -DSTOKER_WITH_MPI=OFF >/dev/null
+cmake --build build-fuzz -j"$jobs" --target fuzz_targets
+ctest --test-dir build-fuzz --output-on-failure -j"$jobs" -L fuzz

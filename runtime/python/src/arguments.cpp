@@ -1,6 +1,10 @@
 #include "arguments.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 namespace py = pybind11;
 
@@ -27,8 +31,25 @@ bool is_number(py::handle value) {
 }
 
 bool is_path(py::handle value) {
-  return py::isinstance<py::str>(value) ||
+  return py::isinstance<py::str>(value) || py::isinstance<py::bytes>(value) ||
          py::isinstance(value, py::module_::import("os").attr("PathLike"));
+}
+
+// Why stat() failed, true to its errno: only ENOENT is "no such ..."; a name too long, a
+// link loop, a file where a folder should be or a permission are said as they are.
+std::string stat_problem(int err, const char* what) {
+  switch (err) {
+    case ENOENT:
+      return std::string("no such ") + what;
+    case ENOTDIR:
+      return std::string(std::strerror(err)) + ": a part of the path before the last is a file";
+    case ELOOP:
+      return std::string(std::strerror(err)) + ": a symbolic link that leads back to itself?";
+    case EACCES:
+      return std::string(std::strerror(err)) + ": a folder of the path may not be searched";
+    default:
+      return std::strerror(err);
+  }
 }
 
 }  // namespace
@@ -114,21 +135,30 @@ std::string path(const std::string& name, py::handle value, PathKind kind) {
   }
   const py::module_ os = py::module_::import("os");
   const py::object p = os.attr("fspath")(value);
-  const char* test = kind == PathKind::Folder ? "isdir"
-                     : kind == PathKind::File ? "isfile"
-                                              : "exists";
-  if (!os.attr("path").attr(test)(p).cast<bool>()) {
-    const char* what = kind == PathKind::Folder ? "directory"
-                       : kind == PathKind::File ? "file"
-                                                : "file or directory";
-    throw py::value_error(name + "=" + arg::repr(p) + ": no such " + what);
+  // The bytes the OS takes (a str name that is not UTF-8 holds surrogate escapes).
+  const std::string bytes = os.attr("fsencode")(p).cast<std::string>();
+  const std::string shown_path = name + "=" + arg::repr(p);
+  if (bytes.find('\0') != std::string::npos) {
+    throw py::value_error(shown_path + ": holds a NUL byte, which no file name can");
   }
-  return p.cast<std::string>();
+  const char* what = kind == PathKind::Folder ? "directory"
+                     : kind == PathKind::File ? "file"
+                                              : "file or directory";
+  struct stat st {};
+  if (::stat(bytes.c_str(), &st) != 0) throw py::value_error(shown_path + ": " + stat_problem(errno, what));
+  if (kind == PathKind::Folder && !S_ISDIR(st.st_mode)) {
+    throw py::value_error(shown_path + ": is a file, not a directory");
+  }
+  if (kind == PathKind::File && !S_ISREG(st.st_mode)) {
+    throw py::value_error(shown_path + (S_ISDIR(st.st_mode) ? ": is a directory, not a file"
+                                                             : ": is not a regular file"));
+  }
+  return bytes;
 }
 
 std::vector<std::string> paths(const std::string& name, py::handle value, const char* what) {
   if (is_path(value)) return {path(name, value, PathKind::Any)};
-  if (py::isinstance<py::bytes>(value) || !py::hasattr(value, "__iter__")) {
+  if (!py::hasattr(value, "__iter__")) {
     throw py::type_error(name + " must be a path or a list of paths, got " + arg::repr(value));
   }
   const py::list items(py::reinterpret_borrow<py::object>(value));  // any iterable

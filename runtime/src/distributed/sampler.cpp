@@ -164,7 +164,7 @@ void DistributedSampler::restore(const SamplerState& s) {
   if (s.fingerprint != opts_.fingerprint) {
     state_mismatch("is from a dataset with fingerprint " + hex64(s.fingerprint) +
                    "; this dataset's fingerprint is " + hex64(opts_.fingerprint) +
-                   " (same size, different names or sizes)");
+                   " (same size, but other names, sizes or content)");
   }
   if (s.seed != opts_.seed) {
     state_mismatch("was written with seed " + str(s.seed) + "; this sampler has seed " +

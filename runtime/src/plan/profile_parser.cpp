@@ -211,7 +211,9 @@ class Parser {
     std::map<std::string, int, std::less<>> seen;  // key -> column
     for (size_t i = first; i < words.size(); ++i) {
       auto [key, value] = key_value(words[i]);
-      auto it = std::find_if(keys.begin(), keys.end(), [&](const auto& k) { return key == k.key; });
+      // (the binding by copy: clang before 16, the fuzz build's, cannot capture a binding)
+      auto it = std::find_if(keys.begin(), keys.end(),
+                             [key = key](const auto& k) { return key == k.key; });
       if (it == keys.end()) {
         std::string todo = std::string("allowed on a ") + line_kind + " line: " + key_list(keys);
         for (const auto& k : keys)

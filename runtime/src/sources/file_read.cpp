@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string>
 
+#include "stoker/common/error.hpp"
+
 namespace stoker {
 
 namespace {
@@ -24,6 +26,18 @@ struct Fd {
 };
 
 }  // namespace
+
+std::filesystem::file_status dataset_path_status(const std::string& path, const char* missing,
+                                                 const char* todo) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    throw Error(path, "cannot be read: " + ec.message(),
+                "check the path: each part before the last must be a folder you may enter");
+  }
+  if (!std::filesystem::exists(st)) throw Error(path, std::string("no such ") + missing, todo);
+  return st;
+}
 
 std::span<const std::byte> pread_sample(const char* path, uint64_t offset, uint64_t size,
                                         uint64_t index, std::vector<std::byte>& scratch) {

@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "common/fnv1a.hpp"
@@ -16,6 +18,13 @@ namespace stoker {
 // Reads `size` bytes at `offset` of `path` into `scratch`. Throws SampleError (with
 // `index`, and "PATH" or "PATH@OFFSET" as location) when the file cannot be opened or
 // read, or ends early.
+// The status of a dataset path the user named (following links). Throws stoker::Error
+// naming it: "no such MISSING" (with `todo`) only when it does not exist; the file
+// system's own reason otherwise (a name too long, a link loop, a file where a folder
+// should be, a permission), so the hint is true for it.
+std::filesystem::file_status dataset_path_status(const std::string& path, const char* missing,
+                                                 const char* todo);
+
 std::span<const std::byte> pread_sample(const char* path, uint64_t offset, uint64_t size,
                                         uint64_t index, std::vector<std::byte>& scratch);
 

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "sources/content_sample.hpp"
 #include "sources/file_read.hpp"
 #include "sources/image_names.hpp"
 #include "stoker/common/error.hpp"
@@ -18,9 +19,7 @@ const char* kLayoutHint = "expected ROOT/CLASS/IMAGE.jpg (ImageNet / torchvision
 }  // namespace
 
 ImageFolderSource::ImageFolderSource(const std::string& root) : root_(root) {
-  std::error_code ec;
-  const fs::file_status st = fs::status(root, ec);
-  if (ec || !fs::exists(st)) throw Error(root, "no such folder", "check the dataset path");
+  const fs::file_status st = dataset_path_status(root, "folder", "check the dataset path");
   if (!fs::is_directory(st)) throw Error(root, "is not a folder", kLayoutHint);
   try {
     for (const fs::directory_entry& e : fs::directory_iterator(root)) {
@@ -52,7 +51,10 @@ ImageFolderSource::ImageFolderSource(const std::string& root) : root_(root) {
         h = fnv1a(bytes, h);
       }
     }
-    fingerprint_ = h;
+    std::vector<ContentFile> content;
+    content.reserve(sizes_.size());
+    for (size_t i = 0; i < sizes_.size(); ++i) content.push_back({location(i), sizes_[i]});
+    fingerprint_ = content_sample_hash(content, h);
   } catch (const fs::filesystem_error& e) {
     throw Error(e.path1().empty() ? root : e.path1().string(),
                 "cannot be read: " + e.code().message(), "check the folder's permissions");

@@ -1,3 +1,4 @@
+#include "sources/content_sample.hpp"
 #include "sources/mapped_file.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/sources/mapped_read.hpp"
@@ -38,6 +39,13 @@ RecordFileSource::RecordFileSource(const std::string& path, uint64_t record_byte
                   "write one int64 label per record");
     }
   }
+  std::vector<ContentFile> content{{path, bytes}};
+  fingerprint_ = file_->fingerprint(record_bytes_);
+  if (labels_) {
+    fingerprint_ = labels_->fingerprint(fingerprint_);
+    content.push_back({labels_path, labels_->size()});
+  }
+  fingerprint_ = content_sample_hash(content, fingerprint_);
 }
 
 RecordFileSource::~RecordFileSource() = default;
@@ -57,11 +65,6 @@ RawSample RecordFileSource::read(uint64_t index, std::vector<std::byte>&) const 
 
 std::string RecordFileSource::location(uint64_t index) const {
   return file_->path() + "@" + std::to_string(index * record_bytes_);
-}
-
-uint64_t RecordFileSource::fingerprint() const {
-  uint64_t h = file_->fingerprint(record_bytes_);
-  return labels_ ? labels_->fingerprint(h) : h;
 }
 
 std::string RecordFileSource::describe() const {

@@ -5,6 +5,7 @@
 
 #include "common/fnv1a.hpp"
 #include "sources/byte_stream.hpp"
+#include "sources/content_sample.hpp"
 #include "sources/file_read.hpp"
 #include "sources/image_names.hpp"
 #include "sources/shard_index_cache.hpp"
@@ -29,6 +30,18 @@ bool ends_with_ignoring_case(const std::string& s, std::string_view suffix) {
 
 const char* codec_word(ByteStream::Codec c) {
   return c == ByteStream::Codec::Gzip ? "gzip" : "zstd";
+}
+
+// The shards' files and sizes, for the content part of the fingerprint.
+std::vector<ContentFile> shard_contents(const std::vector<std::string>& shards) {
+  std::vector<ContentFile> files;
+  for (const std::string& shard : shards) {
+    std::error_code ec;
+    const uint64_t size = fs::file_size(shard, ec);
+    if (ec) throw Error(shard, "cannot be read: " + ec.message(), "check the shard's permissions");
+    files.push_back({shard, size});
+  }
+  return files;
 }
 
 uint64_t sample_hash(const TarSample& s, uint64_t h) {
@@ -95,10 +108,7 @@ std::vector<std::string> list_tar_shards(const std::vector<std::string>& inputs)
   std::vector<std::string> shards;
   for (const std::string& in : inputs) {
     std::error_code ec;
-    const fs::file_status st = fs::status(in, ec);
-    if (ec || !fs::exists(st)) {
-      throw Error(in, "no such tar shard or folder", "check the shard list");
-    }
+    const fs::file_status st = dataset_path_status(in, "tar shard or folder", "check the shard list");
     if (!fs::is_directory(st)) {
       shards.push_back(in);
       continue;
@@ -133,6 +143,7 @@ TarShardSource::TarShardSource(const std::vector<std::string>& inputs, TarShardO
     samples_ += shard_samples_.back();
     fingerprint_ = fnv1a(hash, fingerprint_);
   }
+  fingerprint_ = content_sample_hash(shard_contents(shards_), fingerprint_);
   if (samples_ == 0) {
     throw Error(shards_.front(), "the tar shards hold no image samples",
                 "expected members like KEY.jpg (+ KEY.cls) in WebDataset naming");

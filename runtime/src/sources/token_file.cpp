@@ -3,6 +3,8 @@
 #include <filesystem>
 
 #include "common/fnv1a.hpp"
+#include "sources/content_sample.hpp"
+#include "sources/file_read.hpp"
 #include "sources/mapped_file.hpp"
 #include "sources/npy_header.hpp"
 #include "stoker/common/error.hpp"
@@ -19,8 +21,7 @@ std::vector<std::string> list_token_files(const std::vector<std::string>& paths)
   std::vector<std::string> files;
   for (const std::string& p : paths) {
     std::error_code ec;
-    const fs::file_status st = fs::status(p, ec);
-    if (ec || !fs::exists(st)) throw Error(p, "no such token file or folder", "check the path");
+    const fs::file_status st = dataset_path_status(p, "token file or folder", "check the path");
     if (!fs::is_directory(st)) {
       files.push_back(p);
       continue;
@@ -117,6 +118,14 @@ void TokenFileSource::open(const std::vector<std::string>& paths, std::optional<
     tokens_ += f.tokens;
     files_.push_back(std::move(f));
   }
+  const uint64_t salt = seq_len_ * 8 + static_cast<uint64_t>(dtype_);
+  std::vector<ContentFile> content;
+  uint64_t h = kFnvOffset;
+  for (const File& f : files_) {
+    h = fnv1a(f.map->fingerprint(salt), h);
+    content.push_back({f.map->path(), f.map->size()});
+  }
+  fingerprint_ = content_sample_hash(content, h);
 }
 
 size_t TokenFileSource::file_of(uint64_t index) const {
@@ -140,13 +149,6 @@ RawSample TokenFileSource::read(uint64_t index, std::vector<std::byte>&) const {
 std::string TokenFileSource::location(uint64_t index) const {
   const File& f = files_[index < windows_ ? file_of(index) : files_.size() - 1];
   return f.map->path() + "@" + std::to_string(f.data + (index - f.first) * seq_len_ * token_bytes_);
-}
-
-uint64_t TokenFileSource::fingerprint() const {
-  const uint64_t salt = seq_len_ * 8 + static_cast<uint64_t>(dtype_);
-  uint64_t h = files_.front().map->fingerprint(salt);
-  for (size_t i = 1; i < files_.size(); ++i) h = fnv1a(files_[i].map->fingerprint(salt), h);
-  return h;
 }
 
 std::string TokenFileSource::describe() const {

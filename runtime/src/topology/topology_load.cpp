@@ -6,11 +6,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "stoker/common/error.hpp"
 #include "stoker/topology/topology.hpp"
 #include "topology/hwloc_convert.hpp"
 #include "topology/hwloc_xml.hpp"
+#include "topology/xml_precheck.hpp"
 
 namespace stoker {
 
@@ -63,6 +65,12 @@ Topology finish(HwlocHandle& handle, const std::string& source, bool this_system
 // it and takes the allowed CPUs and nodes from this process, as a live discovery does.
 Topology load_xml(const std::string& path, const std::string& text, const std::string& name,
                   bool this_machine = false, bool with_io = true) {
+  if (path.empty()) {
+    detail::precheck_hwloc_xml(text, name);
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    detail::precheck_hwloc_xml(std::string(std::istreambuf_iterator<char>(in), {}), name);
+  }
   HwlocHandle h(name);
   configure(h.get(), with_io ? HWLOC_TYPE_FILTER_KEEP_ALL : HWLOC_TYPE_FILTER_KEEP_NONE);
   if (this_machine) {

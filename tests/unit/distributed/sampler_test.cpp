@@ -245,7 +245,7 @@ TEST(Sampler, BadInputsAreClearErrors) {
             "sampler state: is from a dataset of 999 samples; this dataset has 1000" + todo);
   EXPECT_EQ(restore_with([](SamplerState& st) { st.fingerprint = 0xdef; }),
             "sampler state: is from a dataset with fingerprint 0x0000000000000def; this dataset's "
-            "fingerprint is 0x0000000000000abc (same size, different names or sizes)" +
+            "fingerprint is 0x0000000000000abc (same size, but other names, sizes or content)" +
                 todo);
   EXPECT_EQ(restore_with([](SamplerState& st) { st.seed = 1; }),
             "sampler state: was written with seed 1; this sampler has seed 1234" + todo);

@@ -62,7 +62,11 @@ TEST(TarStream, PlainGzipAndZstdShardsStreamWhatRandomAccessReads) {
     ASSERT_TRUE(streamed.streamed());
     ASSERT_EQ(streamed.size(), 30u);
     EXPECT_EQ(streamed.shard_samples(), std::vector<uint64_t>{30});
-    EXPECT_EQ(streamed.fingerprint(), random.fingerprint());
+    // The same files give the same fingerprint either way; a compressed copy is other
+    // files (their content sample is of the compressed bytes: content_sample.hpp).
+    if (name == "a.tar") {
+      EXPECT_EQ(streamed.fingerprint(), random.fingerprint());
+    }
     auto cursor = streamed.open_shard(0);
     int64_t label = -1;
     for (uint64_t i = 0; i < 30; ++i) {

@@ -48,6 +48,25 @@ TEST(BadXml, TruncatedAtEveryTenthOfTheFile) {
   }
 }
 
+// hwloc 2.9 crashed (SEGV in hwloc_bitmap_compare_first) on an object with a cpuset but no
+// complete_cpuset: found by the fuzz target hwloc_xml; stoker now refuses such a file first.
+TEST(FaultsBadXml, AnObjectWithoutItsCompleteSetIsRefusedNotACrash) {
+  test::TempTree tree;
+  const std::string xml = test::four_gpu_two_socket(true);
+  for (const std::string attribute : {"complete_cpuset=", "complete_nodeset="}) {
+    SCOPED_TRACE(attribute);
+    const size_t at = xml.rfind(attribute);
+    ASSERT_NE(at, std::string::npos);
+    std::string broken = xml;
+    broken.replace(at, attribute.size(), "renamed_attribute=");
+    tree.write("broken.xml", broken);
+    expect_error_naming(tree.path("broken.xml"), "has a " + attribute.substr(9, attribute.size() - 10) + " but no " +
+                                                     attribute.substr(0, attribute.size() - 1));
+    EXPECT_THROW(load_topology_xml_text(broken, "broken"), Error);
+  }
+  EXPECT_NO_THROW(load_topology_xml_text(xml, "whole"));
+}
+
 TEST(BadXml, TextLoaderNamesItsSource) {
   try {
     load_topology_xml_text("<topology>", "fixture-x");

@@ -34,7 +34,7 @@ struct SamplerOptions {
   uint64_t rank = 0;
   bool shuffle = true;
   bool drop_last = false;    // false: pad the tail by wrapping (DistributedSampler's default)
-  uint64_t fingerprint = 0;  // dataset fingerprint (names and sizes), checked on restore
+  uint64_t fingerprint = 0;  // dataset fingerprint (Source::fingerprint), checked on restore
   // Node-aware (block) mode when > 0: the dataset is cut into contiguous runs of `block`
   // samples (a file, a shard); runs are shuffled among themselves and samples within each
   // run, and each rank reads whole runs, so a run is read by one rank (one node) per epoch.

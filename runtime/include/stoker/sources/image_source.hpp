@@ -25,7 +25,8 @@ class ImageFolderSource : public Source {
   // time throws SampleError naming it.
   RawSample read(uint64_t index, std::vector<std::byte>& scratch) const override;
   std::string location(uint64_t index) const override;  // the file's path
-  // Hash of the class names, the images' paths relative to the root, and their sizes.
+  // Hash of the class names, the images' paths relative to the root, their sizes, and a
+  // sample of their content (src/sources/content_sample.hpp), made at construction.
   uint64_t fingerprint() const override { return fingerprint_; }
   std::string describe() const override;
 

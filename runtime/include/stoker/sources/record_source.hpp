@@ -29,7 +29,9 @@ class RecordFileSource : public Source {
   uint64_t size() const override { return records_; }
   RawSample read(uint64_t index, std::vector<std::byte>& scratch) const override;
   std::string location(uint64_t index) const override;  // "FILE@BYTE_OFFSET"
-  uint64_t fingerprint() const override;
+  // Of the files' names and sizes, the record size and a sample of their content
+  // (src/sources/content_sample.hpp), made at open.
+  uint64_t fingerprint() const override { return fingerprint_; }
   std::string describe() const override;
 
   const SampleSpec& spec() const { return spec_; }
@@ -37,7 +39,7 @@ class RecordFileSource : public Source {
 
  private:
   std::unique_ptr<MappedFile> file_, labels_;
-  uint64_t record_bytes_ = 0, records_ = 0;
+  uint64_t record_bytes_ = 0, records_ = 0, fingerprint_ = 0;
   SampleSpec spec_;
 };
 

@@ -35,7 +35,8 @@ class Source {
   virtual RawSample read(uint64_t index, std::vector<std::byte>& scratch) const = 0;
   // Where sample `index` lives, for error messages ("dir/cls/x.jpg", "f.bin@4096").
   virtual std::string location(uint64_t index) const = 0;
-  // A hash of the dataset's names and sizes, for the ranks to agree on.
+  // A hash of the dataset's names and sizes (and, for file-backed sources, a sample of its
+  // content), for the ranks to agree on and for a resume state to be checked against.
   virtual uint64_t fingerprint() const = 0;
   virtual std::string describe() const = 0;  // one line for bench output
 };

@@ -67,8 +67,9 @@ class TarShardSource : public ShardStreamSource {
   RawSample read(uint64_t index, std::vector<std::byte>& scratch) const override;
   // "SHARD@OFFSET" (random access) or "SHARD#M" (sample M of the shard, streaming).
   std::string location(uint64_t index) const override;
-  // Hash of the members' names and sizes and the labels, shard by shard, in order: the
-  // same for both ways of reading.
+  // Hash of the members' names and sizes and the labels, shard by shard, in order, and of
+  // a sample of the shard files' bytes (src/sources/content_sample.hpp): the same for both
+  // ways of reading the same files.
   uint64_t fingerprint() const override { return fingerprint_; }
   std::string describe() const override;
 

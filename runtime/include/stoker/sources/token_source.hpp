@@ -40,9 +40,10 @@ class TokenFileSource : public Source {
   // A view into the mapping: no copy, `scratch` is not used.
   RawSample read(uint64_t index, std::vector<std::byte>& scratch) const override;
   std::string location(uint64_t index) const override;  // "FILE@BYTE_OFFSET"
-  // Of every file's name and size, in order, the sequence length and the token type: a
-  // resume state from another set is refused.
-  uint64_t fingerprint() const override;
+  // Of every file's name and size, in order, the sequence length, the token type and a
+  // sample of the content (src/sources/content_sample.hpp), made at open: a resume state
+  // from another set, or from this set rewritten, is refused.
+  uint64_t fingerprint() const override { return fingerprint_; }
   std::string describe() const override;
 
   SampleSpec spec() const { return {dtype_, {static_cast<int64_t>(seq_len_ + 1)}}; }
@@ -62,7 +63,7 @@ class TokenFileSource : public Source {
   size_t file_of(uint64_t index) const;
 
   std::vector<File> files_;
-  uint64_t seq_len_ = 0, tokens_ = 0, windows_ = 0;
+  uint64_t seq_len_ = 0, tokens_ = 0, windows_ = 0, fingerprint_ = 0;
   DType dtype_ = DType::U16;
   size_t token_bytes_ = 2;
 };
