@@ -100,7 +100,7 @@ const Command sampler_command(50, [](CLI::App& app) {
                                  "Global position of the epoch to resume from (samples consumed "
                                  "by all ranks together)");
   args->state_opt = cmd->add_option("--state", args->state,
-                                    "Resume from a saved state line (stoker-sampler v1 ...); it "
+                                    "Resume from a saved state line (stoker-sampler v2 ...); it "
                                     "sets seed, epoch, size, shuffle and block");
   for (auto* o : {resume, size, seed, epoch, noshuf, block, fp}) args->state_opt->excludes(o);
   cmd->add_option("--limit", args->limit, "Print at most this many indices");

@@ -156,12 +156,17 @@ SamplerState DistributedSampler::state(uint64_t local_consumed) const {
 }
 
 void DistributedSampler::restore(const SamplerState& s) {
-  if (s.version != SamplerState::kFormatVersion) distributed::unreadable_version(s.version);
+  if (s.version < SamplerState::kOldestReadableVersion || s.version > SamplerState::kFormatVersion) {
+    distributed::unreadable_version(s.version);
+  }
   if (s.size != opts_.size) {
     state_mismatch("is from a dataset of " + str(s.size) + " samples; this dataset has " +
                    str(opts_.size));
   }
-  if (s.fingerprint != opts_.fingerprint) {
+  // 0 on either side: no fingerprint could be made (a Python dataset of plain objects);
+  // a v1 state's fingerprint was made by the older rule (names and sizes only).
+  const bool comparable = s.version >= 2 && s.fingerprint != 0 && opts_.fingerprint != 0;
+  if (comparable && s.fingerprint != opts_.fingerprint) {
     state_mismatch("is from a dataset with fingerprint " + hex64(s.fingerprint) +
                    "; this dataset's fingerprint is " + hex64(opts_.fingerprint) +
                    " (same size, but other names, sizes or content)");

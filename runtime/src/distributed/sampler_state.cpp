@@ -1,5 +1,5 @@
 // SamplerState's text form: one stable line, every key required once, nothing else.
-//   stoker-sampler v1 seed=S epoch=E consumed=C size=N fingerprint=0xF shuffle=1 block=B group=G
+//   stoker-sampler v2 seed=S epoch=E consumed=C size=N fingerprint=0xF shuffle=1 block=B group=G
 // and, for a streaming loader only, both of " buffer=S phases=W:C,W:C" ("phases=-": none).
 #include <algorithm>
 #include <cstdio>
@@ -21,7 +21,7 @@ constexpr size_t kKeyCount = sizeof kKeys / sizeof kKeys[0];
 
 [[noreturn]] void malformed(std::string_view text, const std::string& what) {
   throw Error("sampler state '" + std::string(text) + "'", what,
-              "expected: stoker-sampler v1 seed=S epoch=E consumed=C size=N fingerprint=0xF "
+              "expected: stoker-sampler v2 seed=S epoch=E consumed=C size=N fingerprint=0xF "
               "shuffle=0|1 block=B group=G [buffer=S phases=W:C,...]");
 }
 
@@ -73,7 +73,8 @@ std::string distributed::hex64(uint64_t v) {
 void distributed::unreadable_version(uint64_t version) {
   throw Error("sampler state",
               "format version " + std::to_string(version) +
-                  " is not readable; this build reads version " +
+                  " is not readable; this build reads versions " +
+                  std::to_string(SamplerState::kOldestReadableVersion) + " to " +
                   std::to_string(SamplerState::kFormatVersion),
               "resume with the stoker version that wrote the state, or restart the epoch");
 }
@@ -104,15 +105,12 @@ SamplerState SamplerState::parse(std::string_view text) {
   const auto words = split_words(text);
   if (words.empty() || words[0] != kMagic) malformed(text, "does not start with 'stoker-sampler'");
   if (words.size() < 2 || words[1].size() < 2 || words[1][0] != 'v') {
-    malformed(text, "has no format version (v1) after 'stoker-sampler'");
+    malformed(text, "has no format version (v2) after 'stoker-sampler'");
   }
   SamplerState s;
   const uint64_t version = parse_number(text, "version", words[1].substr(1));
-  if (version != kFormatVersion) {
-    throw Error("sampler state",
-                "format version " + std::to_string(version) +
-                    " is not readable; this build reads version " + std::to_string(kFormatVersion),
-                "resume with the stoker version that wrote the state, or restart the epoch");
+  if (version < kOldestReadableVersion || version > kFormatVersion) {
+    distributed::unreadable_version(version);
   }
   uint64_t values[kKeyCount] = {};
   bool seen[kKeyCount] = {};
@@ -143,7 +141,7 @@ SamplerState SamplerState::parse(std::string_view text) {
   if (values[5] > 1) malformed(text, "shuffle must be 0 or 1");
   if (seen_buffer != seen_phases) malformed(text, "a streamed state has both buffer= and phases=");
   s.stream = seen_buffer == 1;
-  s.version = kFormatVersion;
+  s.version = static_cast<uint32_t>(version);
   s.seed = values[0];
   s.epoch = values[1];
   s.consumed = values[2];

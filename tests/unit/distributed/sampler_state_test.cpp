@@ -15,7 +15,7 @@ std::string parse_error(const std::string& text) {
   return "no error";
 }
 const std::string kExpected =
-    " (expected: stoker-sampler v1 seed=S epoch=E consumed=C size=N fingerprint=0xF "
+    " (expected: stoker-sampler v2 seed=S epoch=E consumed=C size=N fingerprint=0xF "
     "shuffle=0|1 block=B group=G [buffer=S phases=W:C,...])";
 }  // namespace
 
@@ -31,7 +31,7 @@ TEST(SamplerState, TextRoundTrip) {
   s.group = 16;
   const std::string text = s.to_string();
   EXPECT_EQ(text,
-            "stoker-sampler v1 seed=18446744073709551615 epoch=3 consumed=12345 size=1000000000 "
+            "stoker-sampler v2 seed=18446744073709551615 epoch=3 consumed=12345 size=1000000000 "
             "fingerprint=0xdeadbeef12345678 shuffle=0 block=64 group=16");
   const SamplerState back = SamplerState::parse(text);
   EXPECT_EQ(back.to_string(), text);
@@ -39,7 +39,7 @@ TEST(SamplerState, TextRoundTrip) {
   EXPECT_EQ(back.fingerprint, s.fingerprint);
   EXPECT_FALSE(back.shuffle);
   // Keys in any order, extra blanks and a trailing newline are fine.
-  EXPECT_EQ(SamplerState::parse("  stoker-sampler v1 group=16 block=64 shuffle=0 "
+  EXPECT_EQ(SamplerState::parse("  stoker-sampler v2 group=16 block=64 shuffle=0 "
                                 "fingerprint=0xdeadbeef12345678 size=1000000000 consumed=12345 "
                                 "epoch=3 seed=18446744073709551615\n")
                 .to_string(),
@@ -51,12 +51,13 @@ TEST(SamplerState, MalformedTextIsAClearError) {
       " epoch=1 consumed=2 size=3 fingerprint=0x4 shuffle=1 block=0 group=0";
   EXPECT_EQ(parse_error(""), "sampler state '': does not start with 'stoker-sampler'" + kExpected);
   EXPECT_EQ(parse_error("stoker-sampler seed=1"),
-            "sampler state 'stoker-sampler seed=1': has no format version (v1) after "
+            "sampler state 'stoker-sampler seed=1': has no format version (v2) after "
             "'stoker-sampler'" +
                 kExpected);
-  EXPECT_EQ(parse_error("stoker-sampler v2 seed=1" + ok_tail),
-            "sampler state: format version 2 is not readable; this build reads version 1 (resume "
-            "with the stoker version that wrote the state, or restart the epoch)");
+  EXPECT_EQ(parse_error("stoker-sampler v3 seed=1" + ok_tail),
+            "sampler state: format version 3 is not readable; this build reads versions 1 to 2 "
+            "(resume with the stoker version that wrote the state, or restart the epoch)");
+  EXPECT_EQ(SamplerState::parse("stoker-sampler v1 seed=1" + ok_tail).version, 1u);
   const std::string bad_seed = "stoker-sampler v1 seed=x1" + ok_tail;
   EXPECT_EQ(parse_error(bad_seed),
             "sampler state '" + bad_seed + "': seed=x1 is not a whole number" + kExpected);

@@ -50,7 +50,11 @@ struct SamplerOptions {
 // epoch's global order consumed by all ranks together (local x W, capped at `size`:
 // padding repeats are not counted, so consumed == size means the epoch is done).
 struct SamplerState {
-  static constexpr uint32_t kFormatVersion = 1;
+  // v2: the fingerprint reads a sample of the data's content as well as its names and
+  // sizes. A v1 state (names and sizes only) is still read, so a run saved before the
+  // change resumes; its fingerprint, made by the older rule, is not compared.
+  static constexpr uint32_t kFormatVersion = 2;
+  static constexpr uint32_t kOldestReadableVersion = 1;
   uint32_t version = kFormatVersion;
   uint64_t seed = 0, epoch = 0, consumed = 0, size = 0, fingerprint = 0;
   bool shuffle = true;
@@ -60,7 +64,7 @@ struct SamplerState {
   bool stream = false;
   uint64_t buffer = 0;
   std::vector<StreamPhase> phases;
-  // "stoker-sampler v1 seed=S epoch=E consumed=C size=N fingerprint=0xF shuffle=1 block=B group=G"
+  // "stoker-sampler v2 seed=S epoch=E consumed=C size=N fingerprint=0xF shuffle=1 block=B group=G"
   // and for streams " buffer=S phases=W:C,W:C" ("phases=-" for none).
   std::string to_string() const;
   static SamplerState parse(std::string_view text);  // throws stoker::Error
