@@ -18,6 +18,8 @@ packages=(
   python3-dev pybind11-dev python3-numpy python3-torch python3-torchvision python3-pil
   # used by the test harnesses; lintian checks the Debian packages (scripts/package.sh)
   procps util-linux time lintian
+  # pages looked at in headless Chromium (tests/support/browser_check.py)
+  chromium chromium-driver
 )
 
 . "$(dirname "$0")/as-root.sh"
