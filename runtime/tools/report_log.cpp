@@ -1,0 +1,170 @@
+#include "report_log.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+#include <fstream>
+#include <map>
+
+#include "stoker/common/error.hpp"
+#include "stoker/common/values.hpp"
+
+namespace stoker::cli {
+
+namespace {
+
+constexpr uint64_t kShownBroken = 20;
+constexpr size_t kShownProblems = 8;
+
+std::ifstream open_log(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(path, "cannot be read", "give --log the job log named by the plugin's job_log= "
+                                        "(plugstack.conf)");
+  }
+  return in;
+}
+
+bool wanted(const JobLogLine& l, const ReportFilter& f, const std::string& since) {
+  return (since.empty() || l.time >= since) && (f.user.empty() || l.user == f.user) &&
+         (f.partition.empty() || l.partition == f.partition) && (f.job.empty() || l.job == f.job);
+}
+
+std::string step_key(const std::string& job, const std::string& step) {
+  return job + "." + step;
+}
+
+void add_line(StepSummary& s, JobLogLine& l) {
+  if (s.job.empty()) {
+    s.job = l.job;
+    s.step = l.step;
+    s.user = l.user;
+    s.partition = l.partition;
+  }
+  s.time = std::max(s.time, l.time);
+  s.nodes.insert(l.node);
+  if (!l.record) {
+    if (s.problems.size() < kShownProblems)
+      s.problems.push_back("rank " + std::to_string(l.rank) + ": " + l.status + ": " + l.problem);
+    ++s.problem_count;
+    return;
+  }
+  RunRecord& r = *l.record;
+  ++s.ranks;
+  s.wait_sum += r.wait_share;
+  s.rate_sum += r.samples_per_s;
+  if (s.ranks == 1 || r.wait_share > s.worst.wait_share) {
+    r.timeline.clear();  // kept for the shown steps only (step_records)
+    s.worst = std::move(r);
+  }
+}
+
+std::vector<GroupSummary> groups_of(const std::vector<StepSummary>& steps) {
+  std::map<std::pair<std::string, std::string>, GroupSummary> by;
+  for (const StepSummary& s : steps) {
+    GroupSummary& g = by[{s.user, s.partition}];
+    g.user = s.user;
+    g.partition = s.partition;
+    ++g.steps;
+    g.wait_sum += s.wait();
+    if (g.worst_step.empty() || s.wait() > g.worst_wait) {
+      g.worst_step = "job " + s.job + " step " + s.step;
+      g.worst_wait = s.wait();
+    }
+  }
+  std::vector<GroupSummary> out;
+  for (auto& [key, g] : by) out.push_back(std::move(g));
+  std::stable_sort(out.begin(), out.end(), [](const GroupSummary& a, const GroupSummary& b) {
+    return a.wait_sum / a.steps > b.wait_sum / b.steps;
+  });
+  return out;
+}
+
+}  // namespace
+
+std::string since_time(const std::string& since) {
+  if (since.empty()) return "";
+  const char unit = since.back();
+  const std::optional<uint64_t> n = values::parse_whole(since.substr(0, since.size() - 1), 0,
+                                                       uint64_t{100} * 365 * 24 * 3600);
+  const uint64_t per = unit == 'd' ? 86400 : unit == 'h' ? 3600 : unit == 'm' ? 60 : 0;
+  if (n && per) {
+    const std::time_t at = std::time(nullptr) - static_cast<std::time_t>(*n * per);
+    std::tm tm{};
+    ::gmtime_r(&at, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return text;
+  }
+  const bool iso = since.size() >= 10 && std::isdigit(static_cast<unsigned char>(since[0])) &&
+                   since[4] == '-' && since[7] == '-';
+  if (!iso) {
+    throw Error("--since '" + since + "'", "is neither a UTC date or time nor an age",
+                "give e.g. 2026-12-01, 2026-12-01T10:00:00Z, 7d, 12h or 30m");
+  }
+  return since;
+}
+
+JobReport read_job_log(const std::string& path, const ReportFilter& filter, std::FILE* warn) {
+  std::ifstream in = open_log(path);
+  const std::string since = since_time(filter.since);
+  JobReport report;
+  report.log = path;
+  std::map<std::string, size_t> index;  // step key -> steps
+  std::string text;
+  for (uint64_t number = 1; std::getline(in, text); ++number) {
+    ++report.lines;
+    if (text.empty()) continue;
+    JobLogLine l;
+    try {
+      l = parse_job_log_line(text, path + ":" + std::to_string(number));
+    } catch (const Error& e) {
+      if (++report.broken <= kShownBroken)
+        std::fprintf(warn, "stoker report: %s: %s; skipped\n", e.where().c_str(),
+                     e.problem().c_str());
+      continue;
+    }
+    if (!wanted(l, filter, since)) continue;
+    const auto [it, fresh] = index.emplace(step_key(l.job, l.step), report.steps.size());
+    if (fresh) report.steps.emplace_back();
+    add_line(report.steps[it->second], l);
+  }
+  if (report.broken > kShownBroken)
+    std::fprintf(warn, "stoker report: %s: %llu more broken lines skipped\n", path.c_str(),
+                 static_cast<unsigned long long>(report.broken - kShownBroken));
+  std::stable_sort(report.steps.begin(), report.steps.end(),
+                   [](const StepSummary& a, const StepSummary& b) { return a.wait() > b.wait(); });
+  report.groups = groups_of(report.steps);
+  return report;
+}
+
+std::vector<std::vector<RunRecord>> step_records(const std::string& path,
+                                                 const std::vector<StepSummary>& steps) {
+  std::map<std::string, size_t> wanted_steps;
+  for (size_t i = 0; i < steps.size(); ++i)
+    wanted_steps[step_key(steps[i].job, steps[i].step)] = i;
+  std::vector<std::vector<RunRecord>> out(steps.size());
+  std::ifstream in = open_log(path);
+  std::string text;
+  for (uint64_t number = 1; std::getline(in, text); ++number) {
+    // Most lines belong to steps not shown: look for the job's id before parsing.
+    bool maybe = false;
+    for (const StepSummary& s : steps)
+      maybe = maybe || text.find("\"job\":\"" + s.job + "\"") != std::string::npos;
+    if (!maybe) continue;
+    try {
+      JobLogLine l = parse_job_log_line(text, path + ":" + std::to_string(number));
+      const auto it = wanted_steps.find(step_key(l.job, l.step));
+      if (it != wanted_steps.end() && l.record) out[it->second].push_back(std::move(*l.record));
+    } catch (const Error&) {
+      // named once already by read_job_log
+    }
+  }
+  for (auto& records : out) {
+    std::sort(records.begin(), records.end(),
+              [](const RunRecord& a, const RunRecord& b) { return a.rank < b.rank; });
+  }
+  return out;
+}
+
+}  // namespace stoker::cli
