@@ -115,8 +115,8 @@ void read_record(int dir, const std::string& folder, const StepIdentity& who, Jo
 
 }  // namespace
 
-std::string step_folder_name(uint32_t job, uint32_t step) {
-  return std::to_string(job) + "." + std::to_string(step);
+std::string step_folder_name(uint32_t job, uint32_t step, uint32_t node_id) {
+  return std::to_string(job) + "." + std::to_string(step) + "." + std::to_string(node_id);
 }
 
 std::string make_step_folder(const std::string& root, const std::string& name, uid_t uid,

@@ -24,8 +24,10 @@
 
 namespace stoker::spank {
 
-// The step's folder name in the root: "<job>.<step>".
-std::string step_folder_name(uint32_t job, uint32_t step);
+// The step's folder name in the root on the step's node `node_id` (S_JOB_NODEID):
+// "<job>.<step>.<node_id>". The node's id keeps the nodes of a step apart when the root is
+// shared (a network file system, nodes emulated on one host).
+std::string step_folder_name(uint32_t job, uint32_t step, uint32_t node_id);
 
 // Makes `root` when missing (0755) and the step's folder in it (0700, owned by uid:gid);
 // returns its path. Throws stoker::Error naming the folder when the root is not a folder

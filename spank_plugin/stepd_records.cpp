@@ -97,16 +97,17 @@ void records_init(spank_t sp, const PluginConfig& cfg) {
   StepRecords& r = records();
   r = {};
   if (cfg.job_log.empty()) return;
-  uint32_t job = 0, step = 0;
+  uint32_t job = 0, step = 0, node = 0;
   gid_t gid = 0;
   if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
       spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_NODEID, &node) != ESPANK_SUCCESS ||
       spank_get_item(sp, S_JOB_UID, &r.uid) != ESPANK_SUCCESS ||
       spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
     return;
   if (step_kind(step) == StepKind::Extern) return;  // runs no user code
   try {
-    const std::string name = step_folder_name(job, step);
+    const std::string name = step_folder_name(job, step, node);
     r.folder = make_step_folder(cfg.record_root, name, r.uid, gid);
     r.name = name;
   } catch (const std::exception& e) {

@@ -16,7 +16,7 @@ namespace stoker {
 class RunTimeline {
  public:
   static constexpr int kPoints = 48;
-  static constexpr uint64_t kFirstSpanNs = 250'000'000;  // a quarter second
+  static constexpr uint64_t kFirstSpanNs = 10'000'000;  // 10 ms: a short run still gets a curve
 
   struct Point {
     uint64_t wait_ns = 0;  // the consumer's wait within the point
