@@ -3,8 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
+#include <string_view>
+#include <thread>
+#include <utility>
 
 #include "stoker/common/error.hpp"
 #include "stoker/common/values.hpp"
@@ -54,7 +59,6 @@ void add_line(StepSummary& s, JobLogLine& l) {
   s.wait_sum += r.wait_share;
   s.rate_sum += r.samples_per_s;
   if (s.ranks == 1 || r.wait_share > s.worst.wait_share) {
-    r.timeline.clear();  // kept for the shown steps only (step_records)
     s.worst = std::move(r);
   }
 }
@@ -105,29 +109,104 @@ std::string since_time(const std::string& since) {
   return since;
 }
 
-JobReport read_job_log(const std::string& path, const ReportFilter& filter, std::FILE* warn) {
-  std::ifstream in = open_log(path);
-  const std::string since = since_time(filter.since);
-  JobReport report;
-  report.log = path;
-  std::map<std::string, size_t> index;  // step key -> steps
+namespace {
+
+// One thread's share of the log: the lines that start within [begin, end).
+struct Chunk {
+  uint64_t begin = 0, end = 0;
+  uint64_t lines = 0, broken = 0;
+  std::vector<std::pair<uint64_t, std::string>> broken_shown;  // (line in the chunk, what)
+  std::vector<StepSummary> steps;                              // in order of appearance
+};
+
+void read_chunk(const std::string& path, const ReportFilter& filter, const std::string& since,
+                Chunk& c) {
+  std::ifstream in(path, std::ios::binary);
+  uint64_t at = c.begin;
   std::string text;
-  for (uint64_t number = 1; std::getline(in, text); ++number) {
-    ++report.lines;
+  if (c.begin > 0) {  // a line under way at `begin` is the chunk before's
+    in.seekg(static_cast<std::streamoff>(c.begin - 1));
+    if (in.get() != '\n' && std::getline(in, text)) at += text.size() + 1;
+  }
+  std::map<std::string, size_t> index;  // step key -> steps
+  while (at < c.end && std::getline(in, text)) {
+    at += text.size() + 1;
+    ++c.lines;
     if (text.empty()) continue;
     JobLogLine l;
     try {
-      l = parse_job_log_line(text, path + ":" + std::to_string(number));
+      l = parse_job_log_line(text, "", false);  // FILE:LINE is named by the caller
     } catch (const Error& e) {
-      if (++report.broken <= kShownBroken)
-        std::fprintf(warn, "stoker report: %s: %s; skipped\n", e.where().c_str(),
-                     e.problem().c_str());
+      if (++c.broken <= kShownBroken) c.broken_shown.emplace_back(c.lines, e.problem());
       continue;
     }
     if (!wanted(l, filter, since)) continue;
-    const auto [it, fresh] = index.emplace(step_key(l.job, l.step), report.steps.size());
-    if (fresh) report.steps.emplace_back();
-    add_line(report.steps[it->second], l);
+    const auto [it, fresh] = index.emplace(step_key(l.job, l.step), c.steps.size());
+    if (fresh) c.steps.emplace_back();
+    add_line(c.steps[it->second], l);
+  }
+}
+
+// Adds `s` (the same step, from a later chunk) to `into`.
+void merge_step(StepSummary& into, StepSummary&& s) {
+  into.time = std::max(into.time, s.time);
+  into.nodes.merge(s.nodes);
+  if (s.ranks && (!into.ranks || s.worst.wait_share > into.worst.wait_share))
+    into.worst = std::move(s.worst);
+  into.ranks += s.ranks;
+  into.wait_sum += s.wait_sum;
+  into.rate_sum += s.rate_sum;
+  for (std::string& p : s.problems) {
+    if (into.problems.size() < kShownProblems) into.problems.push_back(std::move(p));
+  }
+  into.problem_count += s.problem_count;
+}
+
+// Threads for a log of `bytes`: a share of at least 16 MiB each, at most 8.
+size_t chunk_count(uint64_t bytes) {
+  const uint64_t by_size = bytes / (uint64_t{16} << 20) + 1;
+  const uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<size_t>(std::min<uint64_t>({by_size, cores, 8}));
+}
+
+}  // namespace
+
+JobReport read_job_log(const std::string& path, const ReportFilter& filter, std::FILE* warn) {
+  open_log(path);  // one clear error when it cannot be read
+  const std::string since = since_time(filter.since);
+  std::error_code ec;
+  const uint64_t bytes = std::filesystem::file_size(path, ec);
+  std::vector<Chunk> chunks(chunk_count(ec ? 0 : bytes));
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    chunks[i].begin = bytes * i / chunks.size();
+    chunks[i].end = i + 1 == chunks.size() ? UINT64_MAX : bytes * (i + 1) / chunks.size();
+  }
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < chunks.size(); ++i)
+    threads.emplace_back([&, i] { read_chunk(path, filter, since, chunks[i]); });
+  read_chunk(path, filter, since, chunks[0]);
+  for (std::thread& t : threads) t.join();
+
+  JobReport report;
+  report.log = path;
+  std::map<std::string, size_t> index;
+  uint64_t shown = 0;
+  for (Chunk& c : chunks) {
+    for (const auto& [line, what] : c.broken_shown) {
+      if (++shown <= kShownBroken)
+        std::fprintf(warn, "stoker report: %s:%llu: %s; skipped\n", path.c_str(),
+                     static_cast<unsigned long long>(report.lines + line), what.c_str());
+    }
+    report.lines += c.lines;
+    report.broken += c.broken;
+    for (StepSummary& s : c.steps) {
+      const auto [it, fresh] = index.emplace(step_key(s.job, s.step), report.steps.size());
+      if (fresh) {
+        report.steps.push_back(std::move(s));
+      } else {
+        merge_step(report.steps[it->second], std::move(s));
+      }
+    }
   }
   if (report.broken > kShownBroken)
     std::fprintf(warn, "stoker report: %s: %llu more broken lines skipped\n", path.c_str(),
@@ -146,12 +225,16 @@ std::vector<std::vector<RunRecord>> step_records(const std::string& path,
   std::vector<std::vector<RunRecord>> out(steps.size());
   std::ifstream in = open_log(path);
   std::string text;
+  std::set<std::string, std::less<>> jobs;
+  for (const StepSummary& s : steps) jobs.insert(s.job);
+  const std::string_view key = "\"job\":\"";
   for (uint64_t number = 1; std::getline(in, text); ++number) {
-    // Most lines belong to steps not shown: look for the job's id before parsing.
-    bool maybe = false;
-    for (const StepSummary& s : steps)
-      maybe = maybe || text.find("\"job\":\"" + s.job + "\"") != std::string::npos;
-    if (!maybe) continue;
+    // Most lines belong to steps not shown: look at the job's id before parsing.
+    const size_t at = text.find(key);
+    if (at == std::string::npos) continue;
+    const size_t from = at + key.size(), to = text.find('"', from);
+    if (to == std::string::npos || !jobs.count(std::string_view(text).substr(from, to - from)))
+      continue;
     try {
       JobLogLine l = parse_job_log_line(text, path + ":" + std::to_string(number));
       const auto it = wanted_steps.find(step_key(l.job, l.step));

@@ -10,8 +10,8 @@ namespace {
 
 class Scanner {
  public:
-  Scanner(std::string_view s, int max_depth, std::vector<JsonToken>& out)
-      : s_(s), max_depth_(max_depth), out_(out) {}
+  Scanner(std::string_view s, int max_depth, int keep_depth, std::vector<JsonToken>& out)
+      : s_(s), max_depth_(max_depth), keep_depth_(keep_depth), out_(out) {}
 
   bool document() {
     skip_space();
@@ -38,9 +38,12 @@ class Scanner {
     }
     return false;
   }
+  void push(JsonToken::Kind kind, int depth, std::string_view key, std::string_view text) {
+    if (depth <= keep_depth_) out_.push_back({kind, depth, key, text});
+  }
   bool literal(std::string_view word, JsonToken::Kind kind, int depth, std::string_view key) {
     if (s_.substr(at_, word.size()) != word) return fail("not a JSON value");
-    out_.push_back({kind, depth, key, s_.substr(at_, word.size())});
+    push(kind, depth, key, s_.substr(at_, word.size()));
     at_ += word.size();
     return true;
   }
@@ -53,7 +56,7 @@ class Scanner {
       case '"': {
         std::string_view raw;
         if (!string(&raw)) return false;
-        out_.push_back({JsonToken::String, depth, key, raw});
+        push(JsonToken::String, depth, key, raw);
         return true;
       }
       case 't': return literal("true", JsonToken::True, depth, key);
@@ -67,7 +70,7 @@ class Scanner {
     if (depth >= max_depth_) return fail("nests deeper than allowed");
     ++at_;
     const size_t start = out_.size();
-    out_.push_back({open, depth, key, {}});
+    push(open, depth, key, {});
     if (!eat(end)) {
       do {
         std::string_view name;
@@ -82,8 +85,9 @@ class Scanner {
       } while (eat(','));
       if (!eat(end)) return fail(end == '}' ? "'}' or ',' is missing" : "']' or ',' is missing");
     }
+    if (depth > keep_depth_) return true;
     out_[start].close = static_cast<int>(out_.size());
-    out_.push_back({close, depth, key, {}});
+    push(close, depth, key, {});
     return true;
   }
   // Checks one string from its opening quote; *raw = the content between the quotes.
@@ -137,35 +141,43 @@ class Scanner {
     at_ += n + 1;
     return true;
   }
+  // The hot path of a run record (its timeline is mostly numbers): plain pointer loops.
   bool number(int depth, std::string_view key) {
-    const size_t begin = at_;
+    const char* const begin = s_.data() + at_;
+    const char* const end = s_.data() + s_.size();
+    const char* p = begin;
     auto digits = [&] {
-      const size_t from = at_;
-      while (at_ < s_.size() && s_[at_] >= '0' && s_[at_] <= '9') ++at_;
-      return at_ > from;
+      const char* from = p;
+      while (p < end && static_cast<unsigned>(*p - '0') < 10) ++p;
+      return p > from;
     };
-    if (at_ < s_.size() && s_[at_] == '-') ++at_;
-    if (at_ < s_.size() && s_[at_] == '0') {
-      ++at_;
+    auto failed = [&](const char* what) {
+      at_ = static_cast<size_t>(p - s_.data());
+      return fail(what);
+    };
+    if (p < end && *p == '-') ++p;
+    if (p < end && *p == '0') {
+      ++p;
     } else if (!digits()) {
-      return fail("not a JSON value");
+      return failed("not a JSON value");
     }
-    if (at_ < s_.size() && s_[at_] == '.') {
-      ++at_;
-      if (!digits()) return fail("a number has no digits after '.'");
+    if (p < end && *p == '.') {
+      ++p;
+      if (!digits()) return failed("a number has no digits after '.'");
     }
-    if (at_ < s_.size() && (s_[at_] == 'e' || s_[at_] == 'E')) {
-      ++at_;
-      if (at_ < s_.size() && (s_[at_] == '+' || s_[at_] == '-')) ++at_;
-      if (!digits()) return fail("a number has no exponent digits");
+    if (p < end && (*p == 'e' || *p == 'E')) {
+      ++p;
+      if (p < end && (*p == '+' || *p == '-')) ++p;
+      if (!digits()) return failed("a number has no exponent digits");
     }
-    out_.push_back({JsonToken::Number, depth, key, s_.substr(begin, at_ - begin)});
+    at_ = static_cast<size_t>(p - s_.data());
+    push(JsonToken::Number, depth, key, std::string_view(begin, static_cast<size_t>(p - begin)));
     return true;
   }
 
   std::string_view s_;
   size_t at_ = 0;
-  int max_depth_;
+  int max_depth_, keep_depth_;
   std::vector<JsonToken>& out_;
   std::string what_;
 };
@@ -190,14 +202,21 @@ void append_utf8(std::string& out, uint32_t cp) {
 
 }  // namespace
 
+bool scan_json_into(std::string_view text, int max_depth, std::vector<JsonToken>& tokens,
+                    std::string* error, int keep_depth) {
+  tokens.clear();
+  tokens.reserve(16 + text.size() / 4);  // a run record: a token per ~6 bytes
+  Scanner s(text, max_depth, keep_depth, tokens);
+  if (s.document()) return true;
+  if (error) *error = s.error();
+  return false;
+}
+
 std::optional<std::vector<JsonToken>> scan_json(std::string_view text, int max_depth,
                                                 std::string* error) {
   std::vector<JsonToken> tokens;
-  tokens.reserve(64 + text.size() / 8);  // a run record: a token per ~6 bytes
-  Scanner s(text, max_depth, tokens);
-  if (s.document()) return tokens;
-  if (error) *error = s.error();
-  return std::nullopt;
+  if (!scan_json_into(text, max_depth, tokens, error)) return std::nullopt;
+  return tokens;
 }
 
 std::string json_string(const JsonToken& t) {

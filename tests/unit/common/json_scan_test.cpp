@@ -63,3 +63,13 @@ TEST(JsonScan, AcceptsWhitespaceAndUtf8) {
   EXPECT_TRUE(valid("0"));
   EXPECT_TRUE(valid("-0.5e+3"));
 }
+
+TEST(JsonScan, ValuesBelowTheKeptDepthAreCheckedButGetNoTokens) {
+  std::vector<JsonToken> t;
+  ASSERT_TRUE(scan_json_into(R"({"a":1,"tl":[[1,2],[3,4]]})", 4, t, nullptr, 1));
+  ASSERT_EQ(t.size(), 5u);  // {, a, [ ], }: the points are skipped
+  EXPECT_EQ(t[2].kind, JsonToken::ArrayStart);
+  EXPECT_EQ(t[2].close, 3);
+  std::string error;
+  EXPECT_FALSE(scan_json_into(R"({"a":1,"tl":[[1,2],[3,]]})", 4, t, &error, 1)) << "still checked";
+}

@@ -118,6 +118,9 @@ TEST(FaultsRunRecord, HostileRecordsAreRefused) {
   std::string extra = to_json(sample_record());
   extra.insert(1, "\"cmd\":\"rm -rf /\",");
   EXPECT_NE(error_of(extra).find("unknown key \"cmd\""), std::string::npos);
+  std::string twice = to_json(sample_record());
+  twice.insert(1, "\"job\":\"9\",");
+  EXPECT_NE(error_of(twice).find("has \"job\" twice"), std::string::npos) << error_of(twice);
   const std::string deep = std::string(5000, '[') + std::string(5000, ']');
   EXPECT_NE(error_of(deep).find("nests deeper"), std::string::npos);
 }

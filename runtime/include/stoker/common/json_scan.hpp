@@ -27,6 +27,11 @@ struct JsonToken {
 // escape (stoker's documents have none).
 std::optional<std::vector<JsonToken>> scan_json(std::string_view text, int max_depth,
                                                 std::string* error);
+// The same into `tokens` (cleared first; a caller reading many lines keeps its capacity).
+// Values deeper than `keep_depth` are checked but get no token: a container at keep_depth
+// then reads as empty (a caller that skips a big array need not pay for its tokens).
+bool scan_json_into(std::string_view text, int max_depth, std::vector<JsonToken>& tokens,
+                    std::string* error, int keep_depth = 1 << 30);
 
 // A String token's value with its escapes resolved (scan_json already checked them).
 std::string json_string(const JsonToken& t);
