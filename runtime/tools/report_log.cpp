@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -211,8 +212,13 @@ JobReport read_job_log(const std::string& path, const ReportFilter& filter, std:
   if (report.broken > kShownBroken)
     std::fprintf(warn, "stoker report: %s: %llu more broken lines skipped\n", path.c_str(),
                  static_cast<unsigned long long>(report.broken - kShownBroken));
+  // Highest wait first (to the percent shown); at the same wait, a step with a change to
+  // make before one without.
+  auto rank = [](const StepSummary& s) {
+    return std::pair(std::lround(100 * s.wait()), s.ranks && advise(s.worst).kind != Advice::None);
+  };
   std::stable_sort(report.steps.begin(), report.steps.end(),
-                   [](const StepSummary& a, const StepSummary& b) { return a.wait() > b.wait(); });
+                   [&](const StepSummary& a, const StepSummary& b) { return rank(a) > rank(b); });
   report.groups = groups_of(report.steps);
   return report;
 }

@@ -82,6 +82,19 @@ TEST_F(Records, ATunedStepLeavesOneLinePerRankAndTheReportShowsIt) {
   std::printf("the report page of job %s: %s\n", job.c_str(), png.c_str());
 }
 
+TEST_F(Records, AdminCommentHoldsTheStepsVerdict) {
+  use_plugin(default_args() + " job_log=" + log().string() + " record_root=" + root().string() +
+             " admin_comment=yes");
+  ASSERT_EQ(run(bench("-N 2 -n 2 --stoker-profile=cv")).rc, 0);
+  const std::vector<std::string> lines = lines_of(slurp(log()));
+  ASSERT_FALSE(lines.empty());
+  const std::string job = parse_job_log_line(lines.back(), log().string()).job;
+  const RunResult shown = run("scontrol -o show job " + job);
+  EXPECT_NE(shown.out.find("AdminComment=stoker: job " + job + " rank "), std::string::npos)
+      << shown.out;
+  EXPECT_NE(shown.out.find("for input: "), std::string::npos) << shown.out;
+}
+
 TEST_F(FaultsRecords, AHostileRecordIsALineNotAFailedStep) {
   use_records(log().string());
   // Rank 0 replaces its record by a link to a file it should not get read; rank 1 by a FIFO

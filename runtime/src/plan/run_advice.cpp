@@ -23,12 +23,14 @@ bool contains(const std::string& s, const char* what) {
 
 RunAdvice advise(const RunRecord& r) {
   const std::string wait = pct(r.wait_share) + " wait";
-  if (r.wait_share < kStarvedShare) return {Advice::None, "waited " + pct(r.wait_share) + ": no change"};
   const std::string cores = std::to_string(r.workers) + " workers on " +
                             std::to_string(r.cores) + " cores, " + wait;
-  if (r.cores > 0 && r.workers > r.cores)  // first: a deeper ring cannot help them
+  // First, starved or not: more threads than cores only take turns and hold memory (each
+  // its share of the ring), and a deeper ring cannot help them.
+  if (r.cores > 0 && r.workers > r.cores)
     return {Advice::TooManyWorkers, cores + ": more workers than cores only take turns; let the "
                                             "plan size the workers (drop a copied setting)"};
+  if (r.wait_share < kStarvedShare) return {Advice::None, "waited " + pct(r.wait_share) + ": no change"};
   if (r.at_max_share >= kSatAtMaxShare) {
     const std::string sat = "depth sat at prefetch_max " + std::to_string(r.prefetch_max) +
                             " for " + pct(r.at_max_share) + " of the run, " + wait;

@@ -49,5 +49,7 @@ TEST(RunAdvice, EachCauseHasItsChange) {
   copied.workers = 8;
   copied.cores = 2;
   EXPECT_EQ(advise(copied).kind, Advice::TooManyWorkers);
+  copied.wait_share = 0;  // starved or not: the copied setting is named
+  EXPECT_EQ(advise(copied).kind, Advice::TooManyWorkers);
   EXPECT_EQ(verdict_line(run(0.4, 0.1, 8, 14, "")).rfind("stoker: job 42 rank 0 waited 40 % for input: ", 0), 0u);
 }
