@@ -8,13 +8,15 @@
 #   --keep     leave the cluster running afterwards and print how to use and stop it
 #   --dir DIR  the demo's folder (default /var/tmp/stoker-demo): cluster, binaries, data,
 #              job output and the log. Not under /tmp: emulated node n2 has a private /tmp.
-#   --report   print the plans of the run in DIR (DIR/jobs/on.err and on.out) and stop
+#   --report   print the plans of the run in DIR (DIR/jobs/on.err and on.out) and its
+#              `stoker report` (DIR/jobs.jsonl, DIR/report.html) and stop
 #
 # Phases: install the Debian packages (scripts/install-deps.sh), build stoker, the SPANK
 # plugin and the example trainer into build/, start the cluster (scripts/local-cluster.sh)
 # with the plugin and the example profiles (sbatch_templates/admin/stoker.conf), make a
 # small JPEG dataset, submit sbatch_templates/multi_node.sbatch with stoker on, then the
-# same job with --stoker=off, print the results, stop the cluster.
+# same job with --stoker=off, print the results, stop the cluster; last, `stoker report` over
+# the three jobs' run records (the plugin's job_log) and where its HTML page is.
 # Safe to run again: a cluster left by --keep in DIR is stopped and started afresh.
 # Everything the phases print goes to DIR/demo.log; a failed phase prints its tail.
 set -euo pipefail
@@ -26,7 +28,7 @@ src=$(cd "$(dirname "$0")/.." && pwd -P)
 keep=0
 report=0
 dir=/var/tmp/stoker-demo
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --keep) keep=1; shift ;;
@@ -47,6 +49,8 @@ build=$src/build
 bin=$dir/bin
 cluster=$dir/cluster
 jobs=$dir/jobs
+joblog=$dir/jobs.jsonl  # the plugin's job_log: one run record line per rank
+report_html=$dir/report.html
 data=$dir/data/images
 # The dataset: 4 colour classes of 64x48 JPEGs, learnable in a few epochs.
 classes=4 per_class=256 epochs=3 batch=32
@@ -101,8 +105,9 @@ start_cluster() {
   put "$build/runtime/examples/stoker_train" "$bin/stoker_train"
   put "$build/runtime/examples/stoker_make_data" "$bin/stoker_make_data"
   put "$src/sbatch_templates/admin/stoker.conf" "$dir/etc/stoker.conf"
+  rm -f "$joblog"  # the report covers this run's three jobs
   "$src/scripts/local-cluster.sh" start "$cluster" --plugin "$bin/spank_stoker.so" \
-    --plugin-args "profiles=$dir/etc/stoker.conf enable=opt-in"
+    --plugin-args "profiles=$dir/etc/stoker.conf enable=opt-in job_log=$joblog record_root=$dir/records"
   export SLURM_CONF=$cluster/slurm.conf
   sinfo -N
 }
@@ -237,6 +242,15 @@ print_throughput() {
   echo "   figures measure this machine under its current load, not a GPU node.)"
 }
 
+# What an admin sees of the three jobs: `stoker report` over the plugin's job log.
+print_report() {
+  echo
+  echo "Which jobs starve their GPUs: stoker report --log $joblog"
+  "$bin/stoker" report --log "$joblog" --html "$report_html" | sed 's/^/  /'
+  echo "  (open $report_html in a browser: a plot of each job's wait share and depth over"
+  echo "   time, and the node picture of its plan)"
+}
+
 print_keep() {
   cat <<EOF
 
@@ -255,6 +269,7 @@ EOF
 if [ $report = 1 ]; then
   [ -f "$jobs/on.err" ] || { echo "demo: --report: no earlier run in $dir ($jobs/on.err)" >&2; exit 1; }
   print_plans
+  [ -f "$joblog" ] && print_report
   exit 0
 fi
 echo "stoker demo in $dir (log: $log)"
@@ -272,6 +287,8 @@ else
 fi
 print_plans
 print_throughput
+print_report
 [ $keep = 1 ] && print_keep
 echo
-echo "Job output: $jobs/{on,off,copied}.{out,err}; full log: $log"
+echo "Job output: $jobs/{on,off,copied}.{out,err}; job log: $joblog; HTML report: $report_html;"
+echo "full log: $log"

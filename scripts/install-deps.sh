@@ -23,7 +23,7 @@ packages=(
   # scraped by a real Prometheus through node-exporter's textfile collector (tests/browser/)
   chromium chromium-driver prometheus prometheus-node-exporter
   # the fuzz build (tests/fuzz, scripts/fuzz.sh): clang and its libFuzzer runtime; the
-  # Python property tests (tests/python/test_hypothesis_*.py) (zstd: line 12)
+  # Python property tests (tests/python/test_hypothesis_*.py)
   clang-14 libclang-rt-14-dev python3-hypothesis
 )
 

@@ -108,15 +108,15 @@ extern "C" int slurm_spank_task_init(spank_t sp, int, char**) {
                          [&] { return plugin::remote() ? plugin::stepd_task_init(sp) : 0; });
 }
 
-extern "C" int slurm_spank_exit(spank_t, int, char**) {
-  return plugin::guarded("exit", 0, [] {
+extern "C" int slurm_spank_exit(spank_t sp, int, char**) {
+  return plugin::guarded("exit", 0, [&] {
     switch (spank_context()) {
       case S_CTX_LOCAL:
       case S_CTX_ALLOCATOR:
         plugin::submit_exit();
         break;
       case S_CTX_REMOTE:
-        plugin::stepd_exit();
+        plugin::stepd_exit(sp);
         break;
       default:
         break;

@@ -11,7 +11,8 @@ namespace stoker::spank {
 namespace {
 
 constexpr const char* kKeys =
-    "profiles, default_profile, enable, topology_xml, topology_cache, batch_step";
+    "profiles, default_profile, enable, topology_xml, topology_cache, batch_step, job_log, "
+    "record_root, admin_comment";
 
 [[noreturn]] void bad_value(const std::string& arg, const std::string& allowed) {
   throw Error("plugstack argument '" + arg + "'", "bad value; allowed: " + allowed,
@@ -21,6 +22,12 @@ constexpr const char* kKeys =
 std::string non_empty(const std::string& arg, std::string_view value) {
   if (value.empty()) bad_value(arg, "a non-empty value");
   return std::string(value);
+}
+
+bool yes_no(const std::string& arg, std::string_view value) {
+  const std::optional<bool> yes = values::parse_yes_no(value);
+  if (!yes) bad_value(arg, "yes, no");
+  return *yes;
 }
 
 }  // namespace
@@ -50,9 +57,13 @@ PluginConfig parse_plugin_args(const std::vector<std::string>& args) {
       if (!policy) bad_value(arg, names_of(kTunePolicyNames, ", "));
       cfg.enable = *policy;
     } else if (key == "batch_step") {
-      const std::optional<bool> yes = values::parse_yes_no(value);
-      if (!yes) bad_value(arg, "yes, no");
-      cfg.batch_step = *yes;
+      cfg.batch_step = yes_no(arg, value);
+    } else if (key == "job_log" || key == "record_root") {
+      std::string& path = key == "job_log" ? cfg.job_log : cfg.record_root;
+      path = non_empty(arg, value);
+      if (path.front() != '/') bad_value(arg, "an absolute path");
+    } else if (key == "admin_comment") {
+      cfg.admin_comment = yes_no(arg, value);
     } else {
       throw Error("plugstack argument '" + arg + "'",
                   "unknown key '" + key + "' (keys: " + std::string(kKeys) + ")",

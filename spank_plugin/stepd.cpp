@@ -13,6 +13,7 @@
 
 #include "options.hpp"
 #include "rendezvous.hpp"
+#include "stepd_records.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/topology/topology.hpp"
 #include "stoker/plan/plan_input.hpp"
@@ -50,17 +51,6 @@ uint32_t item_u32(spank_t sp, spank_item_t item, uint32_t fallback) {
 uint64_t item_u64(spank_t sp, spank_item_t item) {
   uint64_t v = 0;
   return spank_get_item(sp, item, &v) == ESPANK_SUCCESS ? v : 0;
-}
-
-std::optional<std::string> spank_env(spank_t sp, const std::string& name) {
-  std::vector<char> buf(4096);
-  for (int attempt = 0; attempt < 4; ++attempt) {
-    const spank_err_t rc = spank_getenv(sp, name.c_str(), buf.data(), static_cast<int>(buf.size()));
-    if (rc == ESPANK_SUCCESS) return std::string(buf.data());
-    if (rc != ESPANK_NOSPACE) return std::nullopt;
-    buf.resize(buf.size() * 4);
-  }
-  return std::nullopt;
 }
 
 using Clock = std::chrono::steady_clock;
@@ -225,6 +215,7 @@ int stepd_init_post_opt(spank_t sp) {
   NodeState& st = state();
   if (!st.enabled) return 0;
   const Clock::time_point start = Clock::now();
+  records_init(sp, st.cfg);  // every step's loaders leave a record, tuned or not
   const FlagState& f = flags();
   const uint32_t step = item_u32(sp, S_JOB_STEPID, 0);
   st.decision = should_tune(st.cfg.enable, st.cfg.batch_step, f.opts, f.any_flag, step_kind(step));
@@ -253,6 +244,7 @@ int stepd_task_init(spank_t sp) {
   if (!st.enabled) return 0;
   const bool verbose = flags().opts.verbose;
   const uint32_t rank = item_u32(sp, S_TASK_GLOBAL_ID, 0);
+  records_export(sp);
   if (!st.decision.tune) {
     if (verbose)
       to_task_stderr("stoker: rank " + std::to_string(rank) +
@@ -283,8 +275,9 @@ int stepd_task_init(spank_t sp) {
   return 0;
 }
 
-void stepd_exit() {
+void stepd_exit(spank_t sp) {
   NodeState& st = state();
+  if (st.enabled) records_collect(sp, st.cfg, st.decision.tune);
   st.topology.reset();
   st.profiles.reset();
 }

@@ -22,6 +22,7 @@ int stepd_flag(int val, const char* optarg);
 
 int stepd_init_post_opt(spank_t sp);
 int stepd_task_init(spank_t sp);
-void stepd_exit();
+// After the step's tasks ended (as root): collects the run records (stepd_records.hpp).
+void stepd_exit(spank_t sp);
 
 }  // namespace stoker::spank

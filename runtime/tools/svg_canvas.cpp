@@ -5,9 +5,7 @@
 
 namespace stoker::cli {
 
-namespace {
-
-std::string escape(const std::string& s) {
+std::string xml_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
@@ -29,6 +27,8 @@ std::string escape(const std::string& s) {
   }
   return out;
 }
+
+namespace {
 
 std::string num(double v) {
   char buf[32];
@@ -91,7 +91,7 @@ void SvgCanvas::text(double x, double y, const std::string& s, const Font& f) {
            "\" fill=\"" + f.colour + "\"";
   if (f.bold) body_ += " font-weight=\"bold\"";
   if (std::string(f.anchor) != "start") body_ += " text-anchor=\"" + std::string(f.anchor) + "\"";
-  body_ += ">" + escape(s) + "</text>\n";
+  body_ += ">" + xml_escape(s) + "</text>\n";
 }
 
 void SvgCanvas::line(double x1, double y1, double x2, double y2, const std::string& colour,
@@ -100,13 +100,27 @@ void SvgCanvas::line(double x1, double y1, double x2, double y2, const std::stri
            num(y2) + "\" stroke=\"" + colour + "\" stroke-width=\"" + num(width) + "\"/>\n";
 }
 
+void SvgCanvas::polyline(const std::vector<std::pair<double, double>>& points,
+                         const std::string& colour, double width, bool dashed) {
+  std::string xy;
+  for (const auto& [x, y] : points) xy += (xy.empty() ? "" : " ") + num(x) + "," + num(y);
+  body_ += "<polyline points=\"" + xy + "\" fill=\"none\" stroke=\"" + colour +
+           "\" stroke-width=\"" + num(width) + "\"" +
+           (dashed ? " stroke-dasharray=\"5,3\"" : "") + "/>\n";
+}
+
+void SvgCanvas::circle(double x, double y, double r, const std::string& fill) {
+  body_ += "<circle class=\"point\" cx=\"" + num(x) + "\" cy=\"" + num(y) + "\" r=\"" +
+           num(r) + "\" fill=\"" + fill + "\"/>\n";
+}
+
 std::string SvgCanvas::document(double w, double h, const std::string& title) const {
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
          num(w) + "\" height=\"" + num(h) + "\" viewBox=\"0 0 " + num(w) + " " + num(h) +
          "\" font-family=\"DejaVu Sans, Verdana, Helvetica, Arial, sans-serif\">\n"
          "<title>" +
-         escape(title) +
+         xml_escape(title) +
          "</title>\n"
          "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n" +
          body_ + "</svg>\n";

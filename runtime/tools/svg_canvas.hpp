@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace stoker::cli {
 
@@ -24,12 +26,18 @@ class SvgCanvas {
   // (x, y) is the text's baseline start (or middle/end, after the font's anchor).
   void text(double x, double y, const std::string& s, const Font& font);
   void line(double x1, double y1, double x2, double y2, const std::string& colour, double width);
+  void polyline(const std::vector<std::pair<double, double>>& points, const std::string& colour,
+                double width, bool dashed = false);
+  void circle(double x, double y, double r, const std::string& fill);  // class "point"
   // The whole document, `w` x `h` pixels, on a white background.
   std::string document(double w, double h, const std::string& title) const;
 
  private:
   std::string body_;
 };
+
+// `s` with &, <, > and " escaped for XML and HTML.
+std::string xml_escape(const std::string& s);
 
 // Rank i's colour ("#4e79a7"): 20 hand-picked ones, then evenly spread hues.
 std::string rank_colour(int i);

@@ -12,6 +12,7 @@
 #include "stoker/distributed/world.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/loader/metrics.hpp"
+#include "stoker/loader/run_recorder.hpp"
 #include "stoker/sources/shard_stream.hpp"
 #include "stoker/loader/worker_shares.hpp"
 #include "stoker/plan/limits.hpp"
@@ -287,6 +288,7 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
   if (!main_thread.empty()) loader->notes_.insert(loader->notes_.begin() + 1, main_thread);
   Loader* l = loader.get();
   loader->metrics_ = MetricsWriter::from_environment([l] { return l->stats(); }, rank);
+  loader->record_ = RunRecorder::from_environment(rank, [l] { return l->stats(); }, l->plan());
   loader->summary_at_exit_ = verbose_from_environment();
   if (loader->summary_at_exit_ && !main_thread.empty())
     std::fprintf(stderr, "stoker: rank %llu: %s\n", static_cast<unsigned long long>(rank),
@@ -299,7 +301,12 @@ Loader::~Loader() {
     leak_in_forked_child(std::move(core_));
     (void)pool_.release();
     (void)metrics_.release();
+    (void)record_.release();
     return;
+  }
+  if (record_) {  // the record first: the summary line and the workers' stop follow it
+    record_->write("close");
+    record_.reset();
   }
   metrics_.reset();  // its thread calls stats(): stop it while the core is alive
   if (summary_at_exit_)

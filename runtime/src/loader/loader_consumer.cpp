@@ -127,6 +127,7 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
   if (opt_.adaptive) {
     depth_ = controller_.observe({got, wait, m.produce_ns, ready, filled});
   }
+  totals_.timeline.observe(got - first_request_ns_, wait, old_depth, controller_.max_depth());
   if (loop_.pos == loop_.total) {  // the producers already run on into the next epoch
     next_epoch_ = loop_.epoch + 1;
     boundary_ = true;

@@ -31,6 +31,18 @@ TEST(PluginConfig, EveryKey) {
   EXPECT_EQ(parse_plugin_args({"enable=opt-in", "batch_step=no"}).enable, TunePolicy::OptIn);
 }
 
+TEST(PluginConfig, RunRecordKeys) {
+  const PluginConfig off = parse_plugin_args({});
+  EXPECT_EQ(off.job_log, "");  // off unless the admin names a log
+  EXPECT_EQ(off.record_root, "/run/stoker/records");
+  EXPECT_FALSE(off.admin_comment);
+  const PluginConfig c = parse_plugin_args(
+      {"job_log=/var/log/stoker/jobs.jsonl", "record_root=/var/spool/stoker", "admin_comment=yes"});
+  EXPECT_EQ(c.job_log, "/var/log/stoker/jobs.jsonl");
+  EXPECT_EQ(c.record_root, "/var/spool/stoker");
+  EXPECT_TRUE(c.admin_comment);
+}
+
 TEST(PluginConfig, UnknownKeyNamesItAndTheKnownKeys) {
   try {
     parse_plugin_args({"enable=always", "colour=blue"});
@@ -38,15 +50,16 @@ TEST(PluginConfig, UnknownKeyNamesItAndTheKnownKeys) {
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
               "plugstack argument 'colour=blue': unknown key 'colour' (keys: profiles, "
-              "default_profile, enable, topology_xml, topology_cache, batch_step) (fix the line in "
-              "plugstack.conf)");
+              "default_profile, enable, topology_xml, topology_cache, batch_step, job_log, "
+              "record_root, admin_comment) (fix the line in plugstack.conf)");
   }
 }
 
 TEST(PluginConfig, BadValuesAreErrors) {
   for (const char* arg :
        {"enable=sometimes", "batch_step=maybe", "profiles=", "novalue",
-        "topology_xml=", "default_profile=", "topology_cache=", "topology_cache=relative/dir"}) {
+        "topology_xml=", "default_profile=", "topology_cache=", "topology_cache=relative/dir", "job_log=", "job_log=jobs.jsonl",
+        "record_root=relative", "admin_comment=maybe"}) {
     EXPECT_THROW(parse_plugin_args({arg}), Error) << arg;
   }
   try {

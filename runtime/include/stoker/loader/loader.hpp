@@ -112,6 +112,7 @@ struct LoaderOptions {
 class Loader;
 class LoaderCore;
 class MetricsWriter;
+class RunRecorder;
 class WorkerPool;
 
 // What a host Batch and a DeviceBatch (cuda_feeder.hpp) both describe: how many samples,
@@ -184,7 +185,9 @@ class Loader {
   //  - options.world_size 0: detects the world (detect_world; collective under MPI);
   //  - makes the ranks agree on the seed, dataset and sampler (agree_on_epoch; collective);
   //  - starts STOKER_METRICS (MetricsWriter::from_environment) and, with STOKER_VERBOSE=1,
-  //    prints the summary line when destroyed.
+  //    prints the summary line when destroyed;
+  //  - with STOKER_RUN_RECORD_DIR (the plugin's), leaves the run record there when destroyed
+  //    (or at exit, or on SIGTERM: run_recorder.hpp).
   // Throws what the constructor throws, and stoker::Error for a plan, world or metrics
   // path it cannot read, or ranks that disagree.
   static std::unique_ptr<Loader> for_this_process(std::shared_ptr<const Source> source,
@@ -282,6 +285,7 @@ class Loader {
   std::unique_ptr<WorkerPool> pool_;
   std::vector<std::string> notes_;          // from construction (binding)
   std::unique_ptr<MetricsWriter> metrics_;  // STOKER_METRICS; stopped first in ~Loader
+  std::unique_ptr<RunRecorder> record_;     // STOKER_RUN_RECORD_DIR; written at close
   bool summary_at_exit_ = false;            // STOKER_VERBOSE (for_this_process)
   std::string plan_source_ = "given by the caller";
   std::string agreement_;  // what checks the ranks (agreement_mode), for stats()

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "stoker/loader/prefetch_controller.hpp"
+#include "stoker/loader/run_timeline.hpp"
 #include "stoker/sources/shard_stream.hpp"
 #include "stoker/transforms/transform.hpp"
 
@@ -41,6 +42,7 @@ struct LoaderStats {
   bool adaptive = true;
 
   std::vector<DepthChange> depth_history;          // controller decisions, oldest first
+  RunTimeline timeline;  // wait share and depth over time, fixed size (the run record's)
   uint64_t producer_bound_waits = 0;               // waits that more depth would not have fixed
   std::vector<EpochFirstBatch> epoch_first_batch;  // one per epoch iterated
   std::vector<std::string> notes;                  // binding/pinning fallbacks, one line each

@@ -1,0 +1,90 @@
+// The run record: what one rank's loader planned and what then happened, written by the
+// runtime at loader close (also at exit and on SIGTERM; once), collected by the plugin into
+// the admin's job log (one line per rank), and read by `stoker report`.
+//
+// Here, below the loader and the plugin, because both sides speak it: the runtime writes
+// it (loader/run_recorder.cpp), slurmstepd reads it as root from a folder the job's user
+// owns (spank_plugin/record_collect.cpp): parse_run_record() therefore takes nothing on
+// trust: a bounded size, known keys only, each of its type and range.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stoker {
+
+// The folder the plugin gives each task of a step for its record (one file per rank).
+inline constexpr const char* kRunRecordDirVar = "STOKER_RUN_RECORD_DIR";
+// The record's file in that folder: "rank-<rank>.json".
+std::string run_record_file(uint64_t rank);
+// The largest record the collector reads; a record is about 2 KiB.
+inline constexpr size_t kMaxRecordBytes = 16 * 1024;
+// The longest job log line; a line that would be longer drops the record's timeline.
+inline constexpr size_t kMaxLogLine = 4000;
+// The most timeline points a record may have.
+inline constexpr size_t kMaxTimelinePoints = 64;
+
+struct TimelinePoint {
+  double t = 0;     // seconds from the first request to the point's end
+  double wait = 0;  // the consumer's wait share within the point (0..1)
+  int depth = 0;    // the deepest ring within the point
+  bool operator==(const TimelinePoint&) const = default;
+};
+
+struct RunRecord {
+  static constexpr int kVersion = 1;
+  // Who.
+  std::string job, step, node;
+  uint64_t rank = 0;
+  std::string profile;
+  // The plan it ran.
+  uint64_t local_rank = 0;
+  std::string cpus, main_cpus, worker_cpus;  // CPU lists ("0-5")
+  std::string numa, gpu;                     // memory NUMA nodes ("0,1"), GPU PCI id or ""
+  int cores = 0, workers = 0, prefetch = 0, prefetch_max = 0;
+  bool pin = false;
+  uint64_t mem_budget = 0, slot_bytes = 0;
+  int budget_depth = 0;             // the deepest ring the memory budget holds
+  std::string prefetch_max_reason;  // the planner's reason for prefetch_max
+  // What happened.
+  uint64_t samples = 0, batches = 0;
+  double seconds = 0, samples_per_s = 0, wait_share = 0;
+  int depth_reached = 0;
+  double at_max_share = 0;  // share of the run with the ring at prefetch_max
+  uint64_t skipped = 0, stream_bytes = 0;
+  std::optional<uint64_t> decode_warnings;  // when the loader's stats count them
+  std::string end;                          // "close", "exit" or "sigterm"
+  std::vector<TimelinePoint> timeline;
+  bool operator==(const RunRecord&) const = default;
+};
+
+// One line of JSON (no newline).
+std::string to_json(const RunRecord& r);
+// Parses a record strictly: JSON, an object of the known keys only, each of its type and
+// range, at most kMaxRecordBytes. Throws stoker::Error (where = `where`) saying what is wrong.
+RunRecord parse_run_record(std::string_view text, const std::string& where);
+
+// One line of the admin's job log: the collector's view and, when it could be read, the record.
+struct JobLogLine {
+  std::string time;  // UTC, ISO 8601 ("2026-12-02T16:03:40Z")
+  std::string job, step, node, user, partition;
+  uint64_t rank = 0;
+  std::string status;   // "ok", or what was wrong: "missing", "bad"
+  std::string problem;  // for a status other than ok: one line naming the file
+  std::optional<RunRecord> record;
+  bool operator==(const JobLogLine&) const = default;
+};
+
+// One line of JSON (no newline), under kMaxLogLine bytes: the timeline is left out when
+// it would not fit, and the problem text is cut.
+std::string to_json(const JobLogLine& line);
+// Parses a job log line strictly; throws stoker::Error (where = `where`). Without
+// `with_timeline` the record's timeline is left empty (its points still checked as JSON):
+// a reader of many lines that needs none of them (`stoker report`'s summary) is faster.
+JobLogLine parse_job_log_line(std::string_view text, const std::string& where,
+                              bool with_timeline = true);
+
+}  // namespace stoker

@@ -1,0 +1,259 @@
+#include "report_log.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string_view>
+#include <thread>
+#include <utility>
+
+#include "stoker/common/error.hpp"
+#include "stoker/common/values.hpp"
+
+namespace stoker::cli {
+
+namespace {
+
+constexpr uint64_t kShownBroken = 20;
+constexpr size_t kShownProblems = 8;
+
+std::ifstream open_log(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(path, "cannot be read", "give --log the job log named by the plugin's job_log= "
+                                        "(plugstack.conf)");
+  }
+  return in;
+}
+
+bool wanted(const JobLogLine& l, const ReportFilter& f, const std::string& since) {
+  return (since.empty() || l.time >= since) && (f.user.empty() || l.user == f.user) &&
+         (f.partition.empty() || l.partition == f.partition) && (f.job.empty() || l.job == f.job);
+}
+
+std::string step_key(const std::string& job, const std::string& step) {
+  return job + "." + step;
+}
+
+void add_line(StepSummary& s, JobLogLine& l) {
+  if (s.job.empty()) {
+    s.job = l.job;
+    s.step = l.step;
+    s.user = l.user;
+    s.partition = l.partition;
+  }
+  s.time = std::max(s.time, l.time);
+  s.nodes.insert(l.node);
+  if (!l.record) {
+    if (s.problems.size() < kShownProblems)
+      s.problems.push_back("rank " + std::to_string(l.rank) + ": " + l.status + ": " + l.problem);
+    ++s.problem_count;
+    return;
+  }
+  RunRecord& r = *l.record;
+  ++s.ranks;
+  s.wait_sum += r.wait_share;
+  s.rate_sum += r.samples_per_s;
+  if (s.ranks == 1 || r.wait_share > s.worst.wait_share) {
+    s.worst = std::move(r);
+  }
+}
+
+std::vector<GroupSummary> groups_of(const std::vector<StepSummary>& steps) {
+  std::map<std::pair<std::string, std::string>, GroupSummary> by;
+  for (const StepSummary& s : steps) {
+    GroupSummary& g = by[{s.user, s.partition}];
+    g.user = s.user;
+    g.partition = s.partition;
+    ++g.steps;
+    g.wait_sum += s.wait();
+    if (g.worst_step.empty() || s.wait() > g.worst_wait) {
+      g.worst_step = "job " + s.job + " step " + s.step;
+      g.worst_wait = s.wait();
+    }
+  }
+  std::vector<GroupSummary> out;
+  for (auto& [key, g] : by) out.push_back(std::move(g));
+  std::stable_sort(out.begin(), out.end(), [](const GroupSummary& a, const GroupSummary& b) {
+    return a.wait_sum / a.steps > b.wait_sum / b.steps;
+  });
+  return out;
+}
+
+}  // namespace
+
+std::string since_time(const std::string& since) {
+  if (since.empty()) return "";
+  const char unit = since.back();
+  const std::optional<uint64_t> n = values::parse_whole(since.substr(0, since.size() - 1), 0,
+                                                       uint64_t{100} * 365 * 24 * 3600);
+  const uint64_t per = unit == 'd' ? 86400 : unit == 'h' ? 3600 : unit == 'm' ? 60 : 0;
+  if (n && per) {
+    const std::time_t at = std::time(nullptr) - static_cast<std::time_t>(*n * per);
+    std::tm tm{};
+    ::gmtime_r(&at, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return text;
+  }
+  const bool iso = since.size() >= 10 && std::isdigit(static_cast<unsigned char>(since[0])) &&
+                   since[4] == '-' && since[7] == '-';
+  if (!iso) {
+    throw Error("--since '" + since + "'", "is neither a UTC date or time nor an age",
+                "give e.g. 2026-12-01, 2026-12-01T10:00:00Z, 7d, 12h or 30m");
+  }
+  return since;
+}
+
+namespace {
+
+// One thread's share of the log: the lines that start within [begin, end).
+struct Chunk {
+  uint64_t begin = 0, end = 0;
+  uint64_t lines = 0, broken = 0;
+  std::vector<std::pair<uint64_t, std::string>> broken_shown;  // (line in the chunk, what)
+  std::vector<StepSummary> steps;                              // in order of appearance
+};
+
+void read_chunk(const std::string& path, const ReportFilter& filter, const std::string& since,
+                Chunk& c) {
+  std::ifstream in(path, std::ios::binary);
+  uint64_t at = c.begin;
+  std::string text;
+  if (c.begin > 0) {  // a line under way at `begin` is the chunk before's
+    in.seekg(static_cast<std::streamoff>(c.begin - 1));
+    if (in.get() != '\n' && std::getline(in, text)) at += text.size() + 1;
+  }
+  std::map<std::string, size_t> index;  // step key -> steps
+  while (at < c.end && std::getline(in, text)) {
+    at += text.size() + 1;
+    ++c.lines;
+    if (text.empty()) continue;
+    JobLogLine l;
+    try {
+      l = parse_job_log_line(text, "", false);  // FILE:LINE is named by the caller
+    } catch (const Error& e) {
+      if (++c.broken <= kShownBroken) c.broken_shown.emplace_back(c.lines, e.problem());
+      continue;
+    }
+    if (!wanted(l, filter, since)) continue;
+    const auto [it, fresh] = index.emplace(step_key(l.job, l.step), c.steps.size());
+    if (fresh) c.steps.emplace_back();
+    add_line(c.steps[it->second], l);
+  }
+}
+
+// Adds `s` (the same step, from a later chunk) to `into`.
+void merge_step(StepSummary& into, StepSummary&& s) {
+  into.time = std::max(into.time, s.time);
+  into.nodes.merge(s.nodes);
+  if (s.ranks && (!into.ranks || s.worst.wait_share > into.worst.wait_share))
+    into.worst = std::move(s.worst);
+  into.ranks += s.ranks;
+  into.wait_sum += s.wait_sum;
+  into.rate_sum += s.rate_sum;
+  for (std::string& p : s.problems) {
+    if (into.problems.size() < kShownProblems) into.problems.push_back(std::move(p));
+  }
+  into.problem_count += s.problem_count;
+}
+
+// Threads for a log of `bytes`: a share of at least 16 MiB each, at most 8.
+size_t chunk_count(uint64_t bytes) {
+  const uint64_t by_size = bytes / (uint64_t{16} << 20) + 1;
+  const uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<size_t>(std::min<uint64_t>({by_size, cores, 8}));
+}
+
+}  // namespace
+
+JobReport read_job_log(const std::string& path, const ReportFilter& filter, std::FILE* warn) {
+  open_log(path);  // one clear error when it cannot be read
+  const std::string since = since_time(filter.since);
+  std::error_code ec;
+  const uint64_t bytes = std::filesystem::file_size(path, ec);
+  std::vector<Chunk> chunks(chunk_count(ec ? 0 : bytes));
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    chunks[i].begin = bytes * i / chunks.size();
+    chunks[i].end = i + 1 == chunks.size() ? UINT64_MAX : bytes * (i + 1) / chunks.size();
+  }
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < chunks.size(); ++i)
+    threads.emplace_back([&, i] { read_chunk(path, filter, since, chunks[i]); });
+  read_chunk(path, filter, since, chunks[0]);
+  for (std::thread& t : threads) t.join();
+
+  JobReport report;
+  report.log = path;
+  std::map<std::string, size_t> index;
+  uint64_t shown = 0;
+  for (Chunk& c : chunks) {
+    for (const auto& [line, what] : c.broken_shown) {
+      if (++shown <= kShownBroken)
+        std::fprintf(warn, "stoker report: %s:%llu: %s; skipped\n", path.c_str(),
+                     static_cast<unsigned long long>(report.lines + line), what.c_str());
+    }
+    report.lines += c.lines;
+    report.broken += c.broken;
+    for (StepSummary& s : c.steps) {
+      const auto [it, fresh] = index.emplace(step_key(s.job, s.step), report.steps.size());
+      if (fresh) {
+        report.steps.push_back(std::move(s));
+      } else {
+        merge_step(report.steps[it->second], std::move(s));
+      }
+    }
+  }
+  if (report.broken > kShownBroken)
+    std::fprintf(warn, "stoker report: %s: %llu more broken lines skipped\n", path.c_str(),
+                 static_cast<unsigned long long>(report.broken - kShownBroken));
+  // Highest wait first (to the percent shown); at the same wait, a step with a change to
+  // make before one without.
+  auto rank = [](const StepSummary& s) {
+    return std::pair(std::lround(100 * s.wait()), s.ranks && advise(s.worst).kind != Advice::None);
+  };
+  std::stable_sort(report.steps.begin(), report.steps.end(),
+                   [&](const StepSummary& a, const StepSummary& b) { return rank(a) > rank(b); });
+  report.groups = groups_of(report.steps);
+  return report;
+}
+
+std::vector<std::vector<RunRecord>> step_records(const std::string& path,
+                                                 const std::vector<StepSummary>& steps) {
+  std::map<std::string, size_t> wanted_steps;
+  for (size_t i = 0; i < steps.size(); ++i)
+    wanted_steps[step_key(steps[i].job, steps[i].step)] = i;
+  std::vector<std::vector<RunRecord>> out(steps.size());
+  std::ifstream in = open_log(path);
+  std::string text;
+  std::set<std::string, std::less<>> jobs;
+  for (const StepSummary& s : steps) jobs.insert(s.job);
+  const std::string_view key = "\"job\":\"";
+  for (uint64_t number = 1; std::getline(in, text); ++number) {
+    // Most lines belong to steps not shown: look at the job's id before parsing.
+    const size_t at = text.find(key);
+    if (at == std::string::npos) continue;
+    const size_t from = at + key.size(), to = text.find('"', from);
+    if (to == std::string::npos || !jobs.count(std::string_view(text).substr(from, to - from)))
+      continue;
+    try {
+      JobLogLine l = parse_job_log_line(text, path + ":" + std::to_string(number));
+      const auto it = wanted_steps.find(step_key(l.job, l.step));
+      if (it != wanted_steps.end() && l.record) out[it->second].push_back(std::move(*l.record));
+    } catch (const Error&) {
+      // named once already by read_job_log
+    }
+  }
+  for (auto& records : out) {
+    std::sort(records.begin(), records.end(),
+              [](const RunRecord& a, const RunRecord& b) { return a.rank < b.rank; });
+  }
+  return out;
+}
+
+}  // namespace stoker::cli

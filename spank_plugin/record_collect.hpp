@@ -1,0 +1,61 @@
+// The run records of a step on this node (plan/run_record.hpp): the folder the plugin makes
+// for them, their collection into the admin's job log after the tasks end, and the clean-up.
+// Slurm-free, so unit tests link it; stepd.cpp calls it.
+//
+// It runs as root and reads files the job's user wrote, in a folder that user owns:
+//  - the root folder (plugstack record_root) must be owned by root and writable by no one
+//    else, so no user can put, move or replace a step's folder there;
+//  - a record is opened without following links or blocking (a FIFO), and read only when
+//    it is a regular file of the job's user with one link and at most kMaxRecordBytes;
+//  - what it holds is parsed strictly (parse_run_record) and must name this job, step, rank;
+//  - each log line is one write() to a file opened O_APPEND | O_NOFOLLOW: lines of steps
+//    ending at once on other nodes never interleave.
+// Nothing here throws past its caller or waits: a bad, missing or unreadable record is a
+// log line saying so, a log that cannot be written is one message for slurmd's log.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "stoker/plan/run_record.hpp"
+
+namespace stoker::spank {
+
+// The step's folder name in the root on the step's node `node_id` (S_JOB_NODEID):
+// "<job>.<step>.<node_id>". The node's id keeps the nodes of a step apart when the root is
+// shared (a network file system, nodes emulated on one host).
+std::string step_folder_name(uint32_t job, uint32_t step, uint32_t node_id);
+
+// Makes `root` when missing (0755) and the step's folder in it (0700, owned by uid:gid);
+// returns its path. Throws stoker::Error naming the folder when the root is not a folder
+// owned by this process's user and closed to others, or when a folder cannot be made.
+std::string make_step_folder(const std::string& root, const std::string& name, uid_t uid,
+                             gid_t gid);
+
+// Who the lines are about: the collector's view, never the record's.
+struct StepIdentity {
+  std::string time, job, step, node, user, partition;
+  uid_t uid = 0;  // the job's user: a record must be theirs
+};
+
+// One line per rank of `ranks`, in that order: "ok" with the record, else "missing" or
+// "bad" with one line naming the file and what is wrong.
+std::vector<JobLogLine> collect_records(const std::string& root, const std::string& name,
+                                        const std::vector<uint64_t>& ranks,
+                                        const StepIdentity& who);
+
+// Appends each line and a newline with one write each (O_APPEND). Returns "" or one line
+// naming the log and what went wrong (and how many lines were written).
+std::string append_to_log(const std::string& path, const std::vector<std::string>& lines);
+
+// Removes the ranks' records (and their .tmp files) and the folder; "" or what was left.
+std::string remove_step_folder(const std::string& root, const std::string& name,
+                               const std::vector<uint64_t>& ranks);
+
+// The time now, UTC, ISO 8601 ("2026-12-02T16:03:40Z").
+std::string utc_now();
+
+}  // namespace stoker::spank

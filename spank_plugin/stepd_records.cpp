@@ -1,0 +1,152 @@
+#include "stepd_records.hpp"
+
+#include <pwd.h>
+#include <slurm/slurm.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "record_collect.hpp"
+#include "stoker/plan/run_advice.hpp"
+#include "stoker/plan/tune_decision.hpp"
+
+namespace stoker::spank {
+
+namespace {
+
+// What init_post_opt found, for task_init (forked from this process) and exit.
+struct StepRecords {
+  std::string name;  // the step's folder in record_root; "" = no records for this step
+  std::string folder;
+  uid_t uid = 0;
+  std::string job, step, user, partition;
+};
+
+StepRecords& records() {
+  static StepRecords r;
+  return r;
+}
+
+std::string user_name(uid_t uid) {
+  std::vector<char> buf(16384);
+  passwd pw{};
+  passwd* found = nullptr;
+  if (::getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) == 0 && found) return pw.pw_name;
+  return std::to_string(uid);
+}
+
+std::string node_name(spank_t sp) {
+  if (auto n = spank_env(sp, "SLURMD_NODENAME"); n && !n->empty()) return *n;
+  char host[256] = {};
+  return ::gethostname(host, sizeof host - 1) == 0 ? host : "";
+}
+
+// The step's global ranks on this node.
+std::vector<uint64_t> node_ranks(spank_t sp) {
+  uint32_t local = 0;
+  std::vector<uint64_t> ranks;
+  if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &local) != ESPANK_SUCCESS) return ranks;
+  for (uint32_t i = 0; i < local; ++i) {
+    uint32_t global = 0;
+    if (spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, i, &global) == ESPANK_SUCCESS)
+      ranks.push_back(global);
+  }
+  return ranks;
+}
+
+// The job's AdminComment := `text` (one RPC to slurmctld, as root). "" or what failed.
+std::string set_admin_comment(uint32_t job, const std::string& text) {
+  job_desc_msg_t desc;
+  slurm_init_job_desc_msg(&desc);
+  desc.job_id = job;
+  std::string comment = text.substr(0, 1000);
+  desc.admin_comment = comment.data();
+  if (slurm_update_job(&desc) == SLURM_SUCCESS) return "";
+  return slurm_strerror(slurm_get_errno());
+}
+
+void verdict_to_admin_comment(spank_t sp, const std::vector<JobLogLine>& lines) {
+  uint32_t node = 1, job = 0;
+  if (spank_get_item(sp, S_JOB_NODEID, &node) != ESPANK_SUCCESS || node != 0) return;
+  if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS) return;
+  const RunRecord* worst = nullptr;
+  for (const JobLogLine& l : lines) {
+    if (l.record && (!worst || l.record->wait_share > worst->wait_share)) worst = &*l.record;
+  }
+  if (!worst) return;
+  if (const std::string problem = set_admin_comment(job, verdict_line(*worst)); !problem.empty())
+    slurm_info("stoker: job %u: cannot set the AdminComment: %s", job, problem.c_str());
+}
+
+}  // namespace
+
+std::optional<std::string> spank_env(spank_t sp, const std::string& name) {
+  std::vector<char> buf(4096);
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const spank_err_t rc = spank_getenv(sp, name.c_str(), buf.data(), static_cast<int>(buf.size()));
+    if (rc == ESPANK_SUCCESS) return std::string(buf.data());
+    if (rc != ESPANK_NOSPACE) return std::nullopt;
+    buf.resize(buf.size() * 4);
+  }
+  return std::nullopt;
+}
+
+void records_init(spank_t sp, const PluginConfig& cfg) {
+  StepRecords& r = records();
+  r = {};
+  if (cfg.job_log.empty()) return;
+  uint32_t job = 0, step = 0, node = 0;
+  gid_t gid = 0;
+  if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_NODEID, &node) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_UID, &r.uid) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
+    return;
+  if (step_kind(step) == StepKind::Extern) return;  // runs no user code
+  try {
+    const std::string name = step_folder_name(job, step, node);
+    r.folder = make_step_folder(cfg.record_root, name, r.uid, gid);
+    r.name = name;
+  } catch (const std::exception& e) {
+    slurm_error("stoker: run records of job %u step %u are off: %s", job, step, e.what());
+    return;
+  }
+  r.job = std::to_string(job);
+  r.step = std::to_string(step);
+  r.user = user_name(r.uid);
+  r.partition = spank_env(sp, "SLURM_JOB_PARTITION").value_or("");
+}
+
+void records_export(spank_t sp) {
+  const StepRecords& r = records();
+  if (!r.name.empty()) spank_setenv(sp, kRunRecordDirVar, r.folder.c_str(), 1);
+}
+
+void records_collect(spank_t sp, const PluginConfig& cfg, bool tuned) {
+  StepRecords& r = records();
+  if (r.name.empty()) return;
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<uint64_t> ranks = node_ranks(sp);
+  const StepIdentity who{utc_now(), r.job, r.step, node_name(sp), r.user, r.partition, r.uid};
+  std::vector<JobLogLine> lines = collect_records(cfg.record_root, r.name, ranks, who);
+  // A step stoker did not tune need not use its loader: no line for a record it did not leave.
+  if (!tuned)
+    std::erase_if(lines, [](const JobLogLine& l) { return l.status == "missing"; });
+  std::vector<std::string> text;
+  for (const JobLogLine& l : lines) text.push_back(to_json(l));
+  const std::string problem = append_to_log(cfg.job_log, text);
+  const std::string left = remove_step_folder(cfg.record_root, r.name, ranks);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!problem.empty()) slurm_error("stoker: job %s step %s: %s", r.job.c_str(), r.step.c_str(), problem.c_str());
+  if (!left.empty()) slurm_info("stoker: %s", left.c_str());
+  slurm_info("stoker: job %s step %s: %zu run record line(s) for %s in %.3f ms", r.job.c_str(),
+             r.step.c_str(), lines.size(), cfg.job_log.c_str(), ms);
+  if (cfg.admin_comment) verdict_to_admin_comment(sp, lines);
+  r = {};
+}
+
+}  // namespace stoker::spank

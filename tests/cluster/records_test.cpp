@@ -1,0 +1,127 @@
+// Run records on the real cluster: a step's loaders leave one record per rank, the plugin
+// collects them after the tasks end into the admin's job_log (one line per rank), and
+// `stoker report` reads that log. Faults: a hostile record and a log that cannot be written
+// are a line or a message, never a failed step or a drained node.
+#include <cstdio>
+#include <set>
+
+#include "cluster_harness.hpp"
+#include "stoker/plan/run_record.hpp"
+
+namespace stoker::test {
+namespace {
+
+class Records : public ClusterTest {
+ protected:
+  void SetUp() override {
+    ClusterTest::SetUp();
+    if (IsSkipped()) return;
+    fs::remove_all(root());
+    fs::remove(log());
+    // A token file outside /tmp (node n2 has a private one): 2000 windows of 64 tokens.
+    const RunResult data = run("head -c 260000 /dev/urandom > tokens.bin");
+    ASSERT_EQ(data.rc, 0) << data.err;
+  }
+  static fs::path root() { return dir() / "records"; }
+  static fs::path log() { return dir() / "jobs.jsonl"; }
+  static void use_records(const std::string& log_path) {
+    use_plugin(default_args() + " job_log=" + log_path + " record_root=" + root().string());
+  }
+  // The loader of `stoker bench tokens` in each task: one epoch, a short step per batch.
+  static std::string bench(const std::string& srun_args) {
+    return "srun " + srun_args + " " STOKER_CLI " bench tokens " + (jobs() / "tokens.bin").string() +
+           " --seq-len 64 --epochs 1 --step-ms 1 --json > /dev/null";
+  }
+  static bool node_drained() {
+    return run("sinfo -h -N -o '%N %t' | grep -E 'drain|drng|down'").rc == 0;
+  }
+};
+using FaultsRecords = Records;
+
+TEST_F(Records, ATunedStepLeavesOneLinePerRankAndTheReportShowsIt) {
+  use_records(log().string());
+  const RunResult r = run(bench("-N 2 -n 2 --stoker-profile=cv"));
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  const std::vector<std::string> lines = lines_of(slurp(log()));
+  ASSERT_EQ(lines.size(), 2u) << slurp(log());
+  std::set<std::string> nodes;
+  std::string job;
+  for (const std::string& text : lines) {
+    EXPECT_LT(text.size(), 4096u);
+    const JobLogLine l = parse_job_log_line(text, log().string());
+    job = l.job;
+    EXPECT_EQ(l.status, "ok") << text;
+    ASSERT_TRUE(l.record) << text;
+    EXPECT_EQ(l.record->profile, "cv");
+    EXPECT_GT(l.record->samples, 0u);
+    EXPECT_FALSE(l.record->timeline.empty());
+    EXPECT_EQ(l.user, "root");
+    nodes.insert(l.node);
+  }
+  EXPECT_EQ(nodes, (std::set<std::string>{"n1", "n2"}));
+  EXPECT_TRUE(fs::is_empty(root())) << "the step's record folder was left";
+  // What the collection cost on each node, from slurmd's log (the figure).
+  const RunResult cost = run("grep -h 'job " + job + " step 0: 1 run record line(s)' " +
+                             (dir() / "log").string() + "/slurmd-n*.log");
+  EXPECT_EQ(count_of(cost.out, " ms"), 2) << cost.out;
+  std::printf("collection per node: %s", cost.out.c_str());
+  const RunResult report = run(STOKER_CLI " report --log " + log().string());
+  EXPECT_EQ(report.rc, 0) << report.err;
+  EXPECT_NE(report.out.find("2 rank(s) on n1,n2"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("suggest: "), std::string::npos) << report.out;
+  // The HTML page in headless Chromium (77: Chromium is not installed); the screenshot stays.
+  const fs::path html = dir() / "records-report.html", png = dir() / "records-report.png";
+  const RunResult page = run(STOKER_CLI " report --log " + log().string() + " --html " +
+                             html.string() + " >/dev/null && " STOKER_SOURCE_DIR
+                             "/tests/support/browser_check.py " + html.string() +
+                             " --screenshot " + png.string() + " --expect-text 'Job " + job +
+                             " step 0: input wait' --expect-selector 'div.plot svg polyline'");
+  if (page.rc != 77) {
+    EXPECT_EQ(page.rc, 0) << page.out << page.err;
+  }
+  std::printf("the report page of job %s: %s\n", job.c_str(), png.c_str());
+}
+
+TEST_F(Records, AdminCommentHoldsTheStepsVerdict) {
+  use_plugin(default_args() + " job_log=" + log().string() + " record_root=" + root().string() +
+             " admin_comment=yes");
+  ASSERT_EQ(run(bench("-N 2 -n 2 --stoker-profile=cv")).rc, 0);
+  const std::vector<std::string> lines = lines_of(slurp(log()));
+  ASSERT_FALSE(lines.empty());
+  const std::string job = parse_job_log_line(lines.back(), log().string()).job;
+  const RunResult shown = run("scontrol -o show job " + job);
+  EXPECT_NE(shown.out.find("AdminComment=stoker: job " + job + " rank "), std::string::npos)
+      << shown.out;
+  EXPECT_NE(shown.out.find("for input: "), std::string::npos) << shown.out;
+}
+
+TEST_F(FaultsRecords, AHostileRecordIsALineNotAFailedStep) {
+  use_records(log().string());
+  // Rank 0 replaces its record by a link to a file it should not get read; rank 1 by a FIFO
+  // (a reader would block on it) after the loader wrote it.
+  const RunResult r = run(
+      "srun -N 2 -n 2 --stoker-profile=cv bash -c '" STOKER_CLI " bench tokens " +
+      (jobs() / "tokens.bin").string() +
+      " --seq-len 64 --epochs 1 --json >/dev/null; f=$STOKER_RUN_RECORD_DIR/rank-$SLURM_PROCID.json;"
+      " rm -f $f; if [ $SLURM_PROCID = 0 ]; then ln -s /etc/shadow $f; else mkfifo $f; fi'");
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  const std::string text = slurp(log());
+  EXPECT_EQ(count_of(text, "\"status\":\"bad\""), 2) << text;
+  EXPECT_NE(text.find("is a symbolic link: not read"), std::string::npos) << text;
+  EXPECT_NE(text.find("is not a regular file"), std::string::npos) << text;
+  EXPECT_EQ(text.find("root:"), std::string::npos) << "a line holds /etc/shadow";
+  EXPECT_FALSE(node_drained());
+}
+
+TEST_F(FaultsRecords, ALogThatCannotBeWrittenLeavesTheStepRunning) {
+  use_records("/nonexistent/stoker/jobs.jsonl");
+  const RunResult r = run(bench("-N 2 -n 2 --stoker-profile=cv"));
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  const RunResult said = run("grep -h 'cannot open the job log' " + (dir() / "log").string() +
+                             "/slurmd-n*.log | tail -2");
+  EXPECT_NE(said.out.find("/nonexistent/stoker/jobs.jsonl"), std::string::npos) << said.out;
+  EXPECT_FALSE(node_drained());
+}
+
+}  // namespace
+}  // namespace stoker::test

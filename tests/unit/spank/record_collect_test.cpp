@@ -1,0 +1,189 @@
+// The collector on real files as root would meet them: records that are fine, missing,
+// empty, truncated, huge, symbolic links, FIFOs, another user's, hard links, or naming
+// another job; a record folder that is a link; a job log that cannot be written or is full.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "child_process.hpp"
+#include "record_collect.hpp"
+#include "stoker/common/error.hpp"
+
+using namespace stoker;
+using namespace stoker::spank;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Root {
+  fs::path path;
+  Root() {
+    path = fs::path(::testing::TempDir()) / ("stoker_records_" + std::to_string(::getpid()) +
+                                             "_" + std::to_string(counter()++));
+    fs::create_directories(path);
+    fs::permissions(path, fs::perms(0755));
+  }
+  ~Root() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  static int& counter() {
+    static int n = 0;
+    return n;
+  }
+  std::string str() const { return path.string(); }
+};
+
+StepIdentity who() {
+  return {"2026-12-02T16:00:00Z", "77", "0", "n1", "alice", "gpu", ::geteuid()};
+}
+
+RunRecord record(uint64_t rank) {
+  RunRecord r;
+  r.job = "77";
+  r.step = "0";
+  r.node = "n1";
+  r.rank = rank;
+  r.profile = "cv";
+  r.wait_share = 0.4;
+  r.end = "close";
+  return r;
+}
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::trunc) << text;
+}
+
+std::string read_all(const std::string& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST(RecordCollect, ReadsEachRanksRecordAndLogsOneLineEach) {
+  EXPECT_EQ(step_folder_name(77, 0, 1), "77.0.1");  // a shared root keeps nodes apart
+  Root root;
+  const std::string folder = make_step_folder(root.str(), "77.0", ::geteuid(), ::getegid());
+  EXPECT_EQ(fs::status(folder).permissions() & fs::perms::all, fs::perms(0700));
+  write(fs::path(folder) / "rank-0.json", to_json(record(0)) + "\n");
+  write(fs::path(folder) / "rank-1.json", to_json(record(1)));
+  const auto lines = collect_records(root.str(), "77.0", {0, 1, 2}, who());
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].status, "ok");
+  EXPECT_EQ(lines[0].record, record(0));
+  EXPECT_EQ(lines[1].status, "ok");
+  EXPECT_EQ(lines[2].status, "missing");
+  EXPECT_NE(lines[2].problem.find(folder + "/rank-2.json: no record"), std::string::npos);
+
+  const std::string log = root.str() + "/jobs.jsonl";
+  std::vector<std::string> text;
+  for (const auto& l : lines) text.push_back(to_json(l));
+  EXPECT_EQ(append_to_log(log, text), "");
+  EXPECT_EQ(append_to_log(log, text), "");  // appends
+  std::istringstream in(read_all(log));
+  int n = 0;
+  for (std::string line; std::getline(in, line); ++n)
+    EXPECT_EQ(parse_job_log_line(line, "log").rank, static_cast<uint64_t>(n % 3));
+  EXPECT_EQ(n, 6);
+
+  EXPECT_EQ(remove_step_folder(root.str(), "77.0", {0, 1, 2}), "");
+  EXPECT_FALSE(fs::exists(folder));
+}
+
+TEST(FaultsRecordCollect, BadRecordsAreLinesSayingSoNeverReadThroughALink) {
+  Root root;
+  const std::string folder = make_step_folder(root.str(), "77.0", ::geteuid(), ::getegid());
+  const fs::path f(folder);
+  write(root.path / "secret", to_json(record(0)));  // a file the user could not read
+  fs::create_symlink(root.path / "secret", f / "rank-0.json");
+  write(f / "rank-1.json", "");                                      // empty
+  write(f / "rank-2.json", to_json(record(2)).substr(0, 40));         // truncated
+  write(f / "rank-3.json", std::string(kMaxRecordBytes + 10, ' '));  // huge
+  ASSERT_EQ(::mkfifo((f / "rank-4.json").c_str(), 0600), 0);          // would block a reader
+  write(f / "rank-5.json", to_json(record(0)));                       // names another rank
+  fs::create_hard_link(root.path / "secret", f / "rank-6.json");      // a hard link
+  const auto lines = collect_records(root.str(), "77.0", {0, 1, 2, 3, 4, 5, 6}, who());
+  const char* expected[] = {"symbolic link", "is empty", "not valid JSON", "larger than 16384",
+                            "not a regular file", "not this step's rank", "other hard links"};
+  for (size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(lines[i].status, "bad") << i;
+    EXPECT_FALSE(lines[i].record.has_value()) << i;
+    EXPECT_NE(lines[i].problem.find(folder + "/rank-" + std::to_string(i) + ".json"),
+              std::string::npos)
+        << lines[i].problem;
+    EXPECT_NE(lines[i].problem.find(expected[i]), std::string::npos) << lines[i].problem;
+    EXPECT_LT(to_json(lines[i]).size(), 4096u);
+  }
+}
+
+TEST(FaultsRecordCollect, ARecordOfAnotherUserIsNotRead) {
+  Root root;
+  const std::string folder = make_step_folder(root.str(), "77.0", ::geteuid(), ::getegid());
+  write(fs::path(folder) / "rank-0.json", to_json(record(0)));
+  StepIdentity other = who();
+  other.uid = ::geteuid() + 12345;
+  const auto lines = collect_records(root.str(), "77.0", {0}, other);
+  EXPECT_EQ(lines[0].status, "bad");
+  EXPECT_NE(lines[0].problem.find("not the job user's"), std::string::npos);
+}
+
+TEST(FaultsRecordCollect, AStepFolderReplacedByALinkIsNotFollowed) {
+  Root root;
+  fs::create_directories(root.path / "elsewhere");
+  write(root.path / "elsewhere" / "rank-0.json", to_json(record(0)));
+  fs::create_directory_symlink(root.path / "elsewhere", root.path / "77.0");
+  const auto lines = collect_records(root.str(), "77.0", {0}, who());
+  EXPECT_EQ(lines[0].status, "missing");
+  EXPECT_NE(lines[0].problem.find("record folder is gone"), std::string::npos);
+  EXPECT_EQ(remove_step_folder(root.str(), "77.0", {0}), "");
+  EXPECT_TRUE(fs::exists(root.path / "elsewhere" / "rank-0.json"));  // not removed through it
+}
+
+TEST(FaultsRecordCollect, ARootOthersMayWriteIsRefused) {
+  Root root;
+  fs::permissions(root.path, fs::perms(0777));
+  try {
+    make_step_folder(root.str(), "77.0", ::geteuid(), ::getegid());
+    FAIL() << "a world-writable root was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("writable by others"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FaultsRecordCollect, ALogThatCannotBeWrittenIsOneLine) {
+  Root root;
+  const std::string missing = root.str() + "/no/such/folder/jobs.jsonl";
+  EXPECT_NE(append_to_log(missing, {"x"}).find(missing + ": cannot open the job log"),
+            std::string::npos);
+  fs::create_symlink(root.path / "target", root.path / "link.jsonl");
+  EXPECT_NE(append_to_log(root.str() + "/link.jsonl", {"x"}).find("cannot open"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(root.path / "target"));  // not created through the link
+  EXPECT_NE(append_to_log(root.str(), {"x"}).find("cannot open"), std::string::npos);
+}
+
+TEST(FaultsRecordCollect, AFullLogIsOneLineNamingIt) {
+  Root root;
+  const std::string log = root.str() + "/jobs.jsonl";
+  // A file size limit stands for a full disk: the write fails the same way (EFBIG/ENOSPC).
+  const test::ChildResult r = test::run_in_child([&](FILE* out) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{100, 100};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    std::fprintf(out, "%s", append_to_log(log, {std::string(60, 'a'), std::string(60, 'b')}).c_str());
+    return 0;
+  });
+  EXPECT_EQ(r.status, 0) << r.describe();
+  EXPECT_NE(r.out.find(log + ": cannot append to the job log"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 of 2 lines written"), std::string::npos) << r.out;
+}
