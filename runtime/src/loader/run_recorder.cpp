@@ -162,8 +162,7 @@ RunRecord make_run_record(const LoaderStats& s, const Plan& plan, const RecordTa
                              : 0.0;
   r.skipped = s.skipped;
   r.stream_bytes = s.stream_reads.bytes;
-  // decode_warnings: the loader's stats do not count decode warnings yet; set
-  // r.decode_warnings from them once they do (the record's key is optional).
+  r.decode_warnings = s.decode_warnings;  // optional in the record: older ones lack it
   r.end = end;
   const RunTimeline& tl = s.timeline;
   for (int i = 0; i < tl.points(); ++i) {

@@ -55,7 +55,7 @@ struct RunRecord {
   int depth_reached = 0;
   double at_max_share = 0;  // share of the run with the ring at prefetch_max
   uint64_t skipped = 0, stream_bytes = 0;
-  std::optional<uint64_t> decode_warnings;  // when the loader's stats count them
+  std::optional<uint64_t> decode_warnings;  // absent in records written before it was counted
   std::string end;                          // "close", "exit" or "sigterm"
   std::vector<TimelinePoint> timeline;
   bool operator==(const RunRecord&) const = default;
