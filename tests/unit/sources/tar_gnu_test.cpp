@@ -101,9 +101,13 @@ TEST(FaultsTarMembers, AHardLinkedImageIsItsEarlierMembersDataNotDropped) {
   write_tree(d / "tree");
   const std::string shard = tar_shard(d.path(), "gnu", "links.tar");
   EXPECT_EQ(TarShardSource({shard}).size(), 3u);
-  // --hard-dereference stores the data twice: the same samples.
+  // --hard-dereference stores the data twice: the same samples. (Not the same fingerprint:
+  // that hashes a sample of the shard's bytes, and those differ.)
   const std::string deref = tar_shard(d.path(), "gnu", "deref.tar", "--hard-dereference");
-  EXPECT_EQ(TarShardSource({deref}).fingerprint(), TarShardSource({shard}).fingerprint());
+  TarShardSource linked({shard}), copied({deref});
+  ASSERT_EQ(copied.size(), 3u);
+  std::vector<std::byte> a, b;
+  for (uint64_t i = 0; i < 3; ++i) EXPECT_EQ(text(linked.read(i, a)), text(copied.read(i, b)));
 }
 
 TEST(FaultsTarMembers, ASymbolicLinkIsRefusedNamingTheMemberAndWhatToDo) {
