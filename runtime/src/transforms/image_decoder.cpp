@@ -57,15 +57,29 @@ ImageFormat sniff_image(std::span<const std::byte> bytes) {
 
 ImageHeader ImageDecoder::begin(std::span<const std::byte> bytes) {
   format_ = sniff_image(bytes);
+  ImageHeader h;
   switch (format_) {
     case ImageFormat::Jpeg:
-      return jpeg_.begin(bytes);
+      h = jpeg_.begin(bytes);
+      break;
     case ImageFormat::Png:
-      return png_.begin(bytes);
+      h = png_.begin(bytes);
+      break;
     case ImageFormat::Webp:
+      h = webp_.begin(bytes);
       break;
   }
-  return webp_.begin(bytes);
+  // A header may claim up to 65535^2 (JPEG) or 2^62 (PNG) pixels in a few bytes: a
+  // decompression bomb would take the worker's memory far past the plan's budget. Refuse,
+  // before any pixel is allocated, what PIL refuses (DecompressionBombError).
+  const uint64_t pixels = static_cast<uint64_t>(h.width) * static_cast<uint64_t>(h.height);
+  if (pixels > kMaxImagePixels) {
+    throw DecodeFailure(std::to_string(h.width) + "x" + std::to_string(h.height) + " = " +
+                        std::to_string(pixels) + " pixels, more than " +
+                        std::to_string(kMaxImagePixels) +
+                        " (PIL's limit too: a decompression bomb, or an image to tile first)");
+  }
+  return h;
 }
 
 DecodedRegion ImageDecoder::decode(int denom, PixelRect want, std::vector<std::byte>& buf) {

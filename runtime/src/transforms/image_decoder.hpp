@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -21,9 +22,14 @@ enum class ImageFormat { Jpeg, Png, Webp };
 // TIFF, ICO), or unknown (with its first bytes).
 ImageFormat sniff_image(std::span<const std::byte> bytes);
 
+// The most pixels an image may have: PIL's DecompressionBombError threshold (twice
+// Image.MAX_IMAGE_PIXELS, 89,478,485), so stoker opens what PIL opens by default.
+inline constexpr uint64_t kMaxImagePixels = 178'956'970;
+
 class ImageDecoder {
  public:
-  // Starts decoding `bytes` (which must outlive the session): reads the header only.
+  // Starts decoding `bytes` (which must outlive the session): reads the header only, and
+  // throws DecodeFailure for an image of more than kMaxImagePixels.
   ImageHeader begin(std::span<const std::byte> bytes);
   // Whether decode() may scale by 1/2, 1/4, 1/8 (JPEG's DCT scaling); else denom must be 1.
   bool scalable() const { return format_ == ImageFormat::Jpeg; }

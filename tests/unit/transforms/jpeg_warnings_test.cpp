@@ -92,3 +92,38 @@ TEST(FaultsJpegWarnings, DataEndingBeforeTheEndMarkerIsTruncatedAsInPil) {
 
 }  // namespace
 }  // namespace stoker
+
+namespace stoker {
+namespace {
+
+// A JPEG whose frame header (SOF0) claims width x height, over real scan data.
+std::vector<std::byte> jpeg_claiming(int width, int height) {
+  std::vector<std::byte> jpeg = encode_jpeg(synthetic_image(16, 16, 5), 16, 16, 90);
+  const size_t sof = find_marker(jpeg, 0xc0);  // FFC0, length(2), precision(1), height, width
+  jpeg[sof + 5] = std::byte(height >> 8);
+  jpeg[sof + 6] = std::byte(height & 0xff);
+  jpeg[sof + 7] = std::byte(width >> 8);
+  jpeg[sof + 8] = std::byte(width & 0xff);
+  return jpeg;
+}
+
+// Before: a header claiming 60000x60000 made the worker allocate ~10 GB for the pixels
+// (a decompression bomb), far past the plan's memory budget. Now it is a corrupt sample
+// with the reason, refused from the header alone, at the same limit as PIL's.
+TEST(FaultsImageSize, AnImageOverPilsPixelLimitIsRefusedFromItsHeader) {
+  ImageDecoder dec;
+  const std::vector<std::byte> bomb = jpeg_claiming(60000, 60000);
+  try {
+    dec.begin(bomb);
+    ADD_FAILURE() << "a 60000x60000 header was accepted";
+  } catch (const DecodeFailure& e) {
+    EXPECT_STREQ(e.what(),
+                 "60000x60000 = 3600000000 pixels, more than 178956970 (PIL's limit too: a "
+                 "decompression bomb, or an image to tile first)");
+  }
+  // At the limit's edge (13377^2 = 178,944,129 pixels) the header is accepted.
+  EXPECT_EQ(dec.begin(jpeg_claiming(13377, 13377)).width, 13377);
+}
+
+}  // namespace
+}  // namespace stoker
