@@ -1,4 +1,4 @@
-// JPEG and PNG bytes through the decoders: the whole-image decode (decode_rgb, what the
+// JPEG, PNG and WebP bytes through the decoders: the whole-image decode (decode_rgb, what the
 // Python API's decode and `stoker bench --limit` use) and the loader's own pipeline
 // (region decode, crop, resize) in eval and train modes. The decoder is chosen by the
 // magic bytes, as for a real file.
