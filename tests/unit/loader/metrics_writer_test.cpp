@@ -66,18 +66,24 @@ TEST(MetricsWriter, RewritesEveryIntervalAndOnStop) {
   EXPECT_EQ(w.failures(), 0u);
 }
 
+// Reads `path` over and over for 300 ms while writers replace it: every read must parse as
+// one whole file. Counts the reads in *reads.
+void read_while_written(const std::string& path, int* reads) {
+  const auto until = std::chrono::steady_clock::now() + 300ms;
+  while (std::chrono::steady_clock::now() < until) {
+    std::string text = slurp(path);
+    ASSERT_NO_THROW(test::parse_prometheus(text)) << text;
+    ++*reads;
+  }
+}
+
 TEST(MetricsWriter, AReaderNeverSeesAPartialFile) {
   TempDir dir;
   std::atomic<uint64_t> calls{0};
   const std::string path = dir.file("m.prom");
   MetricsWriter w(path, {"1", "", "0", ""}, counting(calls), 1ms);
   int reads = 0;
-  auto until = std::chrono::steady_clock::now() + 300ms;
-  while (std::chrono::steady_clock::now() < until) {
-    std::string text = slurp(path);
-    ASSERT_NO_THROW(test::parse_prometheus(text)) << text;
-    ++reads;
-  }
+  read_while_written(path, &reads);
   w.stop();
   EXPECT_GT(w.writes(), 20u);
   EXPECT_GT(reads, 20);
@@ -103,12 +109,7 @@ TEST(FaultsMetrics, TwoWritersOfOnePathNeverLeaveABrokenFile) {
   MetricsWriter a(path, {"1", "", "0", ""}, counting(calls), 1ms);
   MetricsWriter b(path, {"2", "", "0", ""}, counting(calls), 1ms);
   int reads = 0;
-  auto until = std::chrono::steady_clock::now() + 300ms;
-  while (std::chrono::steady_clock::now() < until) {
-    std::string text = slurp(path);
-    ASSERT_NO_THROW(test::parse_prometheus(text)) << text;
-    ++reads;
-  }
+  read_while_written(path, &reads);
   a.stop();
   b.stop();
   EXPECT_EQ(a.failures() + b.failures(), 0u);
