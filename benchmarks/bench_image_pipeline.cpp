@@ -11,6 +11,7 @@
 #include "stoker/transforms/image_transforms.hpp"
 #include "transforms/jpeg_decoder.hpp"
 #include "transforms/jpeg_encoder.hpp"
+#include "transforms/resample.hpp"
 
 namespace {
 
@@ -75,6 +76,48 @@ BENCHMARK(BM_Pipeline)
     ->Args({1, 0, 0})
     ->Args({1, 1, 1})
     ->Args({0, 0, 1})
+    ->Unit(benchmark::kMicrosecond);
+
+// The fused resample pass alone, per kernel: a 448x400 crop of a 640x480 region to 224x224
+// (5 taps a side, RandomResizedCrop's common case), float32 CHW or uint8 HWC.
+void BM_Resample(benchmark::State& state) {
+  const auto kernel = static_cast<ResampleKernel>(state.range(0));
+  if (!resample_kernel_available(kernel)) {
+    state.SkipWithError("kernel not available on this CPU");
+    return;
+  }
+  const bool u8 = state.range(1) == 1;
+  const int w = 640, h = 480, out = 224;
+  std::vector<uint8_t> px(static_cast<size_t>(w) * h * 3);
+  for (size_t i = 0; i < px.size(); ++i) px[i] = static_cast<uint8_t>(i * 2654435761u >> 24);
+  const DecodedRegion r{px.data(), static_cast<size_t>(w) * 3, 0, 0, w, h};
+  AxisWeights hw, vw;
+  hw.taps = axis_taps(40.5, 448, out, w, true);
+  vw.taps = axis_taps(30.25, 400, out, h, true);
+  std::vector<int> starts(2 * out);
+  std::vector<float> weights(out * (hw.taps + vw.taps));
+  hw.start = starts.data();
+  vw.start = starts.data() + out;
+  hw.weights = weights.data();
+  vw.weights = weights.data() + out * hw.taps;
+  compute_axis(40.5, 448, w, out, true, hw);
+  compute_axis(30.25, 400, h, out, true, vw);
+  std::vector<float> work(resample_work_floats(hw, vw, out, kernel));
+  std::vector<float> dst(out * out * 3);
+  const ResampleTarget target{dst.data(), out, out, u8 ? DType::U8 : DType::F32,
+                              u8 ? Layout::HWC : Layout::CHW};
+  for (auto _ : state) {
+    resample(r, hw, vw, true, Normalization{}, target, work.data(), kernel);
+    benchmark::DoNotOptimize(dst.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Resample)
+    ->ArgNames({"avx2", "u8hwc"})
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Args({0, 1})
+    ->Args({1, 1})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -70,8 +70,10 @@ class ImageTransform final : public Transform {
       h.taps = axis_taps(box.x / d, box.w / d, size, sw, o_.antialias);
       v.taps = axis_taps(box.y / d, box.h / d, size, sh, o_.antialias);
       int* starts = room<int>(scratch.work, 2 * static_cast<size_t>(size));
+      AxisWeights widest = h;  // the filtered row is at most the scaled image's width
+      widest.hi = sw;
       float* floats = room<float>(scratch.f32, static_cast<size_t>(size) * (h.taps + v.taps) +
-                                                   static_cast<size_t>(sw) * 3 + 1);
+                                                   resample_work_floats(widest, v, size));
       h.start = starts;
       v.start = starts + size;
       h.weights = floats;
@@ -83,8 +85,8 @@ class ImageTransform final : public Transform {
       throw SampleError{key.index, {}, std::string("cannot decode image: ") + e.what()};
     }
     const uint64_t t1 = now_ns();
-    float* row = scratch.f32.data() + static_cast<size_t>(size) * (h.taps + v.taps);
-    resample(region, h, v, flip, norm_, {out, size, size, o_.dtype, o_.layout}, row);
+    float* work = scratch.f32.data() + static_cast<size_t>(size) * (h.taps + v.taps);
+    resample(region, h, v, flip, norm_, {out, size, size, o_.dtype, o_.layout}, work);
     times.decode_ns += t1 - t0;
     times.transform_ns += now_ns() - t1;
   }

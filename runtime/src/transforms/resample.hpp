@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "stoker/transforms/image_transforms.hpp"
@@ -43,8 +44,24 @@ struct ResampleTarget {
   Layout layout = Layout::CHW;
 };
 
-// `row` needs (h.hi - h.lo) * 3 + 1 floats. The region must cover [h.lo, h.hi) x [v.lo, v.hi).
+// The code that runs the pass: a portable kernel (any compiler and CPU) and, on x86-64, an
+// AVX2 one (8 floats per operation, F16C for float16) chosen at run time. Both do the same
+// float operations in the same order (no fused multiply-add: resample*.cpp are built with
+// -ffp-contract=off), so their outputs are the same bit for bit.
+enum class ResampleKernel { Portable, Avx2 };
+// The fastest kernel this build and CPU can run.
+ResampleKernel best_resample_kernel();
+bool resample_kernel_available(ResampleKernel kernel);
+const char* to_string(ResampleKernel kernel);
+
+// The floats of scratch `work` the pass needs (the filtered row; for the AVX2 kernel also
+// the horizontal weights per output pair and a ring of input rows as floats).
+size_t resample_work_floats(const AxisWeights& h, const AxisWeights& v, int width,
+                            ResampleKernel kernel = best_resample_kernel());
+
+// The region must cover [h.lo, h.hi) x [v.lo, v.hi).
 void resample(const DecodedRegion& region, const AxisWeights& h, const AxisWeights& v, bool flip,
-              const Normalization& norm, const ResampleTarget& target, float* row);
+              const Normalization& norm, const ResampleTarget& target, float* work,
+              ResampleKernel kernel = best_resample_kernel());
 
 }  // namespace stoker

@@ -132,15 +132,16 @@ TEST_F(ImageTransformTest, RegionAndDctPathsMatchTheFullDecode) {
   AxisWeights h, v;
   h.taps = axis_taps(box.x, box.w, 96, 500, true);
   v.taps = axis_taps(box.y, box.h, 96, 375, true);
-  std::vector<float> weights(96 * (h.taps + v.taps)), row(500 * 3 + 1);
+  std::vector<float> weights(96 * (h.taps + v.taps));
   h.start = starts.data();
   v.start = starts.data() + 96;
   h.weights = weights.data();
   v.weights = weights.data() + 96 * h.taps;
   compute_axis(box.x, box.w, 500, 96, true, h);
   compute_axis(box.y, box.h, 375, 96, true, v);
+  std::vector<float> work(resample_work_floats(h, v, 96));
   std::vector<uint8_t> ref(96 * 96 * 3);
-  resample(full, h, v, false, {}, {ref.data(), 96, 96, DType::U8, Layout::HWC}, row.data());
+  resample(full, h, v, false, {}, {ref.data(), 96, 96, DType::U8, Layout::HWC}, work.data());
   EXPECT_EQ(0, std::memcmp(ref.data(), region.data(), ref.size()));
 
   o.dct_scaling = true;
@@ -170,17 +171,18 @@ TEST(Resample, ReproducesALinearRampAwayFromTheBorders) {
   h.taps = axis_taps(20, 160, out, w, true);
   v.taps = axis_taps(10, 120, out, hgt, true);
   std::vector<int> starts(2 * out);
-  std::vector<float> weights(out * (h.taps + v.taps)), row(w * 3 + 1);
+  std::vector<float> weights(out * (h.taps + v.taps));
   h.start = starts.data();
   v.start = starts.data() + out;
   h.weights = weights.data();
   v.weights = weights.data() + out * h.taps;
   compute_axis(20, 160, w, out, true, h);
   compute_axis(10, 120, hgt, out, true, v);
+  std::vector<float> work(resample_work_floats(h, v, out));
   std::vector<float> res(out * out * 3);
   Normalization unit;
   unit.scale = {1, 1, 1};
-  resample(r, h, v, false, unit, {res.data(), out, out, DType::F32, Layout::HWC}, row.data());
+  resample(r, h, v, false, unit, {res.data(), out, out, DType::F32, Layout::HWC}, work.data());
   for (int y = 0; y < out; ++y) {
     for (int x = 0; x < out; ++x) {
       const float* p = &res[(y * out + x) * 3];
