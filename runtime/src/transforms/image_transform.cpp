@@ -8,6 +8,7 @@
 #include <string>
 
 #include "stoker/common/error.hpp"
+#include "stoker/common/launch_env.hpp"
 #include "stoker/transforms/image_transforms.hpp"
 #include "transforms/image_decoder.hpp"
 #include "transforms/resample.hpp"
@@ -44,7 +45,8 @@ int choose_denom(const CropBox& box, int size, bool enabled) {
 
 class ImageTransform final : public Transform {
  public:
-  explicit ImageTransform(const ImageTransformOptions& o) : o_(o), norm_(Normalization::from(o)) {}
+  ImageTransform(const ImageTransformOptions& o, ResampleKernel kernel)
+      : o_(o), norm_(Normalization::from(o)), kernel_(kernel) {}
 
   SampleSpec output_spec() const override {
     const int64_t s = o_.size;
@@ -73,7 +75,7 @@ class ImageTransform final : public Transform {
       AxisWeights widest = h;  // the filtered row is at most the scaled image's width
       widest.hi = sw;
       float* floats = room<float>(scratch.f32, static_cast<size_t>(size) * (h.taps + v.taps) +
-                                                   resample_work_floats(widest, v, size));
+                                                   resample_work_floats(widest, v, size, kernel_));
       h.start = starts;
       v.start = starts + size;
       h.weights = floats;
@@ -86,23 +88,26 @@ class ImageTransform final : public Transform {
     }
     const uint64_t t1 = now_ns();
     float* work = scratch.f32.data() + static_cast<size_t>(size) * (h.taps + v.taps);
-    resample(region, h, v, flip, norm_, {out, size, size, o_.dtype, o_.layout}, work);
+    resample(region, h, v, flip, norm_, {out, size, size, o_.dtype, o_.layout}, work,
+             kernel_);
     times.decode_ns += t1 - t0;
     times.transform_ns += now_ns() - t1;
   }
 
   std::string describe() const override {
-    char buf[256];
+    char buf[320];
     if (o_.train) {
       std::snprintf(buf, sizeof buf,
                     "RandomResizedCrop(%d, scale=(%.2g,%.2g), ratio=(%.3g,%.3g)) + "
-                    "HorizontalFlip(p=%.2g) + Normalize -> %s %s%s",
+                    "HorizontalFlip(p=%.2g) + Normalize -> %s %s%s, resample %s",
                     o_.size, o_.scale_min, o_.scale_max, o_.ratio_min, o_.ratio_max, o_.flip_p,
-                    to_string(o_.dtype), to_string(o_.layout), o_.antialias ? ", antialias" : "");
+                    to_string(o_.dtype), to_string(o_.layout), o_.antialias ? ", antialias" : "",
+                    to_string(kernel_));
     } else {
-      std::snprintf(buf, sizeof buf, "Resize(%d) + CenterCrop(%d) + Normalize -> %s %s%s",
+      std::snprintf(buf, sizeof buf,
+                    "Resize(%d) + CenterCrop(%d) + Normalize -> %s %s%s, resample %s",
                     o_.resize_shorter, o_.size, to_string(o_.dtype), to_string(o_.layout),
-                    o_.antialias ? ", antialias" : "");
+                    o_.antialias ? ", antialias" : "", to_string(kernel_));
     }
     return buf;
   }
@@ -110,6 +115,7 @@ class ImageTransform final : public Transform {
  private:
   ImageTransformOptions o_;
   Normalization norm_;
+  ResampleKernel kernel_;
 };
 
 void check(bool ok, const char* option, const std::string& what, const char* todo) {
@@ -137,7 +143,7 @@ std::unique_ptr<Transform> make_image_transform(const ImageTransformOptions& o) 
   for (float s : o.std) check(s != 0.0f, "std", "has a zero entry", "use the dataset's std");
   check(o.dtype == DType::F32 || o.dtype == DType::F16 || o.dtype == DType::U8, "dtype",
         std::string("must be float32, float16 or uint8, got ") + to_string(o.dtype), "");
-  return std::make_unique<ImageTransform>(o);
+  return std::make_unique<ImageTransform>(o, resample_kernel_from(process_env()("STOKER_SIMD")));
 }
 
 }  // namespace stoker

@@ -7,6 +7,7 @@
 #include <cpuid.h>
 #endif
 
+#include "stoker/common/error.hpp"
 #include "transforms/resample_kernel.hpp"
 
 namespace stoker {
@@ -110,6 +111,20 @@ ResampleKernel best_resample_kernel() {
 
 const char* to_string(ResampleKernel kernel) {
   return kernel == ResampleKernel::Avx2 ? "avx2" : "portable";
+}
+
+ResampleKernel resample_kernel_from(const std::optional<std::string>& simd) {
+  if (!simd || simd->empty() || *simd == "auto") return best_resample_kernel();
+  if (*simd == "portable") return ResampleKernel::Portable;
+  if (*simd != "avx2") {
+    throw Error("STOKER_SIMD", "must be auto, avx2 or portable, got '" + *simd + "'",
+                "unset it to let stoker choose");
+  }
+  if (!resample_kernel_available(ResampleKernel::Avx2)) {
+    throw Error("STOKER_SIMD", "avx2: this CPU or build has no AVX2 and F16C",
+                "unset it, or set it to portable");
+  }
+  return ResampleKernel::Avx2;
 }
 
 size_t resample_work_floats(const AxisWeights& h, const AxisWeights& v, int width,

@@ -7,6 +7,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "stoker/transforms/image_transforms.hpp"
 #include "transforms/decoded_region.hpp"
@@ -53,6 +55,9 @@ enum class ResampleKernel { Portable, Avx2 };
 ResampleKernel best_resample_kernel();
 bool resample_kernel_available(ResampleKernel kernel);
 const char* to_string(ResampleKernel kernel);
+// The kernel STOKER_SIMD asks for: unset or "auto" the best, "portable", or "avx2" (an
+// Error where this CPU or build has none, or for any other value).
+ResampleKernel resample_kernel_from(const std::optional<std::string>& simd);
 
 // The floats of scratch `work` the pass needs (the filtered row; for the AVX2 kernel also
 // the horizontal weights per output pair and a ring of input rows as floats).

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "stoker/common/error.hpp"
 #include "transforms/resample.hpp"
 
 namespace stoker {
@@ -85,6 +86,24 @@ TEST(ResampleKernels, Avx2AndPortableGiveTheSameBytes) {
 TEST(ResampleKernels, TheBestKernelIsOneThisCpuRuns) {
   EXPECT_TRUE(resample_kernel_available(best_resample_kernel()));
   EXPECT_TRUE(resample_kernel_available(ResampleKernel::Portable));
+}
+
+TEST(ResampleKernels, StokerSimdChoosesOrIsANamedError) {
+  EXPECT_EQ(resample_kernel_from(std::nullopt), best_resample_kernel());
+  EXPECT_EQ(resample_kernel_from("auto"), best_resample_kernel());
+  EXPECT_EQ(resample_kernel_from("portable"), ResampleKernel::Portable);
+  if (resample_kernel_available(ResampleKernel::Avx2)) {
+    EXPECT_EQ(resample_kernel_from("avx2"), ResampleKernel::Avx2);
+  } else {
+    EXPECT_THROW(resample_kernel_from("avx2"), Error);
+  }
+  try {
+    resample_kernel_from("sse9");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "STOKER_SIMD");
+    EXPECT_NE(e.problem().find("'sse9'"), std::string::npos);
+  }
 }
 
 }  // namespace
