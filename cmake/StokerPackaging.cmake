@@ -34,6 +34,11 @@ endfunction()
 set(CPACK_COMPONENTS_ALL cli)
 stoker_package_docs(cli stoker)
 install(FILES ${_pkg_dir}/stoker.1.gz DESTINATION share/man/man1 COMPONENT cli EXCLUDE_FROM_ALL)
+# Prometheus console pages for a job's and a node's input health (docs/admin-guide.md,
+# "Which jobs starve their GPUs"): the admin copies them into Prometheus's consoles folder.
+install(FILES ${CMAKE_SOURCE_DIR}/consoles/stoker-job.html ${CMAKE_SOURCE_DIR}/consoles/stoker-node.html
+              ${CMAKE_SOURCE_DIR}/consoles/stoker.lib ${CMAKE_SOURCE_DIR}/consoles/grafana-stoker.json
+        DESTINATION share/doc/stoker/examples/consoles COMPONENT cli EXCLUDE_FROM_ALL)
 set(CPACK_DEBIAN_CLI_PACKAGE_NAME stoker)
 set(CPACK_DEBIAN_CLI_PACKAGE_SECTION admin)
 set(CPACK_COMPONENT_CLI_DESCRIPTION

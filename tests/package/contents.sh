@@ -5,7 +5,7 @@
 #   Slurm's own plugins; Depends pins the Slurm major release of the installed libslurm-dev,
 #   and the installed Slurm satisfies it; /etc/slurm/plugstack.conf.d/stoker.conf is a
 #   conffile whose only plugin line is commented out, names that .so and enable=opt-in.
-# - stoker: /usr/bin/stoker and its manual page. python3-stoker: the module in
+# - stoker: /usr/bin/stoker, its manual page and the Prometheus console pages. python3-stoker: the module in
 #   /usr/lib/python3/dist-packages, pinned to /usr/bin/python3's version.
 # - every package has a copyright file and a changelog; apt can resolve their Depends here.
 #
@@ -53,7 +53,9 @@ line="#optional $so enable=opt-in"
 if grep -qxF "$line" <<<"$text"; then ok "$conf holds '$line'"; else fail "$conf lacks '$line'"; fi
 
 # The command and the module.
-for f in /usr/bin/stoker /usr/share/man/man1/stoker.1.gz; do
+consoles=/usr/share/doc/stoker/examples/consoles
+for f in /usr/bin/stoker /usr/share/man/man1/stoker.1.gz $consoles/stoker-job.html \
+  $consoles/stoker-node.html $consoles/stoker.lib $consoles/grafana-stoker.json; do
   files_of "$cli" | grep -qx "$f" && ok "stoker ships $f" || fail "stoker lacks $f"
 done
 pydir=/usr/lib/python3/dist-packages/stoker
