@@ -50,9 +50,14 @@ def fetch():
             if got.returncode != 0:
                 return f"apt-get download {package} failed: {got.stderr.strip()[-300:]}"
             deb = sorted(f for f in os.listdir(debs) if f.startswith(package + "_"))[-1]
-            subprocess.run(["dpkg-deb", "-x", os.path.join(debs, deb),
-                            os.path.join(root, package)], check=True, capture_output=True)
-        except (OSError, subprocess.CalledProcessError) as e:
+            # dpkg-deb -x makes the last folder only: on an empty cache <cache>/root is not
+            # there yet, and it failed ("failed to create directory").
+            os.makedirs(os.path.join(root, package), exist_ok=True)
+            got = subprocess.run(["dpkg-deb", "-x", os.path.join(debs, deb),
+                                  os.path.join(root, package)], text=True, capture_output=True)
+            if got.returncode != 0:
+                return f"dpkg-deb -x {deb} failed: {got.stderr.strip()[-300:]}"
+        except OSError as e:
             return f"cannot fetch {package}: {e}"
         open(done, "w").close()
     return None
