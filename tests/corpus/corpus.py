@@ -29,12 +29,12 @@ PACKAGES = {
     "desktop-base": "Debian's artwork: progressive JPEGs, RGBA PNGs of every icon size",
     "golang-1.19-src": "Go's image tests: 4:2:0/4:2:2/4:4:4/4:1:1, progressive, grey and CMYK "
                        "JPEGs; PngSuite (1-16 bit, interlaced, palette, grey+alpha), GIF",
-    "golang-golang-x-image-dev": "golang.org/x/image's tests: lossless, alpha and lossy WebP, "
-                                 "BMP, TIFF, broken files",
-    "golang-github-disintegration-imaging-dev": "imaging's tests: EXIF-rotated JPEGs (1-8), "
-                                                "BMP, GIF, TIFF",
-    "golang-github-rwcarlsen-goexif-dev": "goexif's samples: camera JPEGs (EXIF, odd "
-                                          "markers), corrupt EXIF",
+    "golang-golang-x-image-dev": "golang.org/x/image's tests: lossless, alpha and lossy WebP "
+                                 "(with and without the loop filter), BMP, TIFF, PNG",
+    "golang-github-disintegration-imaging-dev": "imaging's tests: JPEGs of EXIF orientation "
+                                                "2-8, PNG",
+    "golang-github-rwcarlsen-goexif-dev": "goexif's samples: JPEGs of EXIF orientation 2-8, "
+                                          "EXIF-only files PIL refuses (truncated)",
 }
 IMAGE_ENDINGS = (".jpg", ".jpeg", ".png", ".webp", ".gif", ".ico", ".bmp", ".tif", ".tiff")
 
