@@ -9,6 +9,7 @@ packages=(
   # runtime libraries
   libhwloc-dev hwloc libjpeg62-turbo-dev libturbojpeg0-dev libpng-dev
   libwebp-dev  # WebP images
+  libarchive-dev  # benchmarks/tar_readers only: stoker's tar reader against libarchive
   zlib1g-dev libzstd-dev zstd  # .tar.gz and .tar.zst shards (zstd: test shards)
   libcli11-dev nlohmann-json3-dev
   # tests and benchmarks

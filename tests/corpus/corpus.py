@@ -27,6 +27,14 @@ PACKAGES = {
     "libexiv2-doc": "doxygen output: palette PNGs with tRNS, RGB graphs, grey+alpha",
     "gnome-backgrounds": "GNOME wallpapers: lossy WebP, 4096 x 4096",
     "desktop-base": "Debian's artwork: progressive JPEGs, RGBA PNGs of every icon size",
+    "golang-1.19-src": "Go's image tests: 4:2:0/4:2:2/4:4:4/4:1:1, progressive, grey and CMYK "
+                       "JPEGs; PngSuite (1-16 bit, interlaced, palette, grey+alpha), GIF",
+    "golang-golang-x-image-dev": "golang.org/x/image's tests: lossless, alpha and lossy WebP "
+                                 "(with and without the loop filter), BMP, TIFF, PNG",
+    "golang-github-disintegration-imaging-dev": "imaging's tests: JPEGs of EXIF orientation "
+                                                "2-8, PNG",
+    "golang-github-rwcarlsen-goexif-dev": "goexif's samples: JPEGs of EXIF orientation 2-8, "
+                                          "EXIF-only files PIL refuses (truncated)",
 }
 IMAGE_ENDINGS = (".jpg", ".jpeg", ".png", ".webp", ".gif", ".ico", ".bmp", ".tif", ".tiff")
 
@@ -50,45 +58,83 @@ def fetch():
             if got.returncode != 0:
                 return f"apt-get download {package} failed: {got.stderr.strip()[-300:]}"
             deb = sorted(f for f in os.listdir(debs) if f.startswith(package + "_"))[-1]
-            subprocess.run(["dpkg-deb", "-x", os.path.join(debs, deb),
-                            os.path.join(root, package)], check=True, capture_output=True)
-        except (OSError, subprocess.CalledProcessError) as e:
+            # dpkg-deb -x makes the last folder only: on an empty cache <cache>/root is not
+            # there yet, and it failed ("failed to create directory").
+            os.makedirs(os.path.join(root, package), exist_ok=True)
+            got = subprocess.run(["dpkg-deb", "-x", os.path.join(debs, deb),
+                                  os.path.join(root, package)], text=True, capture_output=True)
+            if got.returncode != 0:
+                return f"dpkg-deb -x {deb} failed: {got.stderr.strip()[-300:]}"
+        except OSError as e:
             return f"cannot fetch {package}: {e}"
         open(done, "w").close()
     return None
 
 
-def kinds_of(path):
-    """What the file exercises, as PIL sees it: format, mode, and its features."""
-    from PIL import Image, JpegImagePlugin
+PIL_REFUSES = "PIL refuses"  # the first kind of a file PIL cannot open: stoker must refuse it too
 
-    with Image.open(path) as im:
-        kinds = [im.format, "mode " + im.mode]
-        if im.format == "JPEG":
-            kinds.append("progressive" if im.info.get("progressive") else "baseline")
-            sampling = {0: "4:4:4", 1: "4:2:2", 2: "4:2:0"}.get(JpegImagePlugin.get_sampling(im))
-            if sampling:
-                kinds.append(sampling)
-            orientation = im.getexif().get(274)
-            if orientation and orientation != 1:
-                kinds.append(f"EXIF orientation {orientation}")
-        if im.format == "PNG":
-            if im.info.get("interlace"):
-                kinds.append("interlaced")
-            if "transparency" in im.info:
-                kinds.append("tRNS")
-        if im.format == "WEBP":
-            with open(path, "rb") as f:
-                kinds.append("lossless" if b"VP8L" in f.read(64) else "lossy")
-        side = max(im.size)
-        if side > 4000:
-            kinds.append("> 4000 px")
-        elif side <= 16:
-            kinds.append("tiny")
-        return kinds, im.size
+
+def kinds_of(path):
+    """What the file exercises, as PIL sees it: format, mode, and its features; a file PIL
+    cannot open or load is [PIL_REFUSES, its error] with size None."""
+    from PIL import Image
+
+    try:
+        with Image.open(path) as im:
+            im.convert("RGB")  # decodes: a file cut short fails here, not in open()
+            return features(im, path), im.size
+    except Exception as e:  # noqa: BLE001 - whatever PIL raises, it refuses the file
+        return [PIL_REFUSES, str(e).replace(path, "FILE").replace(",", ";")], None
+
+
+def sampling(im):
+    """A JPEG's chroma subsampling from its frame header: 4:2:0, 4:1:1, ..., or the factors."""
+    factors = [(h, v) for _, h, v, _ in im.layer]
+    if len(factors) == 1:
+        return "one component"
+    if any(f != (1, 1) for f in factors[1:]):
+        return "factors " + " ".join(f"{h}x{v}" for h, v in factors)
+    return {(1, 1): "4:4:4", (2, 1): "4:2:2", (2, 2): "4:2:0", (1, 2): "4:4:0", (4, 1): "4:1:1",
+            (4, 2): "4:1:0"}.get(factors[0], "factors " + " ".join(f"{h}x{v}" for h, v in factors))
+
+
+def features(im, path):
+    with open(path, "rb") as f:
+        head = f.read(64)
+    kinds = [im.format, "mode " + im.mode]
+    if im.format == "JPEG":
+        kinds.append("progressive" if im.info.get("progressive") else "baseline")
+        kinds.append(sampling(im))
+        if im.mode == "RGB" and im.info.get("adobe_transform") == 0:
+            kinds.append("stored as RGB (Adobe)")
+        if im.mode == "CMYK":
+            kinds.append({2: "YCCK"}.get(im.info.get("adobe_transform"), "Adobe")
+                         if "adobe" in im.info else "plain")
+        orientation = im.getexif().get(274)
+        if orientation and orientation != 1:
+            kinds.append(f"EXIF orientation {orientation}")
+    if im.format == "PNG":
+        depth = head[24] if len(head) > 24 else 8
+        if depth != 8:
+            kinds.append(f"{depth}-bit")
+        if im.info.get("interlace"):
+            kinds.append("interlaced")
+        if "transparency" in im.info:
+            kinds.append("tRNS")
+    if im.format == "WEBP":
+        kinds.append("lossless" if b"VP8L" in head else "lossy")
+    side = max(im.size)
+    if side > 4000:
+        kinds.append("> 4000 px")
+    elif side <= 16:
+        kinds.append("tiny")
+    return kinds
 
 
 def write_manifest():
+    import warnings
+
+    warnings.simplefilter("ignore")  # PIL's notes on palette transparency while it converts
     root = os.path.join(cache_dir(), "root")
     chosen = {}
     for package in PACKAGES:
@@ -102,10 +148,12 @@ def write_manifest():
                 if len(taken) < PER_KIND:
                     taken.append((os.path.relpath(path, root), size))
     with open(MANIFEST, "w") as out:
-        out.write("# file (under <cache>/root)\twidth x height\twhat it exercises\n")
+        out.write("# file (under <cache>/root)\twidth x height\twhat it exercises "
+                  f"('{PIL_REFUSES}': PIL cannot open it, stoker must refuse it)\n")
         for (package, kinds), files in sorted(chosen.items()):
-            for rel, (w, h) in files:
-                out.write(f"{rel}\t{w} x {h}\t{', '.join(kinds)}\n")
+            for rel, size in files:
+                shown = f"{size[0]} x {size[1]}" if size else "-"
+                out.write(f"{rel}\t{shown}\t{', '.join(kinds)}\n")
 
 
 def manifest():

@@ -1,7 +1,8 @@
 """The real-image corpus (tests/corpus/): image files from Debian packages, written by
 other people's software, file by file against PIL and torchvision:
 
-- PIL opens it <=> stoker decodes it; for the formats PIL opens and stoker does not read
+- PIL opens it <=> stoker decodes it (a broken file, "PIL refuses" in the manifest, is
+  refused by both); for the formats PIL opens and stoker does not read
   (GIF, ICO, BMP, TIFF), stoker's message names the format and the ones it reads;
 - stoker's full-resolution RGB equals PIL's Image.open(f).convert('RGB') byte for byte;
 - the eval transform (Resize 256 + CenterCrop 224) through stoker.Loader stays within a
@@ -49,11 +50,19 @@ class Corpus(unittest.TestCase):
         self.assertEqual(missing, [], "re-run tests/corpus/corpus.py manifest")
 
     def test_pil_opens_it_iff_stoker_decodes_it_with_the_same_rgb(self):
-        opened = decoded = 0
+        opened = decoded = refused = 0
         for path, kinds in self.files:
             with self.subTest(file=path, kinds=kinds):
                 with open(path, "rb") as f:
                     data = f.read()
+                if kinds[0] == corpus.PIL_REFUSES:  # a broken file: both refuse it
+                    with self.assertRaises(Exception):
+                        with Image.open(path) as image:
+                            image.convert("RGB")
+                    with self.assertRaises(stoker.Error):
+                        _stoker.decode_image(data)
+                    refused += 1
+                    continue
                 with Image.open(path) as image:
                     fmt = image.format
                     want = np.asarray(image.convert("RGB"))
@@ -70,7 +79,8 @@ class Corpus(unittest.TestCase):
                 differ = int((got != want).sum())
                 self.assertEqual(differ, 0, f"{differ} samples differ from PIL's")
         print(f"\ncorpus: {len(self.files)} files, PIL opens {opened}, stoker decodes "
-              f"{decoded} (the others: formats stoker does not read)", file=sys.stderr)
+              f"{decoded} (the others: formats stoker does not read), both refuse {refused}",
+              file=sys.stderr)
 
     def test_eval_transform_is_torchvisions(self):
         import torchvision.transforms as T

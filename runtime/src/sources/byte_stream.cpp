@@ -16,7 +16,7 @@ namespace stoker {
 
 namespace {
 
-constexpr size_t kWindowBytes = size_t{1} << 20;  // decompressed bytes per inflate call
+constexpr size_t kWindowBytes = size_t{128} << 10;  // decompressed bytes per inflate call
 
 const char* codec_name(ByteStream::Codec c) {
   return c == ByteStream::Codec::Gzip ? "gzip" : c == ByteStream::Codec::Zstd ? "zstd" : "plain";

@@ -68,9 +68,23 @@ ImageHeader PngDecoder::begin(std::span<const std::byte> bytes) {
   png_uint_32 width = 0, height = 0;
   int depth = 0, colour = 0, interlace = 0;
   png_get_IHDR(png_, info_, &width, &height, &depth, &colour, &interlace, nullptr, nullptr);
-  // Palette indices and grey below 8 bits become 8-bit samples; 16 bits stay 16 so that
-  // convert() can reduce them as PIL does; tRNS never becomes an alpha channel.
-  if (colour == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png_);
+  // Grey below 8 bits becomes 8-bit samples; 16 bits stay 16 so that convert() can reduce
+  // them as PIL does; tRNS never becomes an alpha channel. Palette indices stay indices (one
+  // byte each) and convert() looks them up in PIL's table: the file's colours, then for an
+  // index past them PIL's grey ramp (i, i, i). libpng's own expansion gave black there.
+  palette_ = colour == PNG_COLOR_TYPE_PALETTE;
+  if (palette_) {
+    if (depth < 8) png_set_packing(png_);
+    png_colorp plte = nullptr;
+    int entries = 0;
+    png_get_PLTE(png_, info_, &plte, &entries);
+    for (int i = 0; i < 256; ++i) {
+      const bool own = i < entries;
+      colours_[3 * i] = own ? plte[i].red : static_cast<uint8_t>(i);
+      colours_[3 * i + 1] = own ? plte[i].green : static_cast<uint8_t>(i);
+      colours_[3 * i + 2] = own ? plte[i].blue : static_cast<uint8_t>(i);
+    }
+  }
   if (colour == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png_);
   interlaced_ = interlace != PNG_INTERLACE_NONE;
   if (interlaced_) png_set_interlace_handling(png_);
@@ -88,6 +102,10 @@ void PngDecoder::convert(const uint8_t* in, int x0, int n, uint8_t* out) const {
   const size_t bytes = wide_ ? 2 : 1;  // per sample; 16-bit samples are big-endian
   const size_t step = static_cast<size_t>(channels_) * bytes;
   in += static_cast<size_t>(x0) * step;
+  if (palette_) {
+    for (int i = 0; i < n; ++i, out += 3) std::memcpy(out, &colours_[3 * size_t{in[i]}], 3);
+    return;
+  }
   if (channels_ <= 2) {  // grey, grey + alpha
     for (int i = 0; i < n; ++i, in += step, out += 3) {
       const uint8_t v =

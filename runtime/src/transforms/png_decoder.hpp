@@ -1,7 +1,8 @@
 // A PNG decoder (libpng) with the same shape as JpegDecoder: begin() reads the header,
 // decode() returns the RGB pixels of a rectangle. Every PNG kind comes out as PIL's
 // Image.open(f).convert('RGB') makes it (Pillow 9.4, Debian 12's python3-pil):
-//  - palette, with or without tRNS: the palette colours (transparency ignored);
+//  - palette, with or without tRNS: the palette colours (transparency ignored); an index
+//    past the palette's end is PIL's grey (i, i, i);
 //  - grey of 1, 2, 4 or 8 bits: scaled to 0..255 and repeated into three channels;
 //  - 16-bit grey: clipped to 255 (PIL opens it in mode "I" and its I -> RGB conversion
 //    clips, so most of a 16-bit grey photo is white there too);
@@ -14,6 +15,7 @@
 // keeps the row buffers.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -60,7 +62,9 @@ class PngDecoder {
   bool clip_grey_ = false;  // 16-bit grey: PIL clips at 255
   bool interlaced_ = false;
   bool ends_with_iend_ = false;
-  std::vector<uint8_t> rows_;  // one row, or the whole image when interlaced
+  bool palette_ = false;                // rows hold palette indices, one byte each
+  std::array<uint8_t, 768> colours_{};  // PIL's palette: the file's, then (i, i, i)
+  std::vector<uint8_t> rows_;           // one row, or the whole image when interlaced
   std::vector<uint8_t*> row_pointers_;
 };
 

@@ -5,6 +5,8 @@
 
 #include <random>
 
+#include <zlib.h>
+
 #include "image_fixtures.hpp"
 #include "transforms/image_decoder.hpp"
 
@@ -138,6 +140,78 @@ INSTANTIATE_TEST_SUITE_P(
         PngCase{"rgb8interlaced", PNG_COLOR_TYPE_RGB, 8, true},
         PngCase{"grey16interlaced", PNG_COLOR_TYPE_GRAY, 16, true}),
     [](const ::testing::TestParamInfo<PngCase>& i) { return std::string(i.param.name); });
+
+// A palette PNG written chunk by chunk (libpng refuses to write an index past the palette):
+// 8-bit indices, `entries` colours (entry i is (i+10, 2i, 255-i)), a tRNS of one entry.
+std::vector<std::byte> palette_png(int w, int h, int entries, const std::vector<uint8_t>& idx) {
+  std::vector<std::byte> out;
+  auto put = [&](const void* p, size_t n) {
+    const auto* b = static_cast<const std::byte*>(p);
+    out.insert(out.end(), b, b + n);
+  };
+  auto be32 = [](uint32_t v) {
+    return std::array<uint8_t, 4>{uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
+  };
+  auto chunk = [&](const char* type, const std::vector<uint8_t>& data) {
+    put(be32(static_cast<uint32_t>(data.size())).data(), 4);
+    const size_t at = out.size();
+    put(type, 4);
+    put(data.data(), data.size());
+    const auto crc = crc32(0, reinterpret_cast<const Bytef*>(out.data() + at), data.size() + 4);
+    put(be32(static_cast<uint32_t>(crc)).data(), 4);
+  };
+  put("\x89PNG\r\n\x1a\n", 8);
+  std::vector<uint8_t> ihdr;
+  for (uint32_t v : {uint32_t(w), uint32_t(h)}) {
+    const auto b = be32(v);
+    ihdr.insert(ihdr.end(), b.begin(), b.end());
+  }
+  ihdr.insert(ihdr.end(), {8, PNG_COLOR_TYPE_PALETTE, 0, 0, 0});
+  chunk("IHDR", ihdr);
+  std::vector<uint8_t> plte;
+  for (int i = 0; i < entries; ++i)
+    plte.insert(plte.end(), {uint8_t(i + 10), uint8_t(2 * i), uint8_t(255 - i)});
+  chunk("PLTE", plte);
+  chunk("tRNS", {0});
+  std::vector<uint8_t> raw;
+  for (int y = 0; y < h; ++y) {
+    raw.push_back(0);  // filter: none
+    raw.insert(raw.end(), idx.begin() + y * w, idx.begin() + (y + 1) * w);
+  }
+  uLongf size = compressBound(raw.size());
+  std::vector<uint8_t> z(size);
+  compress(z.data(), &size, raw.data(), raw.size());
+  z.resize(size);
+  chunk("IDAT", z);
+  chunk("IEND", {});
+  return out;
+}
+
+// Found in Go's PNG test files (image/png/testdata/invalid-palette.png: 255 colours, one pixel
+// of index 255): PIL's palette past the file's colours is its grey ramp, so that pixel is
+// (255, 255, 255); libpng's expansion made it black. The table below is PIL's (Pillow 9.4:
+// every index past a 2-colour palette converts to (i, i, i)).
+TEST(FaultsImages, APaletteIndexPastThePaletteIsGreyAsInPil) {
+  const int w = 16, h = 16, entries = 2;
+  std::vector<uint8_t> idx(static_cast<size_t>(w) * h);
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<uint8_t>(i);  // 0..255
+  const std::vector<std::byte> file = palette_png(w, h, entries, idx);
+  ImageDecoder dec;
+  std::vector<std::byte> buf;
+  const DecodedRegion r = dec.decode_full(file, buf);
+  ASSERT_EQ(r.w, w);
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      const int i = idx[static_cast<size_t>(y) * w + x];
+      const uint8_t want[3] = {uint8_t(i < entries ? i + 10 : i), uint8_t(i < entries ? 2 * i : i),
+                               uint8_t(i < entries ? 255 - i : i)};
+      ASSERT_EQ(0, std::memcmp(r.pixel(x, y), want, 3)) << "index " << i;
+    }
+  }
+  dec.begin(file);
+  const DecodedRegion part = dec.decode(1, {3, 9, 5, 4}, buf);  // a region: the same
+  EXPECT_EQ(0, std::memcmp(part.pixel(3, 9), std::array<uint8_t, 3>{147, 147, 147}.data(), 3));
+}
 
 TEST(FaultsImages, ATruncatedPngFailsWhateverRegionIsAsked) {
   const PngImage img = make_png({"rgb8", PNG_COLOR_TYPE_RGB, 8}, 300, 200);
