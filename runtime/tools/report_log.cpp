@@ -131,6 +131,7 @@ void read_chunk(const std::string& path, const ReportFilter& filter, const std::
   }
   std::map<std::string, size_t> index;  // step key -> steps
   while (at < c.end && std::getline(in, text)) {
+    const uint64_t line_at = at;
     at += text.size() + 1;
     ++c.lines;
     if (text.empty()) continue;
@@ -144,13 +145,18 @@ void read_chunk(const std::string& path, const ReportFilter& filter, const std::
     if (!wanted(l, filter, since)) continue;
     const auto [it, fresh] = index.emplace(step_key(l.job, l.step), c.steps.size());
     if (fresh) c.steps.emplace_back();
-    add_line(c.steps[it->second], l);
+    StepSummary& step = c.steps[it->second];
+    add_line(step, l);
+    step.from = std::min(step.from, line_at);
+    step.to = std::max(step.to, at);
   }
 }
 
 // Adds `s` (the same step, from a later chunk) to `into`.
 void merge_step(StepSummary& into, StepSummary&& s) {
   into.time = std::max(into.time, s.time);
+  into.from = std::min(into.from, s.from);
+  into.to = std::max(into.to, s.to);
   into.nodes.merge(s.nodes);
   if (s.ranks && (!into.ranks || s.worst.wait_share > into.worst.wait_share))
     into.worst = std::move(s.worst);
@@ -230,24 +236,38 @@ std::vector<std::vector<RunRecord>> step_records(const std::string& path,
     wanted_steps[step_key(steps[i].job, steps[i].step)] = i;
   std::vector<std::vector<RunRecord>> out(steps.size());
   std::ifstream in = open_log(path);
-  std::string text;
   std::set<std::string, std::less<>> jobs;
   for (const StepSummary& s : steps) jobs.insert(s.job);
+  // The byte ranges that hold the steps' lines, merged: a few megabytes of a large log.
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  for (const StepSummary& s : steps) {
+    if (s.from < s.to) ranges.emplace_back(s.from, s.to);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  std::string text;
   const std::string_view key = "\"job\":\"";
-  for (uint64_t number = 1; std::getline(in, text); ++number) {
-    // Most lines belong to steps not shown: look at the job's id before parsing.
-    const size_t at = text.find(key);
-    if (at == std::string::npos) continue;
-    const size_t from = at + key.size(), to = text.find('"', from);
-    if (to == std::string::npos || !jobs.count(std::string_view(text).substr(from, to - from)))
-      continue;
-    try {
-      JobLogLine l = parse_job_log_line(text, path + ":" + std::to_string(number));
-      const auto it = wanted_steps.find(step_key(l.job, l.step));
-      if (it != wanted_steps.end() && l.record) out[it->second].push_back(std::move(*l.record));
-    } catch (const Error&) {
-      // named once already by read_job_log
+  uint64_t done = 0;  // bytes before this were read
+  for (auto [from, to] : ranges) {
+    from = std::max(from, done);
+    if (from >= to) continue;
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(from));
+    for (uint64_t at = from; at < to && std::getline(in, text); at += text.size() + 1) {
+      // Most lines belong to steps not shown: look at the job's id before parsing.
+      const size_t k = text.find(key);
+      if (k == std::string::npos) continue;
+      const size_t begin = k + key.size(), end = text.find('"', begin);
+      if (end == std::string::npos || !jobs.count(std::string_view(text).substr(begin, end - begin)))
+        continue;
+      try {
+        JobLogLine l = parse_job_log_line(text, path);
+        const auto it = wanted_steps.find(step_key(l.job, l.step));
+        if (it != wanted_steps.end() && l.record) out[it->second].push_back(std::move(*l.record));
+      } catch (const Error&) {
+        // named once already by read_job_log
+      }
     }
+    done = to;
   }
   for (auto& records : out) {
     std::sort(records.begin(), records.end(),

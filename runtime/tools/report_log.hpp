@@ -31,6 +31,7 @@ struct StepSummary {
   std::vector<std::string> problems;  // "rank N: missing: ..." (the first 8)
   uint64_t problem_count = 0;
   bool advised = false;  // the worst rank has a change to suggest (advise())
+  uint64_t from = UINT64_MAX, to = 0;  // the log's bytes that hold its lines (step_records)
   double wait() const { return ranks ? wait_sum / static_cast<double>(ranks) : 0.0; }
 };
 
@@ -58,8 +59,9 @@ std::string since_time(const std::string& since);
 // first 20 of them, then a count. Throws stoker::Error when the file cannot be read.
 JobReport read_job_log(const std::string& path, const ReportFilter& filter, std::FILE* warn);
 
-// Each of `steps`' ranks' records with their timelines, read again from the log: the
-// records of step i (job and step as in steps[i]) in rank order.
+// Each of `steps`' ranks' records with their timelines, read again from the log (only the
+// bytes between each step's first and last line): the records of step i (job and step as in
+// steps[i]) in rank order.
 std::vector<std::vector<RunRecord>> step_records(const std::string& path,
                                                  const std::vector<StepSummary>& steps);
 

@@ -67,8 +67,8 @@ class ReportCommand : public ::testing::Test {
     tree.write("jobs.jsonl", text);
   }
   test::CommandResult report(const std::string& args) {
-    return test::run_command(test::stoker_cli() + " report --log " + tree.path("jobs.jsonl") +
-                             " " + args);
+    return test::run_command(test::stoker_cli() + " report --log " + tree.path("jobs.jsonl") + " " +
+                             args);
   }
   test::TempTree tree;
 };
@@ -139,11 +139,45 @@ TEST_F(ReportCommand, HtmlIsOneSelfContainedPageWithPlotsAndNodePictures) {
 }
 
 TEST_F(FaultsReportCommand, AMissingLogIsOneClearError) {
-  const auto r = test::run_command(test::stoker_cli() + " report --log " +
-                                   tree.path("nope.jsonl") + " 2>&1");
+  const auto r =
+      test::run_command(test::stoker_cli() + " report --log " + tree.path("nope.jsonl") + " 2>&1");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find(tree.path("nope.jsonl") + ": cannot be read"), std::string::npos) << r.out;
   EXPECT_NE(report("--since yesterday 2>&1").out.find("--since 'yesterday'"), std::string::npos);
+}
+
+// The page's second read takes only the bytes between a shown step's first and last line:
+// a step whose ranks' lines lie far apart (other steps ended between them) still gets every
+// rank's plot, as when its lines are side by side.
+TEST(ReportPage, AStepsLinesFarApartAllReachItsPlot) {
+  if (!std::filesystem::exists(test::stoker_cli())) GTEST_SKIP() << "stoker is not built";
+  test::TempTree tree;
+  auto polylines = [&](bool apart, bool second_rank = true) {
+    std::string text =
+        to_json(line("201", "carol", "gpu", 0, 0.9, 0.5, "2026-12-02T10:00:00Z")) + "\n";
+    for (int job = 300; apart && job < 2300; ++job)
+      text +=
+          to_json(line(std::to_string(job), "dan", "gpu", 0, 0.1, 0.0, "2026-12-02T10:00:01Z")) +
+          "\n";
+    if (second_rank)
+      text += to_json(line("201", "carol", "gpu", 1, 0.8, 0.5, "2026-12-02T10:00:02Z")) + "\n";
+    tree.write("jobs.jsonl", text);
+    const auto r = test::run_command(test::stoker_cli() + " report --top 1 --log " +
+                                     tree.path("jobs.jsonl") + " --html " + tree.path("p.html"));
+    EXPECT_EQ(r.status, 0) << r.out;
+    std::ifstream in(tree.path("p.html"));
+    std::stringstream s;
+    s << in.rdbuf();
+    const std::string html = s.str();
+    size_t n = 0;
+    for (size_t at = html.find("<polyline"); at != std::string::npos;
+         at = html.find("<polyline", at + 1))
+      ++n;
+    return n;
+  };
+  const size_t side_by_side = polylines(false);
+  EXPECT_EQ(side_by_side, polylines(false, false) + 1);  // a line per rank
+  EXPECT_EQ(polylines(true), side_by_side);
 }
 
 }  // namespace
