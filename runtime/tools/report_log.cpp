@@ -130,25 +130,25 @@ void read_chunk(const std::string& path, const ReportFilter& filter, const std::
     if (in.get() != '\n' && std::getline(in, text)) at += text.size() + 1;
   }
   std::map<std::string, size_t> index;  // step key -> steps
+  std::string key;                                 // keeps its capacity from line to line
   while (at < c.end && std::getline(in, text)) {
     const uint64_t line_at = at;
     at += text.size() + 1;
     ++c.lines;
     if (text.empty()) continue;
-    JobLogLine l;
     try {
-      l = parse_job_log_line(text, "", false);  // FILE:LINE is named by the caller
-    } catch (const Error& e) {
+      JobLogLine l = parse_job_log_line(text, "", false);  // FILE:LINE is named by the caller
+      if (!wanted(l, filter, since)) continue;
+      key.assign(l.job).append(".").append(l.step);
+      const auto [it, fresh] = index.try_emplace(key, c.steps.size());
+      if (fresh) c.steps.emplace_back();
+      StepSummary& step = c.steps[it->second];
+      add_line(step, l);
+      step.from = std::min(step.from, line_at);
+      step.to = std::max(step.to, at);
+    } catch (const Error& e) {  // only parse_job_log_line throws stoker::Error here
       if (++c.broken <= kShownBroken) c.broken_shown.emplace_back(c.lines, e.problem());
-      continue;
     }
-    if (!wanted(l, filter, since)) continue;
-    const auto [it, fresh] = index.emplace(step_key(l.job, l.step), c.steps.size());
-    if (fresh) c.steps.emplace_back();
-    StepSummary& step = c.steps[it->second];
-    add_line(step, l);
-    step.from = std::min(step.from, line_at);
-    step.to = std::max(step.to, at);
   }
 }
 
@@ -167,6 +167,25 @@ void merge_step(StepSummary& into, StepSummary&& s) {
     if (into.problems.size() < kShownProblems) into.problems.push_back(std::move(p));
   }
   into.problem_count += s.problem_count;
+}
+
+// Puts steps[order[i]] at i for every i, following the permutation's cycles: each step is
+// moved once or twice.
+void apply_order(std::vector<StepSummary>& steps, std::vector<size_t> order) {
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i] == i) continue;
+    StepSummary first = std::move(steps[i]);
+    for (size_t j = i;;) {
+      const size_t from = order[j];
+      order[j] = j;
+      if (from == i) {
+        steps[j] = std::move(first);
+        break;
+      }
+      steps[j] = std::move(steps[from]);
+      j = from;
+    }
+  }
 }
 
 // Threads for a log of `bytes`: a share of at least 16 MiB each, at most 8.
@@ -196,6 +215,9 @@ JobReport read_job_log(const std::string& path, const ReportFilter& filter, std:
 
   JobReport report;
   report.log = path;
+  size_t most_steps = 0;
+  for (const Chunk& c : chunks) most_steps += c.steps.size();
+  report.steps.reserve(most_steps);
   std::map<std::string, size_t> index;
   uint64_t shown = 0;
   for (Chunk& c : chunks) {
@@ -220,11 +242,19 @@ JobReport read_job_log(const std::string& path, const ReportFilter& filter, std:
                  static_cast<unsigned long long>(report.broken - kShownBroken));
   // Highest wait first (to the percent shown); at the same wait, a step with a change to
   // make before one without.
-  // advise() once per step, not in each of the sort's n log n comparisons.
-  for (StepSummary& s : report.steps) s.advised = s.ranks && advise(s.worst).kind != Advice::None;
-  auto rank = [](const StepSummary& s) { return std::pair(std::lround(100 * s.wait()), s.advised); };
-  std::stable_sort(report.steps.begin(), report.steps.end(),
-                   [&](const StepSummary& a, const StepSummary& b) { return rank(a) > rank(b); });
+  // The order is found on small keys (advise() once per step), then applied in place: a
+  // summary is ~800 bytes with a dozen strings, too big to move n log n times.
+  std::vector<std::pair<std::pair<long, bool>, size_t>> keys(report.steps.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    StepSummary& s = report.steps[i];
+    s.advised = s.ranks && advise(s.worst).kind != Advice::None;
+    keys[i] = {{std::lround(100 * s.wait()), s.advised}, i};
+  }
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<size_t> order(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].second;
+  apply_order(report.steps, std::move(order));
   report.groups = groups_of(report.steps);
   return report;
 }

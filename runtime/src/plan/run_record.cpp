@@ -44,7 +44,10 @@ class Reader {
   [[noreturn]] void fail(const std::string& what) const {
     throw Error(where_, what, "the file is not a stoker run record (or was cut short)");
   }
-  const JsonToken* find(const char* key) { return find_at(key) ? &t_[*find_at(key)] : nullptr; }
+  const JsonToken* find(std::string_view key) {
+    const std::optional<size_t> at = find_at(key);
+    return at ? &t_[*at] : nullptr;
+  }
   // Keys are asked for in the order the writer writes them: the search starts after the
   // last one found, so a record's ~40 keys cost ~40 comparisons, not ~800.
   std::optional<size_t> find_at(std::string_view key) {
@@ -57,39 +60,39 @@ class Reader {
     }
     return std::nullopt;
   }
-  size_t need_at(const char* key) {
+  size_t need_at(std::string_view key) {
     const std::optional<size_t> at = find_at(key);
-    if (!at) fail(std::string("has no \"") + key + "\"");
+    if (!at) fail("has no \"" + std::string(key) + "\"");
     return *at;
   }
-  const JsonToken& need(const char* key) { return t_[need_at(key)]; }
-  std::string text(const JsonToken& v, const char* key) const {
-    if (v.kind != JsonToken::String) fail(std::string("\"") + key + "\" is not a string");
+  const JsonToken& need(std::string_view key) { return t_[need_at(key)]; }
+  std::string text(const JsonToken& v, std::string_view key) const {
+    if (v.kind != JsonToken::String) fail("\"" + std::string(key) + "\" is not a string");
     std::string s = json_string(v);
-    if (s.size() > kMaxText) fail(std::string("\"") + key + "\" is longer than 256 bytes");
+    if (s.size() > kMaxText) fail("\"" + std::string(key) + "\" is longer than 256 bytes");
     return s;
   }
-  std::string text(const char* key) { return text(need(key), key); }
-  uint64_t whole(const char* key) { return whole_of(need(key), key); }
-  std::optional<uint64_t> maybe_whole(const char* key) {
+  std::string text(std::string_view key) { return text(need(key), key); }
+  uint64_t whole(std::string_view key) { return whole_of(need(key), key); }
+  std::optional<uint64_t> maybe_whole(std::string_view key) {
     const JsonToken* v = find(key);
     return v ? std::optional(whole_of(*v, key)) : std::nullopt;
   }
-  int small(const char* key) {
+  int small(std::string_view key) {
     const uint64_t v = whole(key);
-    if (v > kMaxSmall) fail(std::string("\"") + key + "\" is out of range");
+    if (v > kMaxSmall) fail("\"" + std::string(key) + "\" is out of range");
     return static_cast<int>(v);
   }
-  double number(const char* key, double hi) {
+  double number(std::string_view key, double hi) {
     const std::optional<double> d = json_number(need(key));
-    if (!d) fail(std::string("\"") + key + "\" is not a number");
-    if (*d < 0 || *d > hi) fail(std::string("\"") + key + "\" is out of range");
+    if (!d) fail("\"" + std::string(key) + "\" is not a number");
+    if (*d < 0 || *d > hi) fail("\"" + std::string(key) + "\" is out of range");
     return *d;
   }
-  bool flag(const char* key) {
+  bool flag(std::string_view key) {
     const JsonToken& v = need(key);
     if (v.kind != JsonToken::True && v.kind != JsonToken::False)
-      fail(std::string("\"") + key + "\" is not true or false");
+      fail("\"" + std::string(key) + "\" is not true or false");
     return v.kind == JsonToken::True;
   }
   void finish() const {
@@ -105,9 +108,9 @@ class Reader {
   }
 
  private:
-  uint64_t whole_of(const JsonToken& v, const char* key) const {
+  uint64_t whole_of(const JsonToken& v, std::string_view key) const {
     const std::optional<uint64_t> w = json_whole(v);
-    if (!w) fail(std::string("\"") + key + "\" is not a whole number");
+    if (!w) fail("\"" + std::string(key) + "\" is not a whole number");
     return *w;
   }
   const Tokens& t_;
