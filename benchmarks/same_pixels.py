@@ -21,7 +21,8 @@ import sys, numpy as np, stoker
 out, root = sys.argv[1], sys.argv[2]
 res = {}
 for train in (False, True):
-    for dtype, layout in (("float32", "CHW"), ("float16", "CHW"), ("uint8", "HWC"), ("float32", "HWC")):
+    for dtype, layout in (("float32", "CHW"), ("float16", "CHW"), ("uint8", "HWC"),
+                          ("float32", "HWC")):
         kw = dict(batch_size=16, size=224, train=train, dtype=dtype, layout=layout,
                   shuffle=False, world_size=1, rank=0, seed=3)
         if not train:
@@ -39,12 +40,14 @@ def dump(build, images, out, env):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("a")
     ap.add_argument("b")
     ap.add_argument("--images", default="bench-data/images/class_01")
     ap.add_argument("--count", type=int, default=192)
-    ap.add_argument("--env-b", nargs="*", default=[], help="K=V set for build B only (STOKER_SIMD=portable)")
+    ap.add_argument("--env-b", nargs="*", default=[],
+                    help="K=V set for build B only (STOKER_SIMD=portable)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = os.path.join(tmp, "images", "c0")

@@ -42,13 +42,15 @@ def stoker_rate(stoker, folder, seconds):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default="/var/cache/stoker-corpus")
     ap.add_argument("--stoker", default=os.path.join(HERE, "..", "build", "runtime", "stoker"))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=4)
     a = ap.parse_args()
-    print("| files | Mpx per file (mean) | stoker Mpx/s, rounds | PIL Mpx/s, rounds | stoker / PIL (medians) |")
+    print("| files | Mpx per file (mean) | stoker Mpx/s, rounds | PIL Mpx/s, rounds |"
+          " stoker / PIL (medians) |")
     print("|---|---:|---|---|---:|")
     for name, sub in SETS.items():
         src = os.path.join(a.corpus, "root", sub)

@@ -287,8 +287,8 @@ std::vector<std::vector<RunRecord>> step_records(const std::string& path,
       const size_t k = text.find(key);
       if (k == std::string::npos) continue;
       const size_t begin = k + key.size(), end = text.find('"', begin);
-      if (end == std::string::npos || !jobs.count(std::string_view(text).substr(begin, end - begin)))
-        continue;
+      if (end == std::string::npos) continue;
+      if (!jobs.count(std::string_view(text).substr(begin, end - begin))) continue;
       try {
         JobLogLine l = parse_job_log_line(text, path);
         const auto it = wanted_steps.find(step_key(l.job, l.step));

@@ -205,7 +205,10 @@ class Scanner {
   }
   bool utf8_sequence() {
     const auto c = static_cast<unsigned char>(*p_);
-    const int n = c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2 : c >= 0xF0 && c <= 0xF4 ? 3 : -1;
+    const int n = c >= 0xC2 && c <= 0xDF   ? 1
+                  : c >= 0xE0 && c <= 0xEF ? 2
+                  : c >= 0xF0 && c <= 0xF4 ? 3
+                                           : -1;
     if (n < 0) return false;
     if (end_ - p_ <= n) return false;
     uint32_t cp = c & (0x3F >> n);
