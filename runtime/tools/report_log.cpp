@@ -130,7 +130,6 @@ void read_chunk(const std::string& path, const ReportFilter& filter, const std::
     if (in.get() != '\n' && std::getline(in, text)) at += text.size() + 1;
   }
   std::map<std::string, size_t> index;  // step key -> steps
-  std::string key;                                 // keeps its capacity from line to line
   while (at < c.end && std::getline(in, text)) {
     const uint64_t line_at = at;
     at += text.size() + 1;
@@ -139,8 +138,7 @@ void read_chunk(const std::string& path, const ReportFilter& filter, const std::
     try {
       JobLogLine l = parse_job_log_line(text, "", false);  // FILE:LINE is named by the caller
       if (!wanted(l, filter, since)) continue;
-      key.assign(l.job).append(".").append(l.step);
-      const auto [it, fresh] = index.try_emplace(key, c.steps.size());
+      const auto [it, fresh] = index.emplace(step_key(l.job, l.step), c.steps.size());
       if (fresh) c.steps.emplace_back();
       StepSummary& step = c.steps[it->second];
       add_line(step, l);
@@ -246,9 +244,9 @@ JobReport read_job_log(const std::string& path, const ReportFilter& filter, std:
   // summary is ~800 bytes with a dozen strings, too big to move n log n times.
   std::vector<std::pair<std::pair<long, bool>, size_t>> keys(report.steps.size());
   for (size_t i = 0; i < keys.size(); ++i) {
-    StepSummary& s = report.steps[i];
-    s.advised = s.ranks && advise(s.worst).kind != Advice::None;
-    keys[i] = {{std::lround(100 * s.wait()), s.advised}, i};
+    const StepSummary& s = report.steps[i];
+    const bool advised = s.ranks && advise(s.worst).kind != Advice::None;
+    keys[i] = {{std::lround(100 * s.wait()), advised}, i};
   }
   std::stable_sort(keys.begin(), keys.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });

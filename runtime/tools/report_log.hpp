@@ -30,7 +30,6 @@ struct StepSummary {
   RunRecord worst;          // the rank that waited most (its timeline dropped when read)
   std::vector<std::string> problems;  // "rank N: missing: ..." (the first 8)
   uint64_t problem_count = 0;
-  bool advised = false;  // the worst rank has a change to suggest (advise())
   uint64_t from = UINT64_MAX, to = 0;  // the log's bytes that hold its lines (step_records)
   double wait() const { return ranks ? wait_sum / static_cast<double>(ranks) : 0.0; }
 };

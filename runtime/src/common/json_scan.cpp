@@ -67,7 +67,7 @@ class Scanner {
       }
       // After a value: ',' and the next one, or the ends of the containers it closes.
       bool more = false;
-      while (depth_ > 0 && !more) {
+      while (!frames_.empty() && !more) {
         const bool object = frames_.back().object;
         skip_space();
         const char next = p_ < end_ ? *p_ : '\0';
@@ -128,7 +128,7 @@ class Scanner {
     p_ += word.size();
     return true;
   }
-  int depth() const { return depth_; }
+  int depth() const { return static_cast<int>(frames_.size()); }
   // A string, number, true, false or null, at the current depth.
   bool scalar(std::string_view key) {
     switch (*p_) {
@@ -148,14 +148,12 @@ class Scanner {
     if (depth() >= max_depth_) return fail("nests deeper than allowed");
     ++p_;
     frames_.push_back({out_.size(), key, object});
-    ++depth_;
     push(object ? JsonToken::ObjectStart : JsonToken::ArrayStart, depth() - 1, key, {});
     return true;
   }
   void close() {
     const Frame f = frames_.back();
     frames_.pop_back();
-    --depth_;
     if (depth() > keep_depth_) return;
     out_[f.start].close = static_cast<int>(out_.size());
     push(f.object ? JsonToken::ObjectEnd : JsonToken::ArrayEnd, depth(), f.key, {});
@@ -271,8 +269,7 @@ class Scanner {
     std::string_view key;
     bool object;
   };
-  std::vector<Frame> frames_;
-  int depth_ = 0;  // frames_.size()
+  std::vector<Frame> frames_;  // the open containers, outermost first
   std::string what_;
 };
 
