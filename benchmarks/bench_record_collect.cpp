@@ -12,41 +12,24 @@
 #include <fstream>
 
 #include "record_collect.hpp"
+#include "run_record_sample.hpp"
 
 namespace fs = std::filesystem;
 using namespace stoker;
 
 namespace {
 
+// A record as a loader writes it at close: every field, a full 48-point timeline.
 RunRecord full_record(uint64_t rank) {
-  RunRecord r;
-  r.job = "4242";
-  r.step = "0";
-  r.node = "n1";
+  RunRecord r = test::sample_run_record();
   r.rank = rank;
-  r.profile = "cv";
-  r.local_rank = rank % 8;
-  r.cpus = r.main_cpus = "0-13";
-  r.worker_cpus = "1-13";
+  r.local_rank = rank;
+  r.main_cpus = "0";
+  r.worker_cpus = "1-5";
   r.numa = "0";
   r.gpu = "0000:17:00.0";
-  r.cores = 14;
-  r.workers = 13;
-  r.prefetch = 4;
-  r.prefetch_max = 8;
-  r.mem_budget = uint64_t{8} << 30;
-  r.slot_bytes = 38535168;
-  r.budget_depth = 62;
-  r.prefetch_max_reason = "room to grow: 2 x prefetch 4, at least 8 = 8, lowered to MaxPrefetch=8";
-  r.samples = 384000;
-  r.batches = 6000;
-  r.seconds = 600.5;
-  r.samples_per_s = 639.4;
-  r.wait_share = 0.41;
-  r.depth_reached = 8;
-  r.at_max_share = 0.7;
   r.decode_warnings = 3;
-  r.end = "close";
+  r.timeline.clear();
   for (int i = 0; i < 48; ++i) r.timeline.push_back({12.5 * (i + 1), 0.3 + i / 200.0, 4 + i % 5});
   return r;
 }

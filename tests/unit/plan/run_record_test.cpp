@@ -5,42 +5,14 @@
 #include <string>
 
 #include "stoker/common/error.hpp"
+#include "run_record_sample.hpp"
 #include "stoker/plan/run_record.hpp"
 
 using namespace stoker;
 
 namespace {
 
-RunRecord sample_record() {
-  RunRecord r;
-  r.job = "4242";
-  r.step = "0";
-  r.node = "n1";
-  r.rank = 3;
-  r.profile = "cv";
-  r.cpus = "0-5";
-  r.cores = 6;
-  r.workers = 4;
-  r.prefetch = 8;
-  r.prefetch_max = 16;
-  r.pin = true;
-  r.mem_budget = 1 << 30;
-  r.slot_bytes = 1 << 24;
-  r.budget_depth = 62;
-  r.prefetch_max_reason = "room to grow: 2 x prefetch 8, lowered to MaxPrefetch=16";
-  r.samples = 38400;
-  r.batches = 1200;
-  r.seconds = 60.25;
-  r.samples_per_s = 637.3;
-  r.wait_share = 0.41;
-  r.depth_reached = 16;
-  r.at_max_share = 0.71;
-  r.skipped = 2;
-  r.stream_bytes = 123456789;
-  r.end = "close";
-  r.timeline = {{1.0, 0.5, 8}, {2.0, 0.25, 16}};
-  return r;
-}
+using test::sample_run_record;
 
 std::string error_of(const std::string& text) {
   try {
@@ -54,7 +26,7 @@ std::string error_of(const std::string& text) {
 }  // namespace
 
 TEST(RunRecord, ReadsBackWhatIsWritten) {
-  const RunRecord r = sample_record();
+  const RunRecord r = sample_run_record();
   EXPECT_EQ(parse_run_record(to_json(r), "x"), r);
   RunRecord with_warnings = r;
   with_warnings.decode_warnings = 5;
@@ -63,7 +35,7 @@ TEST(RunRecord, ReadsBackWhatIsWritten) {
 
 TEST(RunRecord, AJobLogLineCarriesTheRecordUnder4KiB) {
   JobLogLine l{"2026-12-02T16:03:40Z", "4242", "0", "n1", "alice", "gpu", 3, "ok", "",
-               sample_record()};
+               sample_run_record()};
   l.record->timeline.assign(kMaxTimelinePoints, {123.456789, 0.123456789, 4096});
   const std::string text = to_json(l);
   EXPECT_LT(text.size(), 4096u);
@@ -73,7 +45,7 @@ TEST(RunRecord, AJobLogLineCarriesTheRecordUnder4KiB) {
 }
 
 TEST(RunRecord, AJobLogLineTooLongForItsTimelineDropsTheTimelineOnly) {
-  JobLogLine l{"t", "1", "0", "n1", "u", "p", 0, "ok", "", sample_record()};
+  JobLogLine l{"t", "1", "0", "n1", "u", "p", 0, "ok", "", sample_run_record()};
   l.record->prefetch_max_reason.assign(256, 'x');
   l.record->cpus.assign(256, '1');
   l.record->profile.assign(256, 'p');
@@ -85,7 +57,7 @@ TEST(RunRecord, AJobLogLineTooLongForItsTimelineDropsTheTimelineOnly) {
 }
 
 TEST(FaultsRunRecord, EmptyTruncatedAndGarbledRecordsAreOneLineNamingTheFile) {
-  const std::string full = to_json(sample_record());
+  const std::string full = to_json(sample_run_record());
   for (const std::string& text : {std::string(), full.substr(0, full.size() / 2),
                                   std::string("\x01\x02 not json"), std::string("[1,2,3]")}) {
     const std::string e = error_of(text);
@@ -101,7 +73,7 @@ TEST(FaultsRunRecord, AHugeRecordIsRefusedBeforeParsing) {
 
 TEST(FaultsRunRecord, HostileRecordsAreRefused) {
   auto with = [](const std::string& key, const std::string& value) {
-    std::string text = to_json(sample_record());
+    std::string text = to_json(sample_run_record());
     const std::string k = "\"" + key + "\":";
     const size_t at = text.find(k) + k.size();
     const size_t end = text.find_first_of(",}", at);
@@ -115,10 +87,10 @@ TEST(FaultsRunRecord, HostileRecordsAreRefused) {
             std::string::npos);
   EXPECT_NE(error_of(with("job", "{\"a\":[[[[1]]]]}")).find("nests deeper"), std::string::npos);
   EXPECT_NE(error_of(with("v", "2")).find("version"), std::string::npos);
-  std::string extra = to_json(sample_record());
+  std::string extra = to_json(sample_run_record());
   extra.insert(1, "\"cmd\":\"rm -rf /\",");
   EXPECT_NE(error_of(extra).find("unknown key \"cmd\""), std::string::npos);
-  std::string twice = to_json(sample_record());
+  std::string twice = to_json(sample_run_record());
   twice.insert(1, "\"job\":\"9\",");
   EXPECT_NE(error_of(twice).find("has \"job\" twice"), std::string::npos) << error_of(twice);
   const std::string deep = std::string(5000, '[') + std::string(5000, ']');

@@ -4,12 +4,12 @@
 // edge; a file cut below the region still fails.
 #include <gtest/gtest.h>
 #include <webp/decode.h>
-#include <webp/encode.h>
 
 #include <cstring>
 #include <string>
 
 #include "image_fixtures.hpp"
+#include "webp_fixtures.hpp"
 #include "transforms/image_decoder.hpp"
 
 namespace stoker {
@@ -24,30 +24,9 @@ std::vector<std::byte> encode(Kind kind, const std::vector<uint8_t>& rgb, int w,
   config.lossless = kind == Kind::Lossless;
   config.filter_type = kind == Kind::LossySimpleFilter ? 0 : 1;  // 0: simple, 1: strong
   config.filter_strength = 60;
-  WebPPicture pic;
-  EXPECT_TRUE(WebPPictureInit(&pic));
-  pic.width = w;
-  pic.height = h;
-  pic.use_argb = config.lossless;
-  if (kind == Kind::LossyAlpha) {
-    std::vector<uint8_t> rgba;
-    for (size_t i = 0; i < rgb.size(); i += 3) {
-      rgba.insert(rgba.end(), {rgb[i], rgb[i + 1], rgb[i + 2], static_cast<uint8_t>(i * 5)});
-    }
-    EXPECT_TRUE(WebPPictureImportRGBA(&pic, rgba.data(), w * 4));
-  } else {
-    EXPECT_TRUE(WebPPictureImportRGB(&pic, rgb.data(), w * 3));
-  }
-  WebPMemoryWriter writer;
-  WebPMemoryWriterInit(&writer);
-  pic.writer = WebPMemoryWrite;
-  pic.custom_ptr = &writer;
-  EXPECT_TRUE(WebPEncode(&config, &pic));
-  WebPPictureFree(&pic);
-  std::vector<std::byte> file(reinterpret_cast<std::byte*>(writer.mem),
-                              reinterpret_cast<std::byte*>(writer.mem) + writer.size);
-  WebPMemoryWriterClear(&writer);
-  return file;
+  if (kind == Kind::LossyAlpha)
+    return test::encode_webp(config, test::with_alpha(rgb, 5), w, h, true);
+  return test::encode_webp(config, rgb, w, h, false);
 }
 
 class WebpCrop : public ::testing::TestWithParam<Kind> {};

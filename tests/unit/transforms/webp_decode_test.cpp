@@ -8,21 +8,13 @@
 #include <cstring>
 
 #include "image_fixtures.hpp"
+#include "webp_fixtures.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/transforms/image_transforms.hpp"
 #include "transforms/image_decoder.hpp"
 
 namespace stoker {
 namespace {
-
-// `rgb` with an alpha channel that varies (0 included), as RGBA.
-std::vector<uint8_t> with_alpha(const std::vector<uint8_t>& rgb) {
-  std::vector<uint8_t> rgba;
-  for (size_t i = 0; i < rgb.size(); i += 3) {
-    rgba.insert(rgba.end(), {rgb[i], rgb[i + 1], rgb[i + 2], static_cast<uint8_t>(i * 7)});
-  }
-  return rgba;
-}
 
 std::vector<std::byte> encoded(uint8_t* out, size_t n) {
   std::vector<std::byte> v(reinterpret_cast<std::byte*>(out), reinterpret_cast<std::byte*>(out) + n);
@@ -45,25 +37,13 @@ std::vector<uint8_t> decoded_rgb(const std::vector<std::byte>& file, int w, int 
 TEST(WebpDecode, LosslessWithAlphaGivesTheRgbExactly) {
   const int w = 67, h = 45;
   const std::vector<uint8_t> rgb = synthetic_image(w, h, 5);
-  const std::vector<uint8_t> rgba = with_alpha(rgb);
   // exact: keep the colour under transparent pixels, which PIL's convert('RGB') shows.
   WebPConfig config;
   ASSERT_TRUE(WebPConfigInit(&config));
   config.lossless = 1;
   config.exact = 1;
-  WebPPicture pic;
-  ASSERT_TRUE(WebPPictureInit(&pic));
-  pic.use_argb = 1;
-  pic.width = w;
-  pic.height = h;
-  ASSERT_TRUE(WebPPictureImportRGBA(&pic, rgba.data(), w * 4));
-  WebPMemoryWriter writer;
-  WebPMemoryWriterInit(&writer);
-  pic.writer = WebPMemoryWrite;
-  pic.custom_ptr = &writer;
-  ASSERT_TRUE(WebPEncode(&config, &pic));
-  WebPPictureFree(&pic);
-  const std::vector<std::byte> file = encoded(writer.mem, writer.size);
+  const std::vector<std::byte> file =
+      test::encode_webp(config, test::with_alpha(rgb, 7), w, h, true);
   EXPECT_EQ(decoded_rgb(file, w, h), rgb);
 }
 
