@@ -64,8 +64,8 @@ def main():
                 shutil.copy(os.path.join(src, f), os.path.join(tmp, "c0", f))
                 with open(os.path.join(src, f), "rb") as fh:
                     blobs.append(fh.read())
-            mpx = sum(Image.open(io.BytesIO(b)).size[0] * Image.open(io.BytesIO(b)).size[1]
-                      for b in blobs) / len(blobs) / 1e6
+            sizes = [Image.open(io.BytesIO(b)).size for b in blobs]
+            mpx = sum(w * h for w, h in sizes) / len(blobs) / 1e6
             ours, theirs = [], []
             for _ in range(a.rounds):
                 ours.append(stoker_rate(a.stoker, tmp, a.seconds) * mpx)

@@ -92,10 +92,11 @@ def sampling(im):
     factors = [(h, v) for _, h, v, _ in im.layer]
     if len(factors) == 1:
         return "one component"
+    plain = "factors " + " ".join(f"{h}x{v}" for h, v in factors)
     if any(f != (1, 1) for f in factors[1:]):
-        return "factors " + " ".join(f"{h}x{v}" for h, v in factors)
+        return plain
     return {(1, 1): "4:4:4", (2, 1): "4:2:2", (2, 2): "4:2:0", (1, 2): "4:4:0", (4, 1): "4:1:1",
-            (4, 2): "4:1:0"}.get(factors[0], "factors " + " ".join(f"{h}x{v}" for h, v in factors))
+            (4, 2): "4:1:0"}.get(factors[0], plain)
 
 
 def features(im, path):
