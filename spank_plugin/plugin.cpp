@@ -27,6 +27,7 @@ SPANK_PLUGIN(stoker, 1)
 int slurm_spank_init(spank_t sp, int ac, char** av);
 int slurm_spank_init_post_opt(spank_t sp, int ac, char** av);
 int slurm_spank_task_init(spank_t sp, int ac, char** av);
+int slurm_spank_task_exit(spank_t sp, int ac, char** av);
 int slurm_spank_exit(spank_t sp, int ac, char** av);
 }
 
@@ -106,6 +107,14 @@ extern "C" int slurm_spank_init_post_opt(spank_t sp, int, char**) {
 extern "C" int slurm_spank_task_init(spank_t sp, int, char**) {
   return plugin::guarded("task_init", 0,
                          [&] { return plugin::remote() ? plugin::stepd_task_init(sp) : 0; });
+}
+
+// In slurmstepd as root, for each task Slurm reaps, before srun hears of it.
+extern "C" int slurm_spank_task_exit(spank_t sp, int, char**) {
+  return plugin::guarded("task_exit", 0, [&] {
+    if (plugin::remote()) plugin::stepd_task_exit(sp);
+    return 0;
+  });
 }
 
 extern "C" int slurm_spank_exit(spank_t sp, int, char**) {

@@ -275,6 +275,11 @@ int stepd_task_init(spank_t sp) {
   return 0;
 }
 
+void stepd_task_exit(spank_t sp) {
+  const NodeState& st = state();
+  if (st.enabled) records_task_ended(sp, st.cfg, st.decision.tune);
+}
+
 void stepd_exit(spank_t sp) {
   NodeState& st = state();
   if (st.enabled) records_collect(sp, st.cfg, st.decision.tune);

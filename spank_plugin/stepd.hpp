@@ -22,7 +22,10 @@ int stepd_flag(int val, const char* optarg);
 
 int stepd_init_post_opt(spank_t sp);
 int stepd_task_init(spank_t sp);
-// After the step's tasks ended (as root): collects the run records (stepd_records.hpp).
+// Each task as Slurm reaps it (as root, before srun learns it ended): after the node's last
+// one, collects the run records (stepd_records.hpp).
+void stepd_task_exit(spank_t sp);
+// At the step's end (as root): collects the records if no task_exit did; frees the state.
 void stepd_exit(spank_t sp);
 
 }  // namespace stoker::spank

@@ -22,6 +22,7 @@ struct StepRecords {
   std::string folder;
   uid_t uid = 0;
   std::string job, step, user, partition;
+  uint32_t tasks_ended = 0;  // this node's tasks Slurm has reaped (task_exit)
 };
 
 StepRecords& records() {
@@ -123,6 +124,14 @@ void records_init(spank_t sp, const PluginConfig& cfg) {
 void records_export(spank_t sp) {
   const StepRecords& r = records();
   if (!r.name.empty()) spank_setenv(sp, kRunRecordDirVar, r.folder.c_str(), 1);
+}
+
+void records_task_ended(spank_t sp, const PluginConfig& cfg, bool tuned) {
+  StepRecords& r = records();
+  if (r.name.empty()) return;
+  uint32_t local = 0;
+  if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &local) != ESPANK_SUCCESS) return;
+  if (++r.tasks_ended >= local) records_collect(sp, cfg, tuned);
 }
 
 void records_collect(spank_t sp, const PluginConfig& cfg, bool tuned) {

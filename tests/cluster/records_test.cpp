@@ -113,6 +113,26 @@ TEST_F(FaultsRecords, AHostileRecordIsALineNotAFailedStep) {
   EXPECT_FALSE(node_drained());
 }
 
+// Slurm tells srun its tasks ended before it runs spank_fini; collecting there let `srun ...;
+// stoker report` miss the step (CI saw an AdminComment not yet set). Each step here is read
+// by the same shell the moment srun returns, eight times over.
+TEST_F(FaultsRecords, TheStepsLinesAndVerdictAreWrittenBeforeSrunReturns) {
+  use_plugin(default_args() + " job_log=" + log().string() + " record_root=" + root().string() +
+             " admin_comment=yes");
+  const std::string step = bench("-N 2 -n 4 --overcommit --stoker-profile=cv");
+  const RunResult r = run(
+      "for i in 1 2 3 4 5 6 7 8; do " + step + " || exit 9; wc -l < " + log().string() +
+      "; job=$(tail -1 " + log().string() + " | sed 's/.*\"job\":\"\\([0-9]*\\)\".*/\\1/');"
+      " scontrol -o show job $job | grep -c \"AdminComment=stoker: job $job rank\"; done");
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  const std::vector<std::string> seen = lines_of(r.out);
+  ASSERT_EQ(seen.size(), 16u) << r.out;
+  for (size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(seen[2 * i], std::to_string(4 * (i + 1))) << "lines in the log after step " << i;
+    EXPECT_EQ(seen[2 * i + 1], "1") << "AdminComment set after step " << i;
+  }
+}
+
 TEST_F(FaultsRecords, ALogThatCannotBeWrittenLeavesTheStepRunning) {
   use_records("/nonexistent/stoker/jobs.jsonl");
   const RunResult r = run(bench("-N 2 -n 2 --stoker-profile=cv"));
