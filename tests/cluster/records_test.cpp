@@ -24,8 +24,9 @@ class Records : public ClusterTest {
   }
   static fs::path root() { return dir() / "records"; }
   static fs::path log() { return dir() / "jobs.jsonl"; }
-  static void use_records(const std::string& log_path) {
-    use_plugin(default_args() + " job_log=" + log_path + " record_root=" + root().string());
+  static void use_records(const std::string& log_path, const std::string& more_args = "") {
+    use_plugin(default_args() + " job_log=" + log_path + " record_root=" + root().string() +
+               more_args);
   }
   // The loader of `stoker bench tokens` in each task: one epoch, a short step per batch.
   static std::string bench(const std::string& srun_args) {
@@ -83,8 +84,7 @@ TEST_F(Records, ATunedStepLeavesOneLinePerRankAndTheReportShowsIt) {
 }
 
 TEST_F(Records, AdminCommentHoldsTheStepsVerdict) {
-  use_plugin(default_args() + " job_log=" + log().string() + " record_root=" + root().string() +
-             " admin_comment=yes");
+  use_records(log().string(), " admin_comment=yes");
   ASSERT_EQ(run(bench("-N 2 -n 2 --stoker-profile=cv")).rc, 0);
   const std::vector<std::string> lines = lines_of(slurp(log()));
   ASSERT_FALSE(lines.empty());
@@ -117,8 +117,7 @@ TEST_F(FaultsRecords, AHostileRecordIsALineNotAFailedStep) {
 // stoker report` miss the step (CI saw an AdminComment not yet set). Each step here is read
 // by the same shell the moment srun returns, eight times over.
 TEST_F(FaultsRecords, TheStepsLinesAndVerdictAreWrittenBeforeSrunReturns) {
-  use_plugin(default_args() + " job_log=" + log().string() + " record_root=" + root().string() +
-             " admin_comment=yes");
+  use_records(log().string(), " admin_comment=yes");
   const std::string step = bench("-N 2 -n 4 --overcommit --stoker-profile=cv");
   const RunResult r = run(
       "for i in 1 2 3 4 5 6 7 8; do " + step + " || exit 9; wc -l < " + log().string() +
