@@ -20,6 +20,7 @@ packages=(
   python3-dev pybind11-dev python3-numpy python3-torch python3-torchvision python3-pil
   # used by the test harnesses; lintian checks the Debian packages (scripts/package.sh)
   procps util-linux time lintian
+  patchelf  # tests/python/test_faults_import.py: an extension whose library is missing
   # pages looked at in headless Chromium (tests/support/browser_check.py), and the metrics
   # scraped by a real Prometheus through node-exporter's textfile collector (tests/browser/)
   chromium chromium-driver prometheus prometheus-node-exporter

@@ -65,23 +65,12 @@ std::string ms_text(double ms) {
   return text;
 }
 
-// hwloc's plugins are loaded (dlopen) at the first hwloc call of each process, and every step
-// is a new slurmstepd: 5-20 ms here, more than reading the cached topology. Discovery needs
-// none of them (hwloc's Linux component reads PCI from sysfs, and XML has a built-in parser),
-// and the CUDA, NVML, RSMI and Level Zero ones would initialise GPU drivers inside slurmstepd.
-// Set only when the admin did not set it (slurmd's environment).
-void skip_hwloc_plugins() {
-  ::setenv("HWLOC_PLUGINS_BLACKLIST",
-           "hwloc_pci,hwloc_xml_libxml,hwloc_opencl,hwloc_gl,hwloc_cuda,hwloc_nvml,hwloc_rsmi,"
-           "hwloc_levelzero",
-           0);
-}
-
 // The topology the step's tasks are planned on: the admin's XML, else this node's through
 // the cache. A step without GPUs on this node needs no PCI discovery: its ranks get no GPU,
 // and the planner picks NICs only for ranks with one.
 Topology step_topology(spank_t sp, const PluginConfig& cfg, std::string* from) {
-  skip_hwloc_plugins();
+  // hwloc's plugins stay out of slurmstepd as out of every stoker process (one dlopen each
+  // per step, and the GPU drivers' plugins would initialise them): init_hwloc_topology.
   if (!cfg.topology_xml.empty()) {
     *from = "plugstack topology_xml";
     return load_topology_xml(cfg.topology_xml);

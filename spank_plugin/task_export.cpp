@@ -32,13 +32,7 @@ EnvVars thread_env(const Plan& plan) {
 
 // NAME -> VALUE of what kExportedVar says the plugin set earlier in this task's ancestry.
 std::map<std::string, std::string> exported_before(const EnvGetter& env) {
-  std::map<std::string, std::string> out;
-  const std::string list = env(kExportedVar).value_or("");
-  for (std::string_view item : split(list, ',')) {
-    const size_t eq = item.find('=');
-    if (eq != std::string_view::npos) out[std::string(item.substr(0, eq))] = item.substr(eq + 1);
-  }
-  return out;
+  return split_assignments(env(kExportedVar).value_or(""), ',');
 }
 
 }  // namespace
@@ -50,6 +44,7 @@ EnvVars task_env(const Plan* plan, const StepTask& task, const EnvGetter& env,
   if (plan) {
     out = plan_to_env(*plan);
     if (!profiles_file.empty()) out.emplace_back("STOKER_PROFILES", profiles_file);
+    out.emplace_back(kPlanSealVar, plan_seal(out));  // the plan wins over an image's STOKER_*
     out.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
     for (auto& var : thread_env(*plan)) optional.push_back(std::move(var));
   }

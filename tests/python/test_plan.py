@@ -85,12 +85,15 @@ class EnvironmentPlan(unittest.TestCase):
 
     def test_garbled_variable_is_a_value_error_naming_it(self):
         for name, value in (("STOKER_WORKERS", "many"), ("STOKER_CPUS", "0-x"),
-                            ("STOKER_MEM_BUDGET", "-5"), ("STOKER_PLAN_VERSION", "99"),
-                            ("STOKER_PREFETCH_MAX", "0")):
+                            ("STOKER_MEM_BUDGET", "-5"), ("STOKER_PREFETCH_MAX", "0")):
             with self.subTest(name=name):
                 with self.assertRaises(ValueError) as ctx:
                     stoker.plan(environ=env_plan(**{name: value}))
                 self.assertIn(name, str(ctx.exception))
+
+    def test_another_releases_contract_is_computed_here_not_misread(self):
+        p = stoker.plan(environ=env_plan(STOKER_PLAN_VERSION="99", STOKER_WORKERS="many"))
+        self.assertTrue(p.source.startswith("computed"), p.source)
 
     def test_missing_variable_is_a_value_error_naming_it(self):
         with self.assertRaises(ValueError) as ctx:

@@ -32,6 +32,15 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
   return out;
 }
 
+std::map<std::string, std::string> split_assignments(std::string_view list, char sep) {
+  std::map<std::string, std::string> out;
+  for (std::string_view item : split(list, sep)) {
+    const size_t eq = item.find('=');
+    if (eq != std::string_view::npos) out[std::string(item.substr(0, eq))] = item.substr(eq + 1);
+  }
+  return out;
+}
+
 std::string join_numbers(const std::vector<int>& items, std::string_view sep) {
   std::vector<std::string> text;
   for (int i : items) text.push_back(std::to_string(i));

@@ -49,9 +49,13 @@ double unix_seconds_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// What to do when the metrics file cannot be written.
+const char* const kTodo = "point STOKER_METRICS at a writable folder (the textfile collector's)";
+
 }  // namespace
 
-void write_file_atomically(const std::string& path, const std::string& text) {
+void write_file_atomically(const std::string& path, const std::string& text,
+                           const std::string& todo) {
   // A temporary of its own per call: two writers of one path (two loaders given the same
   // STOKER_METRICS, in one process or two) must not write into each other's half a file.
   static std::atomic<uint64_t> calls{0};
@@ -59,8 +63,7 @@ void write_file_atomically(const std::string& path, const std::string& text) {
       path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(calls++);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
-    throw Error(tmp, std::string("cannot create: ") + std::strerror(errno),
-                "point STOKER_METRICS at a writable folder (the textfile collector's)");
+    throw Error(tmp, std::string("cannot create: ") + std::strerror(errno), todo);
   // Readable by node-exporter (another user) whatever the job's umask (077 would hide it).
   (void)::fchmod(fd, 0644);
   size_t done = 0;
@@ -71,7 +74,7 @@ void write_file_atomically(const std::string& path, const std::string& text) {
       int err = errno;
       ::close(fd);
       ::unlink(tmp.c_str());
-      throw Error(tmp, std::string("cannot write: ") + std::strerror(err));
+      throw Error(tmp, std::string("cannot write: ") + std::strerror(err), todo);
     }
     done += static_cast<size_t>(n);
   }
@@ -91,7 +94,7 @@ MetricsWriter::MetricsWriter(std::string path, MetricLabels labels, Snapshot sna
   if (path_.empty()) throw Error("metrics path", "is empty", "name the file to write");
   if (!(interval_.count() > 0))
     throw Error("metrics interval", "must be above 0 seconds", "e.g. 5 seconds");
-  write_file_atomically(path_, prometheus_text(snapshot_(), labels_, unix_seconds_now()));
+  write_file_atomically(path_, prometheus_text(snapshot_(), labels_, unix_seconds_now()), kTodo);
   writes_ = 1;
   thread_ = start_thread("the metrics writer thread (STOKER_METRICS)", "unset STOKER_METRICS",
                          [this] { run(); });
@@ -119,7 +122,7 @@ void MetricsWriter::write_now() {
   std::lock_guard<std::mutex> one_at_a_time(write_mu_);
   bool ok = true;
   try {
-    write_file_atomically(path_, prometheus_text(snapshot_(), labels_, unix_seconds_now()));
+    write_file_atomically(path_, prometheus_text(snapshot_(), labels_, unix_seconds_now()), kTodo);
   } catch (const Error&) {
     ok = false;  // a full disk must not stop training; failures() tells
   }

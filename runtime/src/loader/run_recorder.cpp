@@ -202,7 +202,12 @@ void RunRecorder::write_locked(const char* end) {
   if (h.written) return;
   h.written = true;
   try {
-    write_file_atomically(path(), to_json(make_run_record(snapshot_(), plan_, target_, end)) + "\n");
+    // In a container the folder is usually not there: /run is the container's own tmpfs.
+    write_file_atomically(path(), to_json(make_run_record(snapshot_(), plan_, target_, end)) + "\n",
+                          "the plugin's record folder (" + std::string(kRunRecordDirVar) +
+                              ") must be reachable: in a container, mount it (pyxis: "
+                              "--container-mounts=DIR, or the site's enroot mounts.d; see the "
+                              "user guide's Containers)");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "stoker: rank %llu: cannot write the run record %s: %s\n",
                  static_cast<unsigned long long>(target_.rank), path().c_str(), e.what());

@@ -2,7 +2,11 @@
 // then the same plan_input and make_plan the plugin calls.
 #include "stoker/plan/local_plan.hpp"
 
+#include <atomic>
+#include <cstdio>
+
 #include "stoker/common/launch_env.hpp"
+#include "stoker/common/strings.hpp"
 #include "stoker/plan/plan_env.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/plan/plan_input.hpp"
@@ -77,25 +81,51 @@ LocalPlan plan_launched_worker(const Plan& launcher, const Ranks& ranks,
   return out;
 }
 
+// One line on stderr, the first time only: stoker.plan() and each loader read the plan again.
+void say_once(std::atomic<bool>& said, const std::string& line) {
+  if (!said.exchange(true)) std::fprintf(stderr, "%s\n", line.c_str());
+}
+std::atomic<bool> said_version{false}, said_changed{false};
+
 }  // namespace
 
 std::optional<std::string> profiles_file_from(const EnvGetter& env) {
   return env_nonempty(env, "STOKER_PROFILES");
 }
 
-std::optional<LocalPlan> plugin_plan(const EnvGetter& env) {
+std::optional<LocalPlan> plugin_plan(const EnvGetter& given) {
+  const std::optional<std::string> version = given("STOKER_PLAN_VERSION");
+  if (version && *version != std::to_string(Plan::kVersion)) {
+    say_once(said_version, "stoker: STOKER_PLAN_VERSION=" + *version + " is the plugin's contract; this " +
+             "runtime reads version " + std::to_string(Plan::kVersion) + ": the plan is " +
+             "computed in this process instead (install the plugin and the module of one " +
+             "stoker release)");
+    return std::nullopt;
+  }
+  const SealedEnv sealed = sealed_env(given);
+  const EnvGetter& env = sealed.env;
   std::optional<Plan> exported = read_plan(env);
   if (!exported) return std::nullopt;
   check_env_plan(*exported);  // CPUs and NUMA nodes this machine has, a budget above 0
   const Ranks ranks = launch_ranks(env);
   // More local ranks than the plugin planned for: a launcher started them inside a task.
   // (Fewer: the environment does not say, e.g. no launcher variables; the plan stands.)
-  if (ranks.local_size > static_cast<uint64_t>(exported->local_size))
-    return plan_launched_worker(*exported, ranks, env);
   LocalPlan out;
-  out.plan = std::move(*exported);
-  out.source = "the STOKER_* environment (the Slurm plugin's plan)";
-  out.from_environment = true;
+  if (ranks.local_size > static_cast<uint64_t>(exported->local_size)) {
+    out = plan_launched_worker(*exported, ranks, env);
+  } else {
+    out.plan = std::move(*exported);
+    out.source = "the STOKER_* environment (the Slurm plugin's plan)";
+    out.from_environment = true;
+  }
+  if (!sealed.changed.empty()) {
+    const std::string note = "changed after the plugin planned (by a container image's "
+                             "environment or a wrapper), not used: " +
+                             join(sealed.changed, ", ") + "; the plugin's values stand";
+    out.plan.reasons.push_back({"source", note});
+    say_once(said_changed, "stoker: " + note + " (change the plan with --stoker-* flags, and leave STOKER_* " +
+             "out of the image)");
+  }
   return out;
 }
 

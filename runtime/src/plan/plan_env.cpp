@@ -2,6 +2,8 @@
 // field by field as plan_fields() describes them, and checking it against this machine.
 #include "stoker/plan/plan_env.hpp"
 
+#include <memory>
+
 #include "stoker/common/error.hpp"
 #include "stoker/common/strings.hpp"
 #include "stoker/plan/plan_fields.hpp"
@@ -11,6 +13,33 @@ namespace stoker {
 EnvVars plan_to_env(const Plan& p) {
   EnvVars out{{"STOKER_PLAN_VERSION", std::to_string(Plan::kVersion)}};
   for (const PlanField& f : plan_fields()) out.emplace_back(f.env, f.codec.write(p));
+  return out;
+}
+
+std::string plan_seal(const EnvVars& vars) {
+  std::vector<std::string> items;
+  for (const auto& [name, value] : vars) {
+    if (value.find(';') == std::string::npos) items.push_back(name + "=" + value);
+  }
+  return join(items, ";");
+}
+
+SealedEnv sealed_env(const EnvGetter& env) {
+  const std::optional<std::string> seal = env(kPlanSealVar);
+  if (!seal) return {env, {}};
+  auto sealed = std::make_shared<const std::map<std::string, std::string>>(
+      split_assignments(*seal, ';'));
+  SealedEnv out;
+  for (const auto& [name, value] : *sealed) {
+    const std::optional<std::string> now = env(name);
+    if (now == value) continue;
+    out.changed.push_back(now ? name + "=" + *now + " (the plugin's " + value + ")"
+                              : name + " unset (the plugin's " + value + ")");
+  }
+  out.env = [env, sealed](const std::string& name) -> std::optional<std::string> {
+    const auto it = sealed->find(name);
+    return it != sealed->end() ? std::optional<std::string>(it->second) : env(name);
+  };
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "stoker/topology/hwloc_plugins.hpp"
 #include "stoker/topology/topology.hpp"
 #include "topology/hwloc_convert.hpp"
 #include "topology/mem_policy.hpp"
@@ -38,7 +39,7 @@ hwloc_topology_t process_hwloc(std::string* error) {
   static std::string load_error;
   std::call_once(once, [] {
     hwloc_topology_t t = nullptr;
-    if (hwloc_topology_init(&t) != 0) {
+    if (init_hwloc_topology(&t) != 0) {
       load_error = std::string("hwloc_topology_init failed: ") + std::strerror(errno);
       return;
     }

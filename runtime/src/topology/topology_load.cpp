@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "stoker/common/error.hpp"
+#include "stoker/topology/hwloc_plugins.hpp"
 #include "stoker/topology/topology.hpp"
 #include "topology/hwloc_convert.hpp"
 #include "topology/hwloc_xml.hpp"
@@ -19,10 +20,11 @@ namespace stoker {
 namespace {
 
 // Owns an hwloc topology until it is handed to a Topology (whose shared_ptr destroys it).
+// Started without hwloc's plugins (init_hwloc_topology).
 class HwlocHandle {
  public:
   explicit HwlocHandle(const std::string& where) {
-    if (hwloc_topology_init(&topo_) != 0) {
+    if (init_hwloc_topology(&topo_) != 0) {
       throw Error(where, std::string("hwloc_topology_init failed: ") + std::strerror(errno),
                   "check that libhwloc is installed and memory is available");
     }

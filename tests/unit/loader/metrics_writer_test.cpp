@@ -35,8 +35,8 @@ MetricsWriter::Snapshot counting(std::atomic<uint64_t>& calls) {
 TEST(WriteAtomically, ReplacesAndLeavesNoTemporary) {
   TempDir dir;
   const std::string path = dir.file("m.prom");
-  write_file_atomically(path, "a\n");
-  write_file_atomically(path, "bb\n");
+  write_file_atomically(path, "a\n", "");
+  write_file_atomically(path, "bb\n", "");
   EXPECT_EQ(slurp(path), "bb\n");
   size_t files = 0;
   for (const auto& entry :
@@ -45,7 +45,7 @@ TEST(WriteAtomically, ReplacesAndLeavesNoTemporary) {
     ++files;
   }
   EXPECT_EQ(files, 1u);
-  EXPECT_THROW(write_file_atomically(dir.file("no/such/dir/m.prom"), "x\n"), Error);
+  EXPECT_THROW(write_file_atomically(dir.file("no/such/dir/m.prom"), "x\n", ""), Error);
 }
 
 TEST(MetricsWriter, RewritesEveryIntervalAndOnStop) {
@@ -95,7 +95,7 @@ TEST(FaultsMetrics, AStrictUmaskStillLeavesTheFileReadableByNodeExporter) {
   TempDir dir;
   const std::string path = dir.file("m.prom");
   const mode_t old = ::umask(077);
-  write_file_atomically(path, "a\n");
+  write_file_atomically(path, "a\n", "");
   ::umask(old);
   EXPECT_EQ(std::filesystem::status(path).permissions() & std::filesystem::perms::all,
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |

@@ -141,4 +141,10 @@ TEST(FaultsRunRecorder, AFolderThatCannotBeWrittenIsOneLineNotAFailure) {
   EXPECT_NE(r.out.find("cannot write the run record /nonexistent/stoker-records/rank-0.json"),
             std::string::npos)
       << r.out;
+  // What to do is about the record folder (a container's /run lacks it), not STOKER_METRICS.
+  EXPECT_NE(r.out.find("(the plugin's record folder (STOKER_RUN_RECORD_DIR) must be reachable: "
+                       "in a container, mount it"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("STOKER_METRICS"), std::string::npos) << r.out;
 }

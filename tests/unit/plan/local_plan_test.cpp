@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "mapped_libraries.hpp"
 #include "plan_fixture.hpp"
 #include "run_command.hpp"
 #include "scoped_env.hpp"
@@ -59,6 +60,53 @@ TEST(LocalPlan, ThisProcessIsComputedFromTheLiveMachine) {
   EXPECT_TRUE(lp.plan.cpus.is_subset_of(current_cpu_mask()));
   EXPECT_EQ(lp.plan.local_size, 1);
   EXPECT_GE(lp.plan.workers, 1);
+}
+
+// Planning in-process (stoker.plan(), Loader::for_this_process, `stoker plan`) loads hwloc
+// without its plugins: no GL, OpenCL, CUDA-driver or NVML library enters a training process.
+TEST(FaultsLocalPlan, PlanningInProcessMapsNoGlOpenClOrGpuDriverLibrary) {
+  ScopedEnv env;
+  clear_launcher_env(env);
+  env.set("HWLOC_PLUGINS_BLACKLIST", nullptr);
+  env.set("CUDA_VISIBLE_DEVICES", "0");  // a GPU job's rank: the plan looks for its GPU
+  const LocalPlan lp = plan_for_this_process();
+  EXPECT_GE(lp.plan.workers, 1);
+  EXPECT_EQ(test::mapped_gpu_or_hwloc_plugin_libraries(), std::set<std::string>{});
+}
+
+// The plugin's variables for a plan of this machine, sealed as task_env seals them.
+std::map<std::string, std::string> sealed_plugin_env() {
+  PlanRequest r;
+  r.ignore_env = true;
+  const EnvVars vars = plan_to_env(plan_for_this_process(r).plan);
+  std::map<std::string, std::string> env(vars.begin(), vars.end());
+  env[kPlanSealVar] = plan_seal(vars);
+  return env;
+}
+
+TEST(FaultsLocalPlan, AnImagesStokerVariableDoesNotReplaceThePluginsPlan) {
+  ScopedEnv env;
+  clear_launcher_env(env);
+  std::map<std::string, std::string> vars = sealed_plugin_env();
+  const std::string workers = vars.at("STOKER_WORKERS");
+  vars["STOKER_WORKERS"] = "64";
+  const std::optional<LocalPlan> lp = plugin_plan(env_from(vars));
+  ASSERT_TRUE(lp);
+  EXPECT_EQ(std::to_string(lp->plan.workers), workers);
+  EXPECT_NE(lp->plan.reason("source").find(
+                "changed after the plugin planned (by a container image's environment or a "
+                "wrapper), not used: STOKER_WORKERS=64 (the plugin's " + workers + ")"),
+            std::string::npos)
+      << lp->plan.reason("source");
+}
+
+TEST(FaultsLocalPlan, AnotherReleasesContractIsNotReadButComputedHere) {
+  ScopedEnv env;
+  clear_launcher_env(env);
+  std::map<std::string, std::string> vars = sealed_plugin_env();
+  vars["STOKER_PLAN_VERSION"] = "99";
+  vars["STOKER_WORKERS"] = "a field of another meaning";
+  EXPECT_FALSE(plugin_plan(env_from(vars)));
 }
 
 TEST(LocalPlan, LauncherVariablesGiveTheLocalRanks) {

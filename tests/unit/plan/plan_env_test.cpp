@@ -227,5 +227,35 @@ TEST(FaultsEnvContract, APlanIsCheckedAgainstTheMachinesCpusNodesAndBudget) {
   fs::remove_all(root);
 }
 
+TEST(PlanSeal, NamesEachVariableWithItsValueAndLeavesOutAValueWithASemicolon) {
+  EXPECT_EQ(plan_seal({{"STOKER_WORKERS", "6"}, {"STOKER_PROFILES", "/etc/a;b"}, {"X", ""}}),
+            "STOKER_WORKERS=6;X=");
+}
+
+TEST(PlanSeal, WithoutASealTheEnvironmentIsReadAsItIs) {
+  const SealedEnv s = sealed_env(env_from({{"STOKER_WORKERS", "64"}}));
+  EXPECT_TRUE(s.changed.empty());
+  EXPECT_EQ(s.env("STOKER_WORKERS"), "64");
+}
+
+// The fault (issue 35): an image whose environment sets STOKER_WORKERS=64 replaced the plan,
+// and the loader ran 64 workers on one CPU. The seal's values are read, and the change named.
+TEST(FaultsPlanSeal, AVariableChangedAfterThePluginIsReadFromTheSealAndNamed) {
+  std::map<std::string, std::string> vars = as_map(plan_to_env(sample_plan()));
+  vars[kPlanSealVar] = plan_seal(plan_to_env(sample_plan()));
+  vars["STOKER_WORKERS"] = "64";
+  vars.erase("STOKER_NICS");
+  vars["STOKER_UNSEALED"] = "kept";
+  const SealedEnv s = sealed_env(env_from(vars));
+  EXPECT_EQ(s.changed, (std::vector<std::string>{"STOKER_NICS unset (the plugin's mlx5_1,eth0)",
+                                                 "STOKER_WORKERS=64 (the plugin's 6)"}));
+  EXPECT_EQ(s.env("STOKER_WORKERS"), "6");
+  EXPECT_EQ(s.env("STOKER_UNSEALED"), "kept");
+  const std::optional<Plan> p = read_plan(s.env);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->workers, 6);
+  EXPECT_EQ(p->nics, sample_plan().nics);
+}
+
 }  // namespace
 }  // namespace stoker

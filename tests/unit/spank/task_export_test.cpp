@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include "stoker/common/strings.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/topology/topology.hpp"
 #include "topology_fixtures.hpp"
@@ -54,6 +55,10 @@ TEST(TaskExport, ThePlanAndTheLaunchersNames) {
   EXPECT_EQ(env.at("OMP_NUM_THREADS"), main);
   EXPECT_EQ(env.at("MKL_NUM_THREADS"), main);
   EXPECT_EQ(env.at("OPENBLAS_NUM_THREADS"), main);
+  // The seal holds the plan's variables as exported, and nothing else.
+  const EnvVars plan_vars = plan_to_env(plan);
+  EXPECT_EQ(split_assignments(env.at(kPlanSealVar), ';'),
+            (std::map<std::string, std::string>(plan_vars.begin(), plan_vars.end())));
   const std::vector<std::string> lines = describe(task, w, in, plan, "applied");
   ASSERT_FALSE(lines.empty());
   const std::string& line = lines.front();

@@ -3,6 +3,7 @@
 // same way everywhere.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,10 @@ std::vector<std::string_view> split(std::string_view s, char sep);
 std::string join(const std::vector<std::string>& items, std::string_view sep = ",");
 // Same for numbers: join_numbers({0, 2}) = "0,2".
 std::string join_numbers(const std::vector<int>& items, std::string_view sep = ",");
+
+// The NAME=VALUE items of a list ("A=1,B=2" with sep ','): NAME -> VALUE; an item without
+// '=' is passed over, and a later NAME replaces an earlier one.
+std::map<std::string, std::string> split_assignments(std::string_view list, char sep);
 
 // Without leading and trailing blanks (space, tab, CR, LF).
 std::string trim(std::string_view s);

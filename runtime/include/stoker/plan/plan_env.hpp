@@ -19,6 +19,24 @@ using EnvVars = std::vector<std::pair<std::string, std::string>>;
 // (plan_fields.hpp).
 EnvVars plan_to_env(const Plan& plan);
 
+// STOKER_PLAN_SEAL: the plugin's own copy of the STOKER_* variables it exported for a task,
+// "NAME=VALUE;NAME=VALUE;...". Something that runs after the plugin can replace a STOKER_*
+// variable: a container image's environment (pyxis and enroot apply it before or after the
+// plugin, by plugstack order; Apptainer passes the host's and adds its own), or a wrapper.
+// The runtime reads the plan from the seal, so the plugin's plan wins, and names each variable
+// that differs (sealed_env). A value holding ';' is left out of the seal.
+inline constexpr const char* kPlanSealVar = "STOKER_PLAN_SEAL";
+std::string plan_seal(const EnvVars& vars);
+
+// `env` as the plugin left it: each variable the seal names reads the seal's value. `changed`
+// says, for each that differs in `env`, "NAME=VALUE (the plugin's VALUE)" or "NAME unset (the
+// plugin's VALUE)". Without a seal (no plugin, a plan made in Python), `env` as it is.
+struct SealedEnv {
+  EnvGetter env;
+  std::vector<std::string> changed;
+};
+SealedEnv sealed_env(const EnvGetter& env);
+
 // Reads a plan back from an environment (process_env() for this process's).
 // Returns nullopt when STOKER_PLAN_VERSION is absent (not under the plugin).
 // Throws stoker::Error naming the variable when one is present but garbled or missing.

@@ -1,0 +1,107 @@
+"""Importing stoker and planning in-process: a module built for another Python says so in one
+line (not "circular import"), and planning maps no hwloc plugin, GL, OpenCL or GPU driver
+library into the training process (issues 34 and 35)."""
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import unittest
+
+import stoker
+
+# Keep in step with tests/support/mapped_libraries.hpp.
+FORBIDDEN = ("libOpenCL.", "libGL.", "libGLX", "libEGL", "libX11.", "libXNVCtrl", "libpciaccess",
+             "libcuda.so", "libnvidia-ml", "librocm_smi", "libze_loader")
+
+
+def forbidden_mapped(maps_text):
+    found = set()
+    for line in maps_text.splitlines():
+        path = line[line.find("/"):] if "/" in line else ""
+        name = os.path.basename(path)
+        if "/hwloc/hwloc_" in path or name.startswith(FORBIDDEN):
+            found.add(path)
+    return found
+
+
+def run_python(code, env_changes):
+    env = dict(os.environ)
+    env.update(env_changes)
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+class PlanningLoadsNoDriverLibrary(unittest.TestCase):
+    def test_stoker_plan_in_process_loads_no_gl_opencl_or_gpu_driver(self):
+        """The dynamic loader's own log (LD_DEBUG=files) names every library the process
+        loaded, also those hwloc unloads again when the plan's topology is freed; the maps
+        are read while the process's topology (the pinned main thread's) is alive."""
+        code = ("import stoker\n"
+                "p = stoker.plan(environ={'CUDA_VISIBLE_DEVICES': '0'}, apply=True)\n"
+                "assert p.workers >= 1\n"
+                "print(open('/proc/self/maps').read())\n")
+        with tempfile.TemporaryDirectory(prefix="stoker-py-") as d:
+            log = os.path.join(d, "ld")
+            r = run_python(code, {"HWLOC_PLUGINS_BLACKLIST": "", "LD_DEBUG": "files",
+                                  "LD_DEBUG_OUTPUT": log})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(forbidden_mapped(r.stdout), set())
+            loaded = set()
+            for name in os.listdir(d):
+                with open(os.path.join(d, name)) as f:
+                    for line in f:
+                        if "file=" in line and "dynamically loaded" in line:
+                            loaded.add(line.split("file=")[1].split()[0])
+            self.assertTrue(any("_stoker" in p for p in loaded), loaded)  # the log works
+            self.assertEqual(forbidden_mapped("\n".join(loaded)), set())
+
+
+class WrongPython(unittest.TestCase):
+    def copy_package(self, root, extension_name):
+        """The built package, with its extension renamed to `extension_name`."""
+        src = os.path.dirname(stoker.__file__)
+        dst = os.path.join(root, "stoker")
+        shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
+        (ext,) = [f for f in os.listdir(dst) if f.startswith("_stoker") and f.endswith(".so")]
+        if extension_name:
+            os.rename(os.path.join(dst, ext), os.path.join(dst, extension_name))
+        else:
+            os.remove(os.path.join(dst, ext))
+        return root
+
+    def import_error(self, root):
+        r = run_python("import stoker", {"PYTHONPATH": root})
+        self.assertNotEqual(r.returncode, 0)
+        last = r.stderr.strip().splitlines()[-1]
+        self.assertNotIn("circular import", r.stderr)
+        return last
+
+    def test_an_extension_for_another_cpython_is_named_with_both_versions(self):
+        with tempfile.TemporaryDirectory(prefix="stoker-py-") as d:
+            root = self.copy_package(d, "_stoker.cpython-399-x86_64-linux-gnu.so")
+            last = self.import_error(root)
+            this = f"{sys.version_info.major}.{sys.version_info.minor}"
+            self.assertIn("is built for CPython 3.99, and this is CPython " + this, last)
+            self.assertIn("install the stoker wheel made for this Python", last)
+
+    def test_a_package_without_its_extension_says_so(self):
+        with tempfile.TemporaryDirectory(prefix="stoker-py-") as d:
+            root = self.copy_package(d, None)
+            self.assertIn("no compiled extension (_stoker*.so)", self.import_error(root))
+
+    @unittest.skipUnless(shutil.which("patchelf"), "patchelf is not installed")
+    def test_a_missing_native_library_is_named(self):
+        with tempfile.TemporaryDirectory(prefix="stoker-py-") as d:
+            ext = "_stoker" + sysconfig.get_config_var("EXT_SUFFIX")
+            root = self.copy_package(d, ext)
+            # As in an image without stoker's libraries: the extension needs one that is absent.
+            subprocess.run(["patchelf", "--add-needed", "libstoker_absent.so.1",
+                            os.path.join(root, "stoker", ext)], check=True)
+            last = self.import_error(root)
+            self.assertIn(f"its extension {ext} cannot be loaded: libstoker_absent.so.1", last)
+            self.assertIn("a native library it needs is missing: install the stoker wheel", last)
+
+if __name__ == "__main__":
+    unittest.main()
