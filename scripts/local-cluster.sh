@@ -202,6 +202,8 @@ start() {
   trap 'stop; exit 130' INT TERM
   write_config
   [ -n "$plugin" ] && write_plugin_conf "$plugin" "$args"
+  # pyxis only when asked: not a line left by an interrupted container test either.
+  rm -f "$dir/plugstack.conf.d/pyxis.conf"
   [ $pyxis = 0 ] || "$(dirname "$0")/containers.sh" plugstack "$dir"
   rm -rf "${dir:?}"/state/* "$dir"/log/*.log
   start_munge
