@@ -26,9 +26,9 @@ pyxis_so=$prefix/lib/slurm/spank_pyxis.so
 image=$work/debian12-python.sqsh
 enroot_conf=$prefix/etc/enroot/enroot.conf.d/50-stoker-per-node.conf
 # The line `plugstack DIR` writes to DIR/plugstack.conf.d/pyxis.conf (local-cluster.sh start
-# --pyxis, the container tests). Slurm's include expands the glob sorted, so pyxis.conf comes before stoker.conf: pyxis's task_init
-# runs first (it enters the container and sets the image's environment), then stoker's, so the
-# plugin's STOKER_* variables win over an image's own.
+# --pyxis, the container tests). Slurm's include expands the glob sorted, so pyxis.conf comes
+# before stoker.conf: pyxis's task_init runs first (it enters the container and sets the
+# image's environment), then stoker's, so the plugin's STOKER_* variables win over an image's.
 plugstack_line="required $pyxis_so"
 
 die() { echo "containers: $*" >&2; exit 1; }
@@ -44,14 +44,18 @@ packages=(build-essential debootstrap squashfs-tools parallel gawk jq pigz libca
           linux-libc-dev libbsd-dev libslurm-dev curl zstd squashfuse fuse-overlayfs)
 
 # The installed versions: pyxis's binary holds its PYXIS_VERSION string; enroot says its own.
-installed_pyxis() { [ -f "$pyxis_so" ] && grep -aq "$pyxis_version" "$pyxis_so" && echo "$pyxis_version"; }
+installed_pyxis() {
+  [ -f "$pyxis_so" ] && grep -aq "$pyxis_version" "$pyxis_so" && echo "$pyxis_version"
+}
 installed_enroot() { command -v enroot >/dev/null && enroot version 2>/dev/null; }
 
 # Which of the two is missing or of another version; empty when both match.
 missing() {
   local why=""
-  [ "$(installed_pyxis || true)" = "$pyxis_version" ] || why+="pyxis $pyxis_version not installed ($pyxis_so); "
-  [ "$(installed_enroot || true)" = "$enroot_version" ] || why+="enroot $enroot_version not installed; "
+  [ "$(installed_pyxis || true)" = "$pyxis_version" ] ||
+    why+="pyxis $pyxis_version not installed ($pyxis_so); "
+  [ "$(installed_enroot || true)" = "$enroot_version" ] ||
+    why+="enroot $enroot_version not installed; "
   [ -f "$enroot_conf" ] || why+="no per-node enroot config ($enroot_conf); "
   command -v squashfuse >/dev/null && command -v fuse-overlayfs >/dev/null ||
     why+="squashfuse or fuse-overlayfs missing; "
@@ -66,7 +70,8 @@ install_packages() {
   [ ${#absent[@]} -eq 0 ] && return 0
   echo "containers: apt-get install ${absent[*]}"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${absent[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${absent[@]}" \
+    >/dev/null
 }
 
 build_pyxis() {
@@ -74,7 +79,8 @@ build_pyxis() {
   rm -rf "$src" && mkdir -p "$work/build"
   tar -xzf "$vendor/pyxis-$pyxis_version.tar.gz" -C "$work/build"
   # Against libslurm-dev's spank.h; installs spank_pyxis.so under $prefix/lib/slurm.
-  nice -n 19 make -C "$src" -j1 >"$work/build/pyxis.log" 2>&1 || die "pyxis build failed: $work/build/pyxis.log"
+  nice -n 19 make -C "$src" -j1 >"$work/build/pyxis.log" 2>&1 ||
+    die "pyxis build failed: $work/build/pyxis.log"
   make -C "$src" install prefix="$prefix" >>"$work/build/pyxis.log" 2>&1
 }
 
@@ -135,7 +141,8 @@ install() {
   local why
   why=$(missing)
   [ -z "$why" ] || die "after install: $why"
-  echo "containers: installed pyxis $pyxis_version ($pyxis_so) and enroot $enroot_version ($(command -v enroot))"
+  echo "containers: installed pyxis $pyxis_version ($pyxis_so)" \
+    "and enroot $enroot_version ($(command -v enroot))"
 }
 
 # A minimal Debian 12 root with python3 and numpy and nothing of stoker (no package, none of

@@ -24,8 +24,7 @@ class Containers : public ClusterTest {
     while (!image_.empty() && image_.back() == '\n') image_.pop_back();
     // pyxis's line in plugstack.conf.d/pyxis.conf, sorted before stoker.conf. Started from
     // the .sqsh by squashfuse: ~4 s a step, where unpacking the image on each node takes ~18.
-    const RunResult hookup =
-        run(script() + " plugstack '" + dir().string() + "' use_squashfuse=1");
+    const RunResult hookup = run(script() + " plugstack '" + dir().string() + "' use_squashfuse=1");
     ASSERT_EQ(hookup.rc, 0) << hookup.out << hookup.err;
   }
   void TearDown() override {
@@ -59,8 +58,8 @@ TEST_F(Containers, ATunedStepInAnImageRunsWhereItsPlanSaysAndSeesThePlan) {
   ASSERT_EQ(on_host.size(), 4u) << host.out;
 
   const auto start = std::chrono::steady_clock::now();
-  const RunResult r = run("srun -N2 -n4 --stoker --container-image=" + image_ +
-                          " python3 -c '" + kPythonProbe + "'");
+  const RunResult r = run("srun -N2 -n4 --stoker --container-image=" + image_ + " python3 -c '" +
+                          kPythonProbe + "'");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
@@ -74,7 +73,8 @@ TEST_F(Containers, ATunedStepInAnImageRunsWhereItsPlanSaysAndSeesThePlan) {
     ASSERT_TRUE(env.count("STOKER_CPUS"));
     const CpuSet affinity = CpuSet::parse(env.at("affinity"));
     EXPECT_FALSE(affinity.empty());
-    EXPECT_EQ(affinity, CpuSet::parse(env.at("STOKER_CPUS"))) << "the rank runs where its plan says";
+    EXPECT_EQ(affinity, CpuSet::parse(env.at("STOKER_CPUS")))
+        << "the rank runs where its plan says";
     // Every STOKER_* variable of the host's step arrives, with the same value. Except the
     // run record folder, named by job and step (another job here).
     const auto& host_env = on_host.at(rank);
