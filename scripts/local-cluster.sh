@@ -2,7 +2,7 @@
 # A real two-node Slurm cluster on this machine, for stoker's tests and demo.
 #
 #   scripts/local-cluster.sh start  DIR [--plugin PATH] [--plugin-args "k=v ..."] [--watch PID]
-#                                       [--watch-parent] [--skip-if-unable]
+#                                       [--watch-parent] [--skip-if-unable] [--pyxis]
 #   scripts/local-cluster.sh stop   DIR
 #   scripts/local-cluster.sh status DIR
 #   scripts/local-cluster.sh env    DIR      # prints `export SLURM_CONF=...` for a shell
@@ -20,7 +20,8 @@
 # --watch PID stops the cluster when process PID ends (a ctest run interrupted);
 # --watch-parent watches the caller (ctest). --skip-if-unable: when this machine
 # cannot run the cluster (not root, no Slurm), write the reason to DIR/skip-reason
-# and exit 0, so tests skip with it instead of failing.
+# and exit 0, so tests skip with it instead of failing. --pyxis also loads NVIDIA pyxis
+# (scripts/containers.sh install) for `srun --container-image`, in DIR/plugstack.conf.d/pyxis.conf.
 # Ports: STOKER_CLUSTER_PORT for slurmctld, +1 and +2 for the nodes; by default one
 # in 17000-19997 derived from DIR, so clusters in different folders can run together.
 # Needs root (slurmd) and munge; munged is started only when not already running,
@@ -167,7 +168,7 @@ show_logs() {
 }
 
 start() {
-  local plugin="" args="" watch="" skip=0 unable="" b
+  local plugin="" args="" watch="" skip=0 unable="" b pyxis=0
   while [ $# -gt 0 ]; do
     case $1 in
       --plugin) plugin=$2; shift 2 ;;
@@ -175,6 +176,7 @@ start() {
       --watch) watch=$2; shift 2 ;;
       --watch-parent) watch=$PPID; shift ;;
       --skip-if-unable) skip=1; shift ;;
+      --pyxis) pyxis=1; shift ;;
       *) die "start: unknown option $1" ;;
     esac
   done
@@ -200,6 +202,9 @@ start() {
   trap 'stop; exit 130' INT TERM
   write_config
   [ -n "$plugin" ] && write_plugin_conf "$plugin" "$args"
+  # pyxis only when asked: not a line left by an interrupted container test either.
+  rm -f "$dir/plugstack.conf.d/pyxis.conf"
+  [ $pyxis = 0 ] || "$(dirname "$0")/containers.sh" plugstack "$dir"
   rm -rf "${dir:?}"/state/* "$dir"/log/*.log
   start_munge
   slurmctld -c
@@ -304,7 +309,7 @@ revive() {
   unset STOKER_FAULTS_RUN
   # The plugin's folder, for n2's private /tmp (start_n2).
   plugin=$(awk '$1 == "optional" || $1 == "required" {print $2; exit}' \
-    "$dir"/plugstack.conf.d/*.conf 2>/dev/null || true)
+    "$dir"/plugstack.conf.d/stoker.conf 2>/dev/null || true)
   case $gone in *slurmctld*) slurmctld ;; esac  # without -c: it recovers its saved state
   case $gone in *slurmd-n1*) slurmd -N n1 ;; esac
   case $gone in *slurmd-n2*) start_n2 ;; esac
