@@ -118,7 +118,8 @@ def write_wheel(path, tree, dist_info):
         for name in names:
             data = open(os.path.join(tree, name), "rb").read()
             info = zipfile.ZipInfo(name, FIXED_TIME)
-            info.external_attr = (os.stat(os.path.join(tree, name)).st_mode & 0o777 | 0o100000) << 16
+            mode = os.stat(os.path.join(tree, name)).st_mode & 0o777
+            info.external_attr = (mode | 0o100000) << 16  # a regular file, with its mode
             info.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(info, data)
             records.append(record_line(name, data))
@@ -204,7 +205,8 @@ def main():
         # One change per patchelf call: Debian 12's patchelf 0.14 garbles the dynamic strings
         # when --set-soname or --set-rpath come with --replace-needed in the same call.
         for elf, rpath in elfs.items():
-            replace = [a for n in dt_needed(elf) if n in renamed for a in ("--replace-needed", n, renamed[n])]
+            replace = [a for n in dt_needed(elf) if n in renamed
+                       for a in ("--replace-needed", n, renamed[n])]
             if replace:
                 run("patchelf", *replace, elf)
             if "/stoker.libs/" in elf:

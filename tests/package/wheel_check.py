@@ -23,7 +23,8 @@ import sys
 import tempfile
 import zipfile
 
-GLIBC_CORE = re.compile(r"^(ld-linux-x86-64\.so\.2|lib(c|m|pthread|dl|rt|util|resolv|nsl)\.so\.\d+)$")
+GLIBC_CORE = re.compile(r"^(ld-linux-x86-64\.so\.2|lib(c|m|pthread|dl|rt|util|resolv|nsl)"
+                        r"\.so\.\d+)$")
 failures = []
 
 
@@ -34,7 +35,8 @@ def check(ok, what):
 
 
 def main():
-    wheels = [f for f in os.listdir(sys.argv[1]) if f.endswith(".whl")] if os.path.isdir(sys.argv[1]) else []
+    folder = sys.argv[1]
+    wheels = [f for f in os.listdir(folder) if f.endswith(".whl")] if os.path.isdir(folder) else []
     if len(wheels) != 1:
         print(f"SKIP: no single wheel in {sys.argv[1]} (package.build makes it)")
         return 77
@@ -42,7 +44,8 @@ def main():
         print("SKIP: objdump (binutils) is not installed")
         return 77
     name = wheels[0]
-    m = re.fullmatch(r"stoker-(\d+\.\d+\.\d+)-(cp3\d+)-(cp3\d+)-(manylinux_2_(\d+)_x86_64|linux_x86_64)\.whl", name)
+    m = re.fullmatch(r"stoker-(\d+\.\d+\.\d+)-(cp3\d+)-(cp3\d+)-"
+                     r"(manylinux_2_(\d+)_x86_64|linux_x86_64)\.whl", name)
     check(m is not None, f"{name}: not stoker-VERSION-cp3XY-cp3XY-PLATFORM.whl")
     if m is None:
         return 1
@@ -51,9 +54,11 @@ def main():
     names = set(z.namelist())
     di = f"stoker-{version}.dist-info"
     wheel_meta = z.read(f"{di}/WHEEL").decode()
-    check(f"Tag: {pytag}-{abitag}-{platform}\n" in wheel_meta, f"WHEEL's Tag is not {pytag}-{abitag}-{platform}")
+    tag = f"{pytag}-{abitag}-{platform}"
+    check(f"Tag: {tag}\n" in wheel_meta, f"WHEEL's Tag is not {tag}")
     check("Root-Is-Purelib: false" in wheel_meta, "WHEEL does not say Root-Is-Purelib: false")
-    ext = [n for n in names if re.fullmatch(r"stoker/_stoker\.cpython-3\d+-x86_64-linux-gnu\.so", n)]
+    ext = [n for n in names
+           if re.fullmatch(r"stoker/_stoker\.cpython-3\d+-x86_64-linux-gnu\.so", n)]
     check(len(ext) == 1, "no single extension stoker/_stoker.cpython-3XY-x86_64-linux-gnu.so")
     if ext:
         check(pytag == abitag == "cp" + re.search(r"cpython-(3\d+)", ext[0]).group(1),
@@ -70,8 +75,10 @@ def main():
             check(digest == size == "", "RECORD lists a hash for itself")
             continue
         data = z.read(path)
-        want = "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-        check(digest == want and size == str(len(data)), f"RECORD's hash or size of {path} is wrong")
+        b64 = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        want = "sha256=" + b64
+        check(digest == want and size == str(len(data)),
+              f"RECORD's hash or size of {path} is wrong")
 
     check((z.getinfo("stoker/_bin/stoker").external_attr >> 16) & 0o111 == 0o111,
           "stoker/_bin/stoker is not executable in the zip")
@@ -82,7 +89,8 @@ def main():
     meta = z.read(f"{di}/METADATA").decode()
     libs = sorted(n for n in names if n.startswith("stoker.libs/"))
     check(len(libs) > 0, "nothing bundled in stoker.libs/")
-    check(f"{di}/LICENSE" in names and "License-File: LICENSE" in meta, "stoker's LICENSE is missing")
+    check(f"{di}/LICENSE" in names and "License-File: LICENSE" in meta,
+          "stoker's LICENSE is missing")
     for lib in libs:
         soname = os.path.basename(lib)
         line = next((l for l in meta.splitlines() if l.startswith(f"- {soname} ")), None)
@@ -104,15 +112,18 @@ def main():
                 continue
             path = os.path.join(tmp, "elf")
             open(path, "wb").write(data)
-            dump = subprocess.run(["objdump", "-p", path], capture_output=True, text=True, check=True).stdout
+            dump = subprocess.run(["objdump", "-p", path], capture_output=True, text=True,
+                                  check=True).stdout
             for v in re.findall(r"\bGLIBC_2\.(\d+)\b", dump):
                 newest = max(newest, (2, int(v)))
             outside |= {l for l in re.findall(r"NEEDED\s+(\S+)", dump) if l not in bundled}
         check(all(GLIBC_CORE.match(l) for l in outside) or platform == "linux_x86_64",
               f"{platform} claimed, but the wheel needs {sorted(outside)} from outside")
         if glibc_minor is not None:
-            check(newest == (2, int(glibc_minor)), f"{platform} claimed; the newest needed is GLIBC_2.{newest[1]}")
-        print(f"{name}: {len(libs)} bundled libraries, newest GLIBC_2.{newest[1]}, outside: {sorted(outside)}")
+            check(newest == (2, int(glibc_minor)),
+                  f"{platform} claimed; the newest needed is GLIBC_2.{newest[1]}")
+        print(f"{name}: {len(libs)} bundled libraries, newest GLIBC_2.{newest[1]}, "
+              f"outside: {sorted(outside)}")
     finally:
         shutil.rmtree(tmp)
     return 1 if failures else 0

@@ -13,19 +13,21 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd -P)
 whl=$(ls "$1"/stoker-*.whl 2>/dev/null | head -n 1)
 [ -n "$whl" ] || { echo "SKIP: no wheel in $1 (package.build makes it)"; exit 77; }
-python3 -c 'import venv' 2>/dev/null || { echo "SKIP: python3's venv module is missing"; exit 77; }
+# The Python the build's extension is for (Debian's; a python3 first on PATH may be another).
+python3=${STOKER_PYTHON:-/usr/bin/python3}
+"$python3" -c 'import venv' 2>/dev/null || { echo "SKIP: $python3 has no venv module"; exit 77; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-python3 -m venv --without-pip "$tmp/venv"
+"$python3" -m venv --without-pip "$tmp/venv"
 py=$tmp/venv/bin/python
-if python3 -m pip --version >/dev/null 2>&1; then
+if "$python3" -m pip --version >/dev/null 2>&1; then
   how="pip"
-  python3 -m pip --python "$py" install --quiet --no-index --no-deps --no-cache-dir "$whl"
+  "$python3" -m pip --python "$py" install --quiet --no-index --no-deps --no-cache-dir "$whl"
 else
   how="wheel_install.py (no pip here)"
   site=$("$py" -c 'import sysconfig; print(sysconfig.get_path("platlib"))')
-  python3 "$here/wheel_install.py" "$whl" "$site" "$tmp/venv/bin" "$py" >/dev/null
+  "$python3" "$here/wheel_install.py" "$whl" "$site" "$tmp/venv/bin" "$py" >/dev/null
 fi
 echo "installed $(basename "$whl") with $how"
 
@@ -49,7 +51,7 @@ EOF
 for cmd in "$tmp/venv/bin/stoker" "$py -m stoker"; do
   # shellcheck disable=SC2086  # "$py -m stoker" is two words on purpose
   run $cmd plan --json >"$tmp/plan.json"
-  python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/plan.json" \
+  "$python3" -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/plan.json" \
     || { echo "FAIL: '$cmd plan --json' did not print JSON"; cat "$tmp/plan.json"; exit 1; }
   echo "'${cmd#"$tmp"/}' plan --json works"
 done
