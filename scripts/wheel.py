@@ -7,10 +7,15 @@ The wheel holds the `stoker` package (the .py files and the compiled extension f
 DIR/python/stoker), the `stoker` command (DIR/runtime/stoker, as stoker/_bin/stoker behind the
 console entry point stoker = stoker._cli:main) and, as `auditwheel repair` would, every shared
 library those two need beyond glibc, so that it installs into an image that has none of them:
-- each library is copied into stoker.libs/ under a hashed name (libhwloc-1a2b3c4d.so.15), its
+- each library is copied into stoker.libs/, most under a hashed name (libjpeg-1a2b3c4d.so.62),
   SONAME and every DT_NEEDED naming it rewritten, so that an image's own copy with the same
-  SONAME (HPC-X's libmpi.so.40, an older libstdc++.so.6 loaded by torch first) can neither
-  stand in for it nor clash with it;
+  SONAME (an older libstdc++.so.6 loaded by torch first) can neither stand in for it nor clash
+  with it. Open MPI's libraries and the two its components link (libhwloc, libevent) keep
+  their names: Open MPI dlopens its components from its compiled-in folder, and where Debian's
+  Open MPI is installed they link libopen-rte.so.40 etc. by name; renamed, a second copy
+  was loaded beside ours and MPI_Init_thread crashed in it (measured). Kept, the component
+  binds to the copy already loaded. The cost: a process that loaded another libmpi.so.40 or
+  libhwloc.so.15 first uses that one;
 - RUNPATH $ORIGIN-relative on the extension, the command and every copied library;
 - libstdc++ and libgcc_s are bundled too: images older than Debian 12 lack GLIBCXX_3.4.30,
   and a private renamed copy behaves like linking them statically;
@@ -42,6 +47,9 @@ import zipfile
 # beyond them (libstdc++, libgcc_s, X11, glib) is bundled anyway, see above).
 GLIBC_CORE = re.compile(r"^(linux-vdso\.so\.1|ld-linux-x86-64\.so\.2|lib(c|m|pthread|dl|rt|"
                         r"util|resolv|nsl)\.so\.\d+)$")
+# Sonames kept as they are (see above): what Debian's Open MPI components link by name.
+KEEP_NAME = re.compile(r"^lib(mpi|open-rte|open-pal|hwloc|event_core-[\d.]+|event_pthreads-[\d.]+)"
+                       r"\.so\.\d+$")
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # zip entries dated alike: the same build gives the same bytes
 
@@ -75,7 +83,10 @@ def glibc_needs(elf):
 
 
 def hashed_name(soname, path):
-    """libfoo.so.1 -> libfoo-<8 hex of the file's sha256>.so.1, as auditwheel names them."""
+    """libfoo.so.1 -> libfoo-<8 hex of the file's sha256>.so.1, as auditwheel names them
+    (Open MPI's closure keeps its name, see above)."""
+    if KEEP_NAME.match(soname):
+        return soname
     digest = hashlib.sha256(open(path, "rb").read()).hexdigest()[:8]
     stem, _, rest = soname.partition(".so")
     return f"{stem}-{digest}.so{rest}"
@@ -205,7 +216,7 @@ def main():
         # One change per patchelf call: Debian 12's patchelf 0.14 garbles the dynamic strings
         # when --set-soname or --set-rpath come with --replace-needed in the same call.
         for elf, rpath in elfs.items():
-            replace = [a for n in dt_needed(elf) if n in renamed
+            replace = [a for n in dt_needed(elf) if renamed.get(n, n) != n
                        for a in ("--replace-needed", n, renamed[n])]
             if replace:
                 run("patchelf", *replace, elf)

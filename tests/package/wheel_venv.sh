@@ -55,3 +55,17 @@ for cmd in "$tmp/venv/bin/stoker" "$py -m stoker"; do
     || { echo "FAIL: '$cmd plan --json' did not print JSON"; cat "$tmp/plan.json"; exit 1; }
   echo "'${cmd#"$tmp"/}' plan --json works"
 done
+
+# Where Debian's Open MPI is installed, the bundled libmpi dlopens its components from there;
+# they link libopen-rte.so.40 etc. by name and must bind to the bundled copies (renamed ones
+# made a second copy load, and MPI_Init_thread crashed in it). PMIX_RANK makes stoker start
+# MPI, as under srun --mpi=pmix; alone, Open MPI starts as a singleton.
+if [ -d /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3 ]; then
+  out=$(run PMIX_RANK=0 timeout 60 "$py" -I -c 'import stoker
+if stoker.built_with_mpi:
+    w = stoker._stoker.world()
+    assert w["mpi"] and w["world_size"] == 1, w
+print("MPI" if stoker.built_with_mpi else "no MPI in this build")' 2>&1) \
+    || { echo "FAIL: MPI from the wheel beside Debian's Open MPI:"; echo "$out" | tail -n 20; exit 1; }
+  echo "MPI_Init_thread from the wheel beside Debian's Open MPI: ${out##*$'\n'}"
+fi
