@@ -5,7 +5,7 @@
 # scratch downloads about 60 MB from the Debian archive and takes minutes). The wheel goes
 # into a venv inside the root, unpacked by wheel_install.py (the root has no pip); then, under
 # chroot in a private mount namespace with the host's /proc, /sys and /dev:
-#   python -c 'import stoker; print(stoker.plan())'   and   stoker plan / plan --json
+#   python -c 'import stoker; print(stoker.plan())'   and   stoker plan / plan --json / doctor
 # must work. Without the bundled libraries the import fails there with
 # "libhwloc.so.15: cannot open shared object file", as in issue 35.
 #
@@ -78,3 +78,10 @@ for args in "plan" "plan --json"; do
     || { echo "FAIL: 'stoker $args' in the root:"; echo "$out"; exit 1; }
   echo "chroot: stoker $args works ($(echo "$out" | wc -l) lines)"
 done
+# doctor exits 1 on an error finding about this machine (that is not the wheel's to pass);
+# it must run and report, not fail to start (127: a library missing).
+rc=0; out=$(in_root "$inside/venv/bin/stoker" doctor 2>&1) || rc=$?
+case $rc:$out in
+  [01]:*checks:*) echo "chroot: stoker doctor runs (exit $rc): $(echo "$out" | tail -n 1)" ;;
+  *) echo "FAIL: 'stoker doctor' in the root (exit $rc):"; echo "$out"; exit 1 ;;
+esac
