@@ -92,18 +92,26 @@ def hashed_name(soname, path):
     return f"{stem}-{digest}.so{rest}"
 
 
-def debian_package(path):
-    """The Debian package that installed a library (dpkg records /usr/lib, ldd may print /lib
-    on a merged /usr), or None."""
-    for p in (path, path.replace("/usr/lib/", "/lib/", 1), path.replace("/lib/", "/usr/lib/", 1)):
-        r = subprocess.run(["dpkg", "-S", p], capture_output=True, text=True)
-        if r.returncode == 0:
-            return r.stdout.split(":")[0].strip()
-    return None
-
-
-def package_version(pkg):
-    return run("dpkg-query", "-W", "-f=${Version}", pkg)
+def debian_packages(paths):
+    """path -> (Debian package, version) for each library, in one dpkg call (one a file takes
+    a second on a busy machine). dpkg records /usr/lib/...; ldd may print /lib/... on a
+    merged /usr, so both spellings are asked."""
+    ask = {}
+    for p in paths:
+        for alt in (p, p.replace("/usr/lib/", "/lib/", 1), p.replace("/lib/", "/usr/lib/", 1)):
+            ask[alt] = p
+    r = subprocess.run(["dpkg", "-S", *ask], capture_output=True, text=True)  # 1: some unowned
+    owner = {}
+    for line in r.stdout.splitlines():
+        pkgs, _, path = line.partition(": ")
+        if path in ask and "," not in pkgs:
+            owner[ask[path]] = pkgs.split(":")[0]
+    missing = sorted(set(paths) - set(owner))
+    if missing:
+        sys.exit(f"wheel: no Debian package owns {' '.join(missing)}: no license to list")
+    versions = dict(line.split(" ", 1) for line in run(
+        "dpkg-query", "-W", "-f=${Package} ${Version}\n", *set(owner.values())).splitlines())
+    return {p: (pkg, versions[pkg]) for p, pkg in owner.items()}
 
 
 def platform_tag(files, outside):
@@ -141,7 +149,7 @@ def write_wheel(path, tree, dist_info):
         z.writestr(info, "\n".join(records) + "\n", zipfile.ZIP_DEFLATED)
 
 
-def metadata(version, py, bundled):
+def metadata(version, py, bundled, common):
     lines = [
         "Metadata-Version: 2.1", "Name: stoker", f"Version: {version}",
         "Summary: input pipelines sized and placed for the CPUs, GPU and memory Slurm granted",
@@ -151,10 +159,12 @@ def metadata(version, py, bundled):
         "License-File: LICENSE",
     ]
     lines += [f"License-File: licenses/{pkg}/copyright" for pkg in sorted({b[2] for b in bundled})]
+    lines += [f"License-File: licenses/common-licenses/{name}" for name in common]
     body = [
         "", "stoker's Python module and its `stoker` command, with the shared libraries they",
         f"link (beside glibc) bundled in stoker.libs/. Built for CPython {py[0]}.{py[1]} only.",
-        "", "Bundled libraries (file, Debian package and version, license file):", "",
+        "", "Bundled libraries (file, Debian package and version, license file; the license",
+        "texts their copyright files name are in licenses/common-licenses/):", "",
     ]
     body += [f"- {name} ({soname}) from {pkg} {ver}: licenses/{pkg}/copyright"
              for soname, name, pkg, ver in bundled]
@@ -197,17 +207,28 @@ def main():
         for src, dst in own.items():
             run("strip", "--strip-debug", "-o", dst, src)
         renamed, bundled = {}, []
+        owners = debian_packages(libs.values())
         for soname, path in sorted(libs.items()):
             new = hashed_name(soname, path)
             renamed[soname] = new
             run("strip", "--strip-debug", "-o", f"{tree}/stoker.libs/{new}", path)
-            pkg = debian_package(path)
-            if pkg is None:
-                sys.exit(f"wheel: no Debian package owns {path}: its license cannot be listed")
+            pkg, pkg_version = owners[path]
             os.makedirs(f"{tree}/{dist_info}/licenses/{pkg}", exist_ok=True)
             shutil.copy(f"/usr/share/doc/{pkg}/copyright", f"{tree}/{dist_info}/licenses/{pkg}/")
-            bundled.append((soname, new, pkg, package_version(pkg)))
+            bundled.append((soname, new, pkg, pkg_version))
         shutil.copy(f"{SRC}/LICENSE", f"{tree}/{dist_info}/LICENSE")
+        # Debian's copyright files name license texts in /usr/share/common-licenses (GPL, LGPL,
+        # Apache...) instead of holding them: those texts travel too (the GPL and LGPL ask for
+        # their text to go along with the library).
+        common = set()
+        for f in glob.glob(f"{tree}/{dist_info}/licenses/*/copyright"):
+            text = open(f).read()
+            common |= set(re.findall(r"/usr/share/common-licenses/([\w+.-]*\w)", text))
+        for name in sorted(common):
+            if os.path.isfile(f"/usr/share/common-licenses/{name}"):
+                os.makedirs(f"{tree}/{dist_info}/licenses/common-licenses", exist_ok=True)
+                shutil.copy(f"/usr/share/common-licenses/{name}",
+                            f"{tree}/{dist_info}/licenses/common-licenses/")
 
         # SONAMEs, DT_NEEDED and RUNPATHs: everything resolves from inside the wheel.
         elfs = {f"{tree}/stoker.libs/{n}": "$ORIGIN" for n in renamed.values()}
@@ -231,7 +252,9 @@ def main():
             f.write(f"Wheel-Version: 1.0\nGenerator: stoker scripts/wheel.py\n"
                     f"Root-Is-Purelib: false\nTag: {pytag}-{pytag}-{tag}\n")
         with open(f"{tree}/{dist_info}/METADATA", "w") as f:
-            f.write(metadata(version, py, bundled))
+            common_dir = f"{tree}/{dist_info}/licenses/common-licenses"
+            common = sorted(os.listdir(common_dir)) if os.path.isdir(common_dir) else []
+            f.write(metadata(version, py, bundled, common))
         with open(f"{tree}/{dist_info}/entry_points.txt", "w") as f:
             f.write("[console_scripts]\nstoker = stoker._cli:main\n")
         with open(f"{tree}/{dist_info}/top_level.txt", "w") as f:
