@@ -20,11 +20,14 @@ library those two need beyond glibc, so that it installs into an image that has 
 - libstdc++ and libgcc_s are bundled too: images older than Debian 12 lack GLIBCXX_3.4.30,
   and a private renamed copy behaves like linking them statically;
 - glibc itself (libc, libm, libpthread, libdl, librt, ld-linux; the manylinux core) is not.
-Each bundled library's Debian copyright file goes to the .dist-info's licenses/ folder.
+Each bundled library's Debian copyright file goes to the .dist-info's licenses/ folder, with
+the common license texts (GPL, LGPL...) those files point to, all named in METADATA.
 
 The platform tag names the newest GLIBC_x.y symbol version any file in the wheel requires
 (objdump -p's version references): manylinux_2_y_x86_64 when the only libraries left outside
-are glibc's, else linux_x86_64. The Python tag is the extension's: pybind11 builds it for one
+are glibc's, else linux_x86_64. Built on Debian 12 that is manylinux_2_36: the extension and
+the command need GLIBC_2.34, but the bundled libstdc++ and libevent need 2.36 (arc4random) and
+libgcc_s 2.35 (_dl_find_object), so no glibc older than 2.36 can load them. The Python tag is the extension's: pybind11 builds it for one
 CPython (Debian 12 has 3.11's headers only), so the wheel is cp311-cp311 and says so in
 Requires-Python.
 
