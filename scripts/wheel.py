@@ -27,9 +27,9 @@ The platform tag names the newest GLIBC_x.y symbol version any file in the wheel
 (objdump -p's version references): manylinux_2_y_x86_64 when the only libraries left outside
 are glibc's, else linux_x86_64. Built on Debian 12 that is manylinux_2_36: the extension and
 the command need GLIBC_2.34, but the bundled libstdc++ and libevent need 2.36 (arc4random) and
-libgcc_s 2.35 (_dl_find_object), so no glibc older than 2.36 can load them. The Python tag is the extension's: pybind11 builds it for one
-CPython (Debian 12 has 3.11's headers only), so the wheel is cp311-cp311 and says so in
-Requires-Python.
+libgcc_s 2.35 (_dl_find_object), so no glibc older than 2.36 can load them.
+The Python tag is the extension's: pybind11 builds it for one CPython (Debian 12 has 3.11's
+headers only), so the wheel is cp311-cp311 and says so in Requires-Python.
 
 Tools: patchelf, objdump/strip (binutils), ldd, dpkg -S. Python stdlib only (no setuptools:
 the layout is fixed and the RECORD is simple). Prints the wheel's path.
