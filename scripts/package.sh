@@ -3,24 +3,28 @@
 #   stoker-slurm-plugin_VERSION_ARCH.deb  the SPANK plugin, its plugstack line (disabled)
 #   stoker_VERSION_ARCH.deb               the `stoker` command
 #   python3-stoker_VERSION_ARCH.deb       the Python module
+# and the wheel stoker-VERSION-cp3XY-cp3XY-PLATFORM.whl (scripts/wheel.py: the module and the
+# command with the libraries they link bundled, for images without the .debs).
 #
 #   scripts/package.sh [--build DIR] [--out DIR] [--no-build]
 #
 #   --build DIR  the build folder to package (default: build/, configured as scripts/test.sh
 #                does when it is not configured yet); the packaged targets are built first
-#   --out DIR    where the .debs go (default: DIR/packages); older stoker .debs there are removed
+#   --out DIR    where the .debs and the wheel go (default: DIR/packages); older ones there
+#                are removed
 #   --no-build   package the build as it is (the test suite's packaging tests: built already)
 #
 # Needs the build dependencies (scripts/install-deps.sh: libslurm-dev for the plugin,
-# pybind11 for the module, dpkg-dev for dpkg-shlibdeps). Root is not needed. Prints the
-# path of each .deb. Install on a node: apt install ./stoker-slurm-plugin_*.deb
+# pybind11 for the module, dpkg-dev for dpkg-shlibdeps; patchelf and binutils for the wheel).
+# Root is not needed. Prints the path of each package. Install on a node:
+# apt install ./stoker-slurm-plugin_*.deb; in an image: pip install stoker-*.whl
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd -P)
 build=$src/build
 out=""
 build_first=1
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --build) [ $# -ge 2 ] || usage; build=$2; shift 2 ;;
@@ -63,3 +67,4 @@ if ! cpack --config "$build/CPackConfig.cmake" -B "$out" >"$log" 2>&1; then
 fi
 rm -rf "$out/_CPack_Packages"
 ls "$out"/stoker_*.deb "$out"/stoker-slurm-plugin_*.deb "$out"/python3-stoker_*.deb
+python3 "$src/scripts/wheel.py" --build "$build" --out "$out"

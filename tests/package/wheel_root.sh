@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The wheel in a root that has none of stoker's native libraries (ctest package.wheel_root), as
+# in a container image: a Debian 12 minbase root with python3 and python3-numpy only, made once
+# by debootstrap and kept (STOKER_WHEEL_ROOT, default /var/tmp/stoker-wheel-root; a build from
+# scratch downloads about 60 MB from the Debian archive and takes minutes). The wheel goes
+# into a venv inside the root, unpacked by wheel_install.py (the root has no pip); then, under
+# chroot in a private mount namespace with the host's /proc, /sys and /dev:
+#   python -c 'import stoker; print(stoker.plan())'   and   stoker plan / plan --json / doctor
+# must work. Without the bundled libraries the import fails there with
+# "libhwloc.so.15: cannot open shared object file", as in issue 35.
+#
+#   wheel_root.sh DIR    DIR holds the wheel (package.build's output folder)
+#
+# Needs root, chroot and unshare (util-linux), debootstrap while the root is not made yet.
+# Exit 77 when one is missing. The root is left as it was: the venv is removed afterwards.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd -P)
+whl=$(ls "$1"/stoker-*.whl 2>/dev/null | head -n 1)
+[ -n "$whl" ] || { echo "SKIP: no wheel in $1 (package.build makes it)"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: chroot needs root"; exit 77; }
+for t in chroot unshare; do
+  command -v $t >/dev/null || { echo "SKIP: $t is not installed"; exit 77; }
+done
+root=${STOKER_WHEEL_ROOT:-/var/tmp/stoker-wheel-root}
+
+# The root, made once: built aside and moved in place when complete, so that an interrupted
+# debootstrap is never mistaken for a root.
+if [ ! -f "$root/.stoker-wheel-root" ]; then
+  command -v debootstrap >/dev/null \
+    || { echo "SKIP: debootstrap is not installed (apt-get install debootstrap)"; exit 77; }
+  mirror=${STOKER_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+  echo "making $root with debootstrap from $mirror (once)"
+  start=$(date +%s)
+  rm -rf "$root.tmp"
+  if ! debootstrap --variant=minbase --include=python3,python3-numpy bookworm "$root.tmp" \
+      "$mirror" >"$root.log" 2>&1; then
+    echo "FAIL: debootstrap failed; the end of $root.log:"; tail -n 20 "$root.log"; exit 1
+  fi
+  rm -rf "$root.tmp/var/cache/apt/archives/"*.deb
+  touch "$root.tmp/.stoker-wheel-root"
+  rm -rf "$root" && mv "$root.tmp" "$root"
+  echo "made $root in $(( $(date +%s) - start )) s"
+fi
+
+# The root must lack what the wheel bundles, or the test proves nothing.
+found=$(find "$root/usr/lib" "$root/usr/local" \( -name 'libhwloc.so*' -o -name 'libmpi.so*' \
+  -o -name 'libjpeg.so*' -o -name 'libpng16.so*' -o -name 'libwebp.so*' \
+  -o -name 'libopen-pal.so*' -o -path '*/stoker/_stoker*' \) 2>/dev/null | head -n 3)
+[ -z "$found" ] || { echo "FAIL: $root holds stoker's libraries: $found"; exit 1; }
+
+inside=/tmp/stoker-wheel.$$  # the venv's path as the root sees it
+trap 'rm -rf "$root$inside"' EXIT
+venv=$root$inside/venv
+# The root's own python3 makes the venv, so that the paths in it are the root's.
+chroot "$root" /usr/bin/python3 -m venv --without-pip "$inside/venv"
+site=$(echo "$venv"/lib/python3.*/site-packages)
+/usr/bin/python3 "$here/wheel_install.py" "$whl" "$site" "$venv/bin" "$inside/venv/bin/python" \
+  >/dev/null
+echo "installed $(basename "$whl") into $root's venv $inside/venv"
+
+# chroot in a private mount namespace: the mounts vanish with it, none reaches the host.
+in_root() {
+  # shellcheck disable=SC2016  # the inner script's variables are its own
+  unshare --mount --propagation private sh -c '
+    root=$1; shift
+    mount -t proc proc "$root/proc" && mount --rbind /sys "$root/sys" &&
+      mount --rbind /dev "$root/dev"
+    exec chroot "$root" env -i PATH=/usr/bin:/bin HOME=/root "$@"' sh "$root" "$@"
+}
+out=$(in_root "$inside/venv/bin/python" -c '
+import sys, stoker
+assert "torch" not in sys.modules, "import stoker imported torch"
+print(stoker.plan())' 2>&1) || { echo "FAIL: import stoker in the root:"; echo "$out"; exit 1; }
+echo "chroot: import stoker; stoker.plan() works:"; echo "$out" | head -n 3
+for args in "plan" "plan --json"; do
+  # shellcheck disable=SC2086  # $args is the subcommand's words
+  out=$(in_root "$inside/venv/bin/stoker" $args 2>&1) \
+    || { echo "FAIL: 'stoker $args' in the root:"; echo "$out"; exit 1; }
+  echo "chroot: stoker $args works ($(echo "$out" | wc -l) lines)"
+done
+# doctor exits 1 on an error finding about this machine (that is not the wheel's to pass);
+# it must run and report, not fail to start (127: a library missing).
+rc=0; out=$(in_root "$inside/venv/bin/stoker" doctor 2>&1) || rc=$?
+case $rc:$out in
+  [01]:*checks:*) echo "chroot: stoker doctor runs (exit $rc): $(echo "$out" | tail -n 1)" ;;
+  *) echo "FAIL: 'stoker doctor' in the root (exit $rc):"; echo "$out"; exit 1 ;;
+esac
