@@ -19,8 +19,10 @@ jobs=$(nproc)
 if [ "${STOKER_TEST_QUICK:-0}" = 1 ]; then stages_begin deps build tests; else
   stages_begin deps build tests asan tsan fuzz; fi
 
-stage deps "installing dependencies (scripts/install-deps.sh)"
+stage deps "installing dependencies (scripts/install-deps.sh; pyxis, enroot and the test image: scripts/containers.sh)"
 scripts/install-deps.sh
+scripts/containers.sh install
+scripts/containers.sh image >/dev/null
 
 stage build "building (build/)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTOKER_WERROR=ON >/dev/null

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The wheel in a root that has none of stoker's native libraries (ctest package.wheel_root), as
-# in a container image: a Debian 12 minbase root with python3 and python3-numpy only, made once
-# by debootstrap and kept (STOKER_WHEEL_ROOT, default /var/tmp/stoker-wheel-root; a build from
-# scratch downloads about 60 MB from the Debian archive and takes minutes). The wheel goes
+# in a container image: a Debian 12 minbase root with python3 and python3-numpy only, unpacked
+# once from scripts/containers.sh's image and kept (STOKER_WHEEL_ROOT, default
+# /var/tmp/stoker-wheel-root). The wheel goes
 # into a venv inside the root, unpacked by wheel_install.py (the root has no pip); then, under
 # chroot in a private mount namespace with the host's /proc, /sys and /dev:
 #   python -c 'import stoker; print(stoker.plan())'   and   stoker plan / plan --json / doctor
@@ -11,7 +11,7 @@
 #
 #   wheel_root.sh DIR    DIR holds the wheel (package.build's output folder)
 #
-# Needs root, chroot and unshare (util-linux), debootstrap while the root is not made yet.
+# Needs root, chroot and unshare (util-linux), and the image while the root is not made yet.
 # Exit 77 when one is missing. The root is left as it was: the venv is removed afterwards.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd -P)
@@ -23,23 +23,19 @@ for t in chroot unshare; do
 done
 root=${STOKER_WHEEL_ROOT:-/var/tmp/stoker-wheel-root}
 
-# The root, made once: built aside and moved in place when complete, so that an interrupted
-# debootstrap is never mistaken for a root.
+# The root, made once from the container tests' image (scripts/containers.sh image: the same
+# Debian 12 minbase with python3 and numpy, one debootstrap for both), unpacked aside and
+# moved in place when complete, so that an interrupted unpack is never mistaken for a root.
 if [ ! -f "$root/.stoker-wheel-root" ]; then
-  command -v debootstrap >/dev/null \
-    || { echo "SKIP: debootstrap is not installed (apt-get install debootstrap)"; exit 77; }
-  mirror=${STOKER_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-  echo "making $root with debootstrap from $mirror (once)"
-  start=$(date +%s)
+  command -v unsquashfs >/dev/null \
+    || { echo "SKIP: unsquashfs is not installed (scripts/containers.sh install)"; exit 77; }
+  image=$("$here/../../scripts/containers.sh" image) \
+    || { echo "SKIP: no image (scripts/containers.sh install, then image)"; exit 77; }
   rm -rf "$root.tmp"
-  if ! debootstrap --variant=minbase --include=python3,python3-numpy bookworm "$root.tmp" \
-      "$mirror" >"$root.log" 2>&1; then
-    echo "FAIL: debootstrap failed; the end of $root.log:"; tail -n 20 "$root.log"; exit 1
-  fi
-  rm -rf "$root.tmp/var/cache/apt/archives/"*.deb
+  unsquashfs -q -d "$root.tmp" "$image" >/dev/null
+  mkdir -p "$root.tmp/dev" "$root.tmp/proc" "$root.tmp/sys"
   touch "$root.tmp/.stoker-wheel-root"
   rm -rf "$root" && mv "$root.tmp" "$root"
-  echo "made $root in $(( $(date +%s) - start )) s"
 fi
 
 # The root must lack what the wheel bundles, or the test proves nothing.
