@@ -70,5 +70,26 @@ INSTANTIATE_TEST_SUITE_P(
                   : "CpusPerTask");
     });
 
+// A binder inside the step (taskset here; numactl, torchrun --numa-binding alike) narrows the
+// task to part of its plan: the runtime keeps that mask and plans within it (issue 35).
+class FaultsBinders : public ClusterTest {};
+
+TEST_F(FaultsBinders, ATaskReboundNarrowerIsPlannedWithinItsNewMask) {
+  use_plugin("enable=opt-in");
+  const RunResult r = run("srun -N1 -n1 --cpus-per-task=2 --stoker sh -c '"
+                          "echo exported=$STOKER_CPUS main=$STOKER_MAIN_CPUS; "
+                          "taskset -c 1 " STOKER_CLI " plan --json'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  ASSERT_NE(r.out.find("exported=0-1 main=0"), std::string::npos) << r.out;
+  const nlohmann::json plan = nlohmann::json::parse(r.out.substr(r.out.find('{')), nullptr, false);
+  ASSERT_TRUE(plan.is_object()) << r.out;
+  EXPECT_EQ(plan["cpus"], "1");
+  EXPECT_NE(plan["source"].get<std::string>().find(
+                "within this process's mask 1, narrower than the plan's CPUs 0-1 (a launcher, "
+                "numactl or taskset bound it): kept"),
+            std::string::npos)
+      << plan["source"];
+}
+
 }  // namespace
 }  // namespace stoker::test

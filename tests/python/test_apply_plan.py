@@ -114,7 +114,11 @@ class ApplyPlan(unittest.TestCase):
         out, _ = self.probe("--no-torch", "--apply", "no", plugin=True)
         self.assertEqual(out["main_thread"], cpu_text(self.mask))
 
-    def test_faults_a_main_cpu_outside_the_mask_is_a_note_not_an_error(self):
+    def test_faults_a_process_bound_outside_the_main_cpus_is_planned_within_its_mask(self):
+        """taskset (as numactl or torchrun --numa-binding) narrowed the process to a CPU that is
+        not among the plan's main CPUs: the mask is kept and the plan made within it (the
+        binders' rule), so the training loop is pinned there; it used to stay unpinned, with
+        its workers pinned back onto the plan's other CPUs."""
         if len(self.mask) < 2:
             self.skipTest(f"needs 2 CPUs, this process has {self.mask}")
         main = [int(c) for c in self.plugin_env["STOKER_MAIN_CPUS"].split(",")
@@ -125,8 +129,9 @@ class ApplyPlan(unittest.TestCase):
         out, _ = self.probe("--no-torch", plugin=True, prefix=("taskset", "-c", str(outside)))
         self.assertEqual(out["main_thread"], str(outside))
         self.assertEqual(out["reasons"]["main_thread"],
-                         f"main thread not pinned: the plan's main CPUs {cpu_text(main)} are not "
-                         f"among the CPUs this thread may use ({outside})")
+                         f"main thread pinned to CPUs {outside} (main_cpus)")
+        self.assertIn(f"within this process's mask {outside}, narrower than the plan's CPUs",
+                      out["source"])
 
 
 if __name__ == "__main__":

@@ -211,7 +211,9 @@ def plan(environ=None, apply=None):
     env = dict(os.environ if environ is None else environ)
     core = _stoker.plugin_plan(env)
     if core is not None:
-        result = Plan(core, "the STOKER_* environment")
+        # Made again here (a launcher's worker, a narrower binding): its "source" reason says how.
+        made_here = [t for f, t in core.reasons if f == "source" and t.startswith("computed")]
+        result = Plan(core, made_here[-1] if made_here else "the STOKER_* environment")
     else:
         computed, source = _stoker.compute_plan()
         stray = sorted(set(env) & set(computed.to_env()))

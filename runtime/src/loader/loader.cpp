@@ -255,7 +255,7 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
   const SampleSpec spec = checked_spec(source, transform, options);
   const uint64_t slot = BatchArena::slot_bytes_for(options.batch_size, spec.bytes());
   std::string plan_source, main_thread;
-  bool from_environment = false;
+  bool from_environment = false, within_narrower_mask = false;
   if (!options.plan) {  // the plugin's STOKER_* plan, or one computed for this batch
     PlanRequest request;
     request.batch_bytes = slot;
@@ -263,6 +263,7 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
     options.plan = std::move(local.plan);
     plan_source = std::move(local.source);
     from_environment = local.from_environment;
+    within_narrower_mask = local.within_narrower_mask;
     if (options.pin_main_thread) main_thread = pin_main_thread(*options.plan).note;
   }
   // A plan from the environment assumed the profile's batch size: fit it to the real one.
@@ -290,6 +291,9 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
   loader->metrics_ = MetricsWriter::from_environment([l] { return l->stats(); }, rank);
   loader->record_ = RunRecorder::from_environment(rank, [l] { return l->stats(); }, l->plan());
   loader->summary_at_exit_ = verbose_from_environment();
+  if (loader->summary_at_exit_ && within_narrower_mask)  // a binder's mask kept: say so
+    std::fprintf(stderr, "stoker: rank %llu: plan %s\n", static_cast<unsigned long long>(rank),
+                 plan_source.c_str());
   if (loader->summary_at_exit_ && !main_thread.empty())
     std::fprintf(stderr, "stoker: rank %llu: %s\n", static_cast<unsigned long long>(rank),
                  main_thread.c_str());

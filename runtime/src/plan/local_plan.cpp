@@ -2,7 +2,9 @@
 // then the same plan_input and make_plan the plugin calls.
 #include "stoker/plan/local_plan.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 
 #include "stoker/common/launch_env.hpp"
@@ -55,30 +57,59 @@ TaskFacts facts_for(const PlanRequest& req, const Topology& topo, const EnvGette
   return w;
 }
 
-// One of the workers a launcher started inside a tuned task: planned as srun would plan a
-// task of its own (plugin_plan).
-LocalPlan plan_launched_worker(const Plan& launcher, const Ranks& ranks,
-                               const EnvGetter& env) {
+// Where a process planned here (not taken from the plugin) may run: CPUs shared by
+// local_size local ranks, this one being local_rank.
+struct Share {
+  CpuSet cpus;
+  std::string from;
+  uint64_t local_rank = 0, local_size = 1;
+  std::string ranks_from;
+};
+
+// A process planned here, as srun would plan a task of its own on `share` (plugin_plan), with
+// the plugin's plan's profile.
+LocalPlan plan_within(const Plan& exported, const Share& share, const EnvGetter& env,
+                      const std::string& why) {
   auto topo = std::make_shared<Topology>(load_topology());
   TaskFacts w;
   w.kind = FactsKind::ThisProcess;
   w.topology = topo.get();
   observe_task(w, env);
-  w.step = {launcher.cpus, "STOKER_CPUS (the launcher's plan)"};
-  w.local_rank = static_cast<int>(ranks.local_rank);
-  w.local_size = static_cast<int>(ranks.local_size);
-  w.ranks_from = ranks.source;
-  w.default_profile = launcher.profile;
-  w.default_profile_from = "STOKER_PROFILE (the launcher's plan)";
+  w.step = {share.cpus, share.from};
+  w.local_rank = static_cast<int>(share.local_rank);
+  w.local_size = static_cast<int>(share.local_size);
+  w.ranks_from = share.ranks_from;
+  w.default_profile = exported.profile;
+  w.default_profile_from = "STOKER_PROFILE (the plugin's plan)";
   LocalPlan out;
   out.plan = make_plan(plan_input(w, {}, profiles_or_builtins(profiles_file_from(env))));
   out.source = "computed on " + topo->source + " for local rank " +
-               std::to_string(ranks.local_rank) + " of " + std::to_string(ranks.local_size) +
-               " under a launcher in a task the plugin planned for " +
-               std::to_string(launcher.local_size);
+               std::to_string(share.local_rank) + " of " + std::to_string(share.local_size) +
+               " " + why;
   out.plan.reasons.push_back({"source", out.source});
   out.topology = std::move(topo);
   return out;
+}
+
+// The rule for a process bound narrower than its plan (taskset or numactl in the step,
+// torchrun --numa-binding, a site's launcher): its mask is kept, and the plan is made again
+// within it, never widened back. `mask`: the process's own. Ranks a launcher bound alike share
+// a mask; how many is estimated from the part of the CPUs the mask holds (8 ranks each bound
+// to one of 2 NUMA nodes: 4 per mask; each to its own eighth: 1), with the launcher's local
+// rank numbering them. A mask equal to the plan's main CPUs is stoker's own pin of the
+// training loop, inherited by a child process: not a narrowing.
+std::optional<Share> narrower_mask(const CpuSet& planned, const Plan& exported, const CpuSet& mask,
+                                   uint64_t ranks_on_planned, uint64_t local_rank) {
+  if (planned.is_subset_of(mask) || mask == exported.main_cpus || mask.empty()) return std::nullopt;
+  const double part = static_cast<double>((mask & planned).count()) / planned.count();
+  Share s;
+  s.cpus = mask;
+  s.local_size = std::max<uint64_t>(1, std::llround(part * static_cast<double>(ranks_on_planned)));
+  s.local_rank = local_rank % s.local_size;
+  s.from = "this process's mask " + mask.to_string() + ", narrower than the plan's CPUs " +
+           planned.to_string() + " (a launcher, numactl or taskset bound it): kept";
+  s.ranks_from = "the local ranks estimated to share that mask";
+  return s;
 }
 
 // One line on stderr, the first time only: stoker.plan() and each loader read the plan again.
@@ -110,9 +141,21 @@ std::optional<LocalPlan> plugin_plan(const EnvGetter& given) {
   const Ranks ranks = launch_ranks(env);
   // More local ranks than the plugin planned for: a launcher started them inside a task.
   // (Fewer: the environment does not say, e.g. no launcher variables; the plan stands.)
+  const bool launched = ranks.local_size > static_cast<uint64_t>(exported->local_size);
+  const std::optional<Share> narrowed =
+      narrower_mask(exported->cpus, *exported, task_cpu_mask(), launched ? ranks.local_size : 1,
+                    launched ? ranks.local_rank : 0);
   LocalPlan out;
-  if (ranks.local_size > static_cast<uint64_t>(exported->local_size)) {
-    out = plan_launched_worker(*exported, ranks, env);
+  if (narrowed) {
+    out = plan_within(*exported, *narrowed, env, "within " + narrowed->from);
+    out.within_narrower_mask = true;
+  } else if (launched) {
+    out = plan_within(*exported,
+                      {exported->cpus, "STOKER_CPUS (the launcher's plan)", ranks.local_rank,
+                       ranks.local_size, ranks.source},
+                      env,
+                      "under a launcher in a task the plugin planned for " +
+                          std::to_string(exported->local_size));
   } else {
     out.plan = std::move(*exported);
     out.source = "the STOKER_* environment (the Slurm plugin's plan)";

@@ -1,5 +1,6 @@
 // plan_for_this_process (the I/O shell) and the `stoker plan` command as built.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -7,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "child_process.hpp"
 #include "mapped_libraries.hpp"
 #include "plan_fixture.hpp"
 #include "run_command.hpp"
@@ -107,6 +109,49 @@ TEST(FaultsLocalPlan, AnotherReleasesContractIsNotReadButComputedHere) {
   vars["STOKER_PLAN_VERSION"] = "99";
   vars["STOKER_WORKERS"] = "a field of another meaning";
   EXPECT_FALSE(plugin_plan(env_from(vars)));
+}
+
+// In a child: binds this process to `cpus` (as taskset or numactl in the step would), then
+// prints the plan plugin_plan gives for `vars`: "CPUS|SOURCE".
+test::ChildResult plan_when_bound_to(const CpuSet& cpus,
+                                     const std::map<std::string, std::string>& vars) {
+  return test::run_in_child([&](FILE* out) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : cpus.list()) CPU_SET(c, &set);
+    if (::sched_setaffinity(0, sizeof set, &set) != 0) return 2;
+    const std::optional<LocalPlan> lp = plugin_plan(env_from(vars));
+    if (!lp) return 3;
+    std::fprintf(out, "%s|%s", lp->plan.cpus.to_string().c_str(), lp->source.c_str());
+    return 0;
+  });
+}
+
+// The rule for binders (issue 35: torchrun --numa-binding, taskset, numactl): a process bound
+// narrower than its plan keeps its mask, and its plan is made again within it; the worker
+// threads used to be pinned back onto the plan's other CPUs.
+TEST(FaultsLocalPlan, AProcessBoundNarrowerThanItsPlanKeepsItsMask) {
+  ScopedEnv env;
+  clear_launcher_env(env);
+  const std::map<std::string, std::string> vars = sealed_plugin_env();
+  const CpuSet planned = CpuSet::parse(vars.at("STOKER_CPUS"), "STOKER_CPUS");
+  const CpuSet main = CpuSet::parse(vars.at("STOKER_MAIN_CPUS"), "STOKER_MAIN_CPUS");
+  if (planned.count() < 2) GTEST_SKIP() << "needs a plan of 2 CPUs or more";
+  const std::vector<int> cpus = (planned - main).list();
+  ASSERT_FALSE(cpus.empty());
+  const CpuSet narrow = CpuSet::from_list({cpus.back()});
+  const test::ChildResult r = plan_when_bound_to(narrow, vars);
+  ASSERT_EQ(r.status, 0) << r.describe();
+  EXPECT_EQ(r.out.substr(0, r.out.find('|')), narrow.to_string()) << r.out;
+  EXPECT_NE(r.out.find("within this process's mask " + narrow.to_string() +
+                       ", narrower than the plan's CPUs " + planned.to_string() +
+                       " (a launcher, numactl or taskset bound it): kept"),
+            std::string::npos)
+      << r.out;
+  // The training loop's own pin (the plan's main CPUs), inherited by a child, is no binder.
+  const test::ChildResult pinned = plan_when_bound_to(main, vars);
+  ASSERT_EQ(pinned.status, 0) << pinned.describe();
+  EXPECT_EQ(pinned.out, planned.to_string() + "|the STOKER_* environment (the Slurm plugin's plan)");
 }
 
 TEST(LocalPlan, LauncherVariablesGiveTheLocalRanks) {

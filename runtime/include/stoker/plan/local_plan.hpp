@@ -45,6 +45,9 @@ struct LocalPlan {
   Plan plan;
   std::string source;  // "the STOKER_* environment" or "computed on <topology source>"
   bool from_environment = false;
+  // The process was bound narrower than the plugin's plan (taskset, numactl, torchrun
+  // --numa-binding): the plan was made again within its mask, which is kept (`source` says so).
+  bool within_narrower_mask = false;
   std::shared_ptr<const Topology> topology;  // null when the plan came from the environment
 };
 
