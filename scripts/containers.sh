@@ -4,6 +4,8 @@
 #
 #   scripts/containers.sh install   # Debian packages, then pyxis and enroot from ../shared/vendor
 #   scripts/containers.sh image     # builds the test image once; prints its path
+#   scripts/containers.sh image-env # the image with STOKER_WORKERS=64 and OMP_NUM_THREADS=7 in
+#       its own environment (/etc/environment), once; prints its path
 #   scripts/containers.sh status    # rc 0 when both are installed (and the image exists); else why
 #   scripts/containers.sh plugstack [DIR [ARG...]]  # prints pyxis's plugstack line; with DIR
 #       (a scripts/local-cluster.sh cluster's folder) loads pyxis there, with pyxis's ARGs
@@ -24,6 +26,10 @@ work=${STOKER_CONTAINERS_DIR:-/var/tmp/stoker-containers}
 prefix=/usr/local
 pyxis_so=$prefix/lib/slurm/spank_pyxis.so
 image=$work/debian12-python.sqsh
+env_image=$work/debian12-python-env.sqsh
+# What image-env's image sets in its own environment: a plan variable and a thread count, as
+# an NGC image sets OMP_NUM_THREADS (the container tests check what the ranks get).
+env_image_lines=("STOKER_WORKERS=64" "OMP_NUM_THREADS=7")
 enroot_conf=$prefix/etc/enroot/enroot.conf.d/50-stoker-per-node.conf
 # The line `plugstack DIR` writes to DIR/plugstack.conf.d/pyxis.conf (local-cluster.sh start
 # --pyxis, the container tests). Slurm's include expands the glob sorted, so pyxis.conf comes
@@ -32,7 +38,7 @@ enroot_conf=$prefix/etc/enroot/enroot.conf.d/50-stoker-per-node.conf
 plugstack_line="required $pyxis_so"
 
 die() { echo "containers: $*" >&2; exit 1; }
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 # Debian packages: build (makeself, linux-libc-dev, libbsd-dev, libslurm-dev) and run time
 # (squashfs-tools, parallel, gawk, jq, pigz, libcap2-bin: enroot's documented run-time set;
@@ -178,6 +184,27 @@ image() {
   echo "$image"
 }
 
+# The image with variables in its own environment. enroot takes a .sqsh image's environment
+# from its /etc/environment (enroot's runtime.sh: `common::envsubst "$rootfs/etc/environment"`;
+# `enroot import` of a docker:// image writes the image's ENV there), and pyxis copies the
+# started container's environment into the task's (spank_import_container_env). Unpacked
+# from the image, the lines appended, packed again the same way (~20 s, once).
+image_env() {
+  if [ -f "$env_image" ]; then echo "$env_image"; return 0; fi
+  [ "$(id -u)" = 0 ] || die "image-env needs root (the image's files are root's)"
+  local base root=$work/debian12-env-root
+  base=$(image)
+  rm -rf "$root" && mkdir -p "$work"
+  unsquashfs -q -d "$root" "$base" >/dev/null || die "unsquashfs of $base failed"
+  printf '%s\n' "${env_image_lines[@]}" >>"$root/etc/environment"
+  rm -f "$env_image.new"
+  nice -n 19 mksquashfs "$root" "$env_image.new" -comp lzo -noD >"$work/mksquashfs-env.log" \
+    2>&1 || die "mksquashfs failed: $work/mksquashfs-env.log"
+  mv "$env_image.new" "$env_image"
+  rm -rf "$root"
+  echo "$env_image"
+}
+
 # Loads pyxis in the local cluster in DIR beside stoker (its plugstack.conf includes
 # DIR/plugstack.conf.d/*.conf, re-read at each launch). pyxis's slurmd hook makes its
 # runtime_path (/run/pyxis) when slurmd starts with pyxis loaded; added to a running cluster it
@@ -204,6 +231,7 @@ status() {
 case $1 in
   install) install ;;
   image) image ;;
+  image-env) image_env ;;
   status) status ;;
   plugstack) if [ $# -ge 2 ]; then shift; plugstack "$@"; else echo "$plugstack_line"; fi ;;
   *) usage ;;

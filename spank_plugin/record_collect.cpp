@@ -66,6 +66,44 @@ void set_problem(JobLogLine& l, const char* status, const std::string& path,
   l.problem = path + ": " + what;
 }
 
+}  // namespace
+
+bool mounts_reach(const std::string& container_mounts, const std::string& folder) {
+  size_t start = 0;
+  while (start <= container_mounts.size()) {
+    size_t end = container_mounts.find(',', start);
+    if (end == std::string::npos) end = container_mounts.size();
+    const std::string mount = container_mounts.substr(start, end - start);
+    start = end + 1;
+    const size_t colon = mount.find(':');
+    std::string src = mount.substr(0, colon);
+    std::string dst = src;
+    if (colon != std::string::npos) {
+      const size_t next = mount.find(':', colon + 1);
+      dst =
+          mount.substr(colon + 1, next == std::string::npos ? std::string::npos : next - colon - 1);
+    }
+    while (src.size() > 1 && src.back() == '/') src.pop_back();
+    while (dst.size() > 1 && dst.back() == '/') dst.pop_back();
+    if (src.empty() || src != dst) continue;  // elsewhere inside: the exported path misses it
+    if (folder == src || src == "/" || folder.rfind(src + "/", 0) == 0) return true;
+  }
+  return false;
+}
+
+std::string missing_record_problem(const std::string& folder, const StepIdentity& who) {
+  if (!who.container_image.empty() && !mounts_reach(who.container_mounts, folder)) {
+    return "no record (the rank ran in a container (--container-image) without the record "
+           "folder: mount it at its own path, --container-mounts=" +
+           folder.substr(0, folder.rfind('/')) +
+           " or the site's enroot mounts.d, see the user guide's Containers; or it made no "
+           "stoker loader, or was killed first)";
+  }
+  return "no record (the rank made no stoker loader, or was killed first)";
+}
+
+namespace {
+
 // Reads one record into `l`: "ok" or what is wrong.
 void read_record(int dir, const std::string& folder, const StepIdentity& who, JobLogLine& l) {
   const std::string file = run_record_file(l.rank);
@@ -73,8 +111,7 @@ void read_record(int dir, const std::string& folder, const StepIdentity& who, Jo
   Fd fd(::openat(dir, file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (fd.fd < 0) {
     if (errno == ENOENT)
-      return set_problem(l, "missing", path,
-                         "no record (the rank made no stoker loader, or was killed first)");
+      return set_problem(l, "missing", path, missing_record_problem(folder, who));
     if (errno == ELOOP) return set_problem(l, "bad", path, "is a symbolic link: not read");
     return set_problem(l, "bad", path, "cannot be opened: " + errno_text(errno));
   }

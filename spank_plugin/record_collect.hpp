@@ -39,7 +39,19 @@ std::string make_step_folder(const std::string& root, const std::string& name, u
 struct StepIdentity {
   std::string time, job, step, node, user, partition;
   uid_t uid = 0;  // the job's user: a record must be theirs
+  // The step ran in a container: pyxis's --container-image and --container-mounts as the
+  // stepd reads them (spank_option_getopt in task_exit); both "" otherwise.
+  std::string container_image{}, container_mounts{};  // {}: older initializers stay whole
 };
+
+// Whether pyxis's --container-mounts value ("SRC[:DST[:FLAGS]],...") makes `folder` reachable
+// in the container at the same path: a mount of it or of a folder above it, at its own path.
+bool mounts_reach(const std::string& container_mounts, const std::string& folder);
+
+// The problem of a missing record in `folder`: what most likely kept the rank from writing it.
+// In a container whose --container-mounts do not reach the folder, the folder itself (a fresh
+// /run, or a path the image lacks); otherwise a rank that made no stoker loader.
+std::string missing_record_problem(const std::string& folder, const StepIdentity& who);
 
 // One line per rank of `ranks`, in that order: "ok" with the record, else "missing" or
 // "bad" with one line naming the file and what is wrong.

@@ -23,6 +23,7 @@ struct StepRecords {
   uid_t uid = 0;
   std::string job, step, user, partition;
   uint32_t tasks_ended = 0;  // this node's tasks Slurm has reaped (task_exit)
+  std::string container_image, container_mounts;  // pyxis's options, read in task_exit
 };
 
 StepRecords& records() {
@@ -81,6 +82,19 @@ void verdict_to_admin_comment(spank_t sp, const std::vector<JobLogLine>& lines) 
     slurm_info("stoker: job %u: cannot set the AdminComment: %s", job, problem.c_str());
 }
 
+// Another plugin's option of the step, by its name: Slurm 22.05's spank_option_getopt finds
+// a remote option by name whatever plugin registered it, and answers in task_exit (not in
+// init_post_opt or exit: ESPANK_NOT_AVAIL there). pyxis takes --container-image and
+// --container-mounts from srun; "" when unset or not loaded.
+std::string step_option(spank_t sp, const char* name) {
+  spank_option opt{};
+  opt.name = const_cast<char*>(name);
+  opt.has_arg = 1;
+  char* value = nullptr;
+  if (spank_option_getopt(sp, &opt, &value) != ESPANK_SUCCESS || !value) return "";
+  return value;
+}
+
 }  // namespace
 
 std::optional<std::string> spank_env(spank_t sp, const std::string& name) {
@@ -131,6 +145,10 @@ void records_task_ended(spank_t sp, const PluginConfig& cfg, bool tuned) {
   if (r.name.empty()) return;
   uint32_t local = 0;
   if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &local) != ESPANK_SUCCESS) return;
+  if (r.tasks_ended == 0) {  // whether the tasks ran in a container (pyxis), for the lines
+    r.container_image = step_option(sp, "container-image");
+    if (!r.container_image.empty()) r.container_mounts = step_option(sp, "container-mounts");
+  }
   if (++r.tasks_ended >= local) records_collect(sp, cfg, tuned);
 }
 
@@ -139,7 +157,9 @@ void records_collect(spank_t sp, const PluginConfig& cfg, bool tuned) {
   if (r.name.empty()) return;
   const auto start = std::chrono::steady_clock::now();
   const std::vector<uint64_t> ranks = node_ranks(sp);
-  const StepIdentity who{utc_now(), r.job, r.step, node_name(sp), r.user, r.partition, r.uid};
+  StepIdentity who{utc_now(), r.job, r.step, node_name(sp), r.user, r.partition, r.uid};
+  who.container_image = r.container_image;
+  who.container_mounts = r.container_mounts;
   std::vector<JobLogLine> lines = collect_records(cfg.record_root, r.name, ranks, who);
   // A step stoker did not tune need not use its loader: no line for a record it did not leave.
   if (!tuned)

@@ -83,7 +83,9 @@ TEST(RecordCollect, ReadsEachRanksRecordAndLogsOneLineEach) {
   EXPECT_EQ(lines[0].record, record(0));
   EXPECT_EQ(lines[1].status, "ok");
   EXPECT_EQ(lines[2].status, "missing");
-  EXPECT_NE(lines[2].problem.find(folder + "/rank-2.json: no record"), std::string::npos);
+  EXPECT_EQ(
+      lines[2].problem,
+      folder + "/rank-2.json: no record (the rank made no stoker loader, or was killed first)");
 
   const std::string log = root.str() + "/jobs.jsonl";
   std::vector<std::string> text;
@@ -135,6 +137,47 @@ TEST(FaultsRecordCollect, ARecordOfAnotherUserIsNotRead) {
   const auto lines = collect_records(root.str(), "77.0", {0}, other);
   EXPECT_EQ(lines[0].status, "bad");
   EXPECT_NE(lines[0].problem.find("not the job user's"), std::string::npos);
+}
+
+// pyxis's --container-image and --container-mounts, as the stepd read them: a rank in a
+// container whose mounts do not reach the record folder most likely could not write there
+// (a fresh /run inside); the line says so before "made no loader".
+TEST(RecordCollect, AMissingRecordOfAContainerizedRankNamesTheMissingMount) {
+  Root root;
+  const std::string folder = make_step_folder(root.str(), "77.0.0", ::geteuid(), ::getegid());
+  StepIdentity in_container = who();
+  in_container.container_image = "nvcr.io#nvidia/pytorch:25.01-py3";
+  in_container.container_mounts = "/data:/data:ro";
+  auto lines = collect_records(root.str(), "77.0.0", {0}, in_container);
+  EXPECT_EQ(lines[0].status, "missing");
+  EXPECT_EQ(lines[0].problem,
+            folder +
+                "/rank-0.json: no record (the rank ran in a container (--container-image) "
+                "without the record folder: mount it at its own path, --container-mounts=" +
+                root.str() +
+                " or the site's enroot mounts.d, see the user guide's Containers; or it made no "
+                "stoker loader, or was killed first)");
+  EXPECT_EQ(lines[0].problem.find("the rank made no stoker loader"), std::string::npos);
+  // The root mounted at its own path: the folder was there, so the usual cause.
+  in_container.container_mounts = "/data:/data:ro," + root.str() + ":" + root.str();
+  lines = collect_records(root.str(), "77.0.0", {0}, in_container);
+  EXPECT_NE(lines[0].problem.find(": no record (the rank made no stoker loader"), std::string::npos)
+      << lines[0].problem;
+  EXPECT_EQ(remove_step_folder(root.str(), "77.0.0", {0}), "");
+}
+
+TEST(RecordCollect, ContainerMountsReachAFolderAtItsOwnPathOnly) {
+  const std::string dir = "/run/stoker/records/77.0.0";
+  EXPECT_TRUE(mounts_reach("/run/stoker/records", dir));
+  EXPECT_TRUE(mounts_reach("/run/stoker/records/:/run/stoker/records/", dir));
+  EXPECT_TRUE(mounts_reach("/data:/data:ro,/run/stoker:/run/stoker:rw", dir));
+  EXPECT_TRUE(mounts_reach("/run", dir));
+  EXPECT_TRUE(mounts_reach(dir, dir));
+  EXPECT_FALSE(mounts_reach("", dir));
+  EXPECT_FALSE(mounts_reach("/run/stoker/records:/records", dir));  // elsewhere inside
+  EXPECT_FALSE(mounts_reach("/run/stoker/rec", dir));               // a name's prefix only
+  EXPECT_FALSE(mounts_reach("/data,/scratch:/scratch", dir));
+  EXPECT_FALSE(mounts_reach(",,", dir));
 }
 
 TEST(FaultsRecordCollect, AStepFolderReplacedByALinkIsNotFollowed) {
