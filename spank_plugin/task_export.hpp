@@ -21,10 +21,9 @@ struct StepTask : Ranks {
   std::string master_addr;  // master_address() of the step's nodes, the same on every node
 };
 
-// The variable that records what the plugin set besides STOKER_*: "NAME=VALUE,...".
+// kExportedVar (plan_env.hpp) records what the plugin set besides STOKER_*: "NAME=VALUE,...".
 // Why: a step launched from a tuned batch step inherits the batch step's RANK, MASTER_PORT,
 // OMP_NUM_THREADS...; those are the plugin's, not the user's, and are replaced.
-inline constexpr const char* kExportedVar = "STOKER_EXPORTED";
 
 // What task_init exports for a task of a step with stoker on; `plan` is null when the task
 // is left untuned. Always: RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR (when

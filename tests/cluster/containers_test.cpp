@@ -268,9 +268,9 @@ TEST_F(ContainersWithTheWheel, WithoutTheRecordFolderTheJobLogNamesTheMissingMou
 // into the task). In the test cluster's plugstack order, pyxis's line first (pyxis.conf sorts
 // before stoker.conf): pyxis's task_init sets the image's variables, then the plugin's
 // task_init sets each STOKER_* again, so the image's 64 never arrives and the plan stands
-// without a word. OMP_NUM_THREADS: the plugin sets it only where the task has none (a user's
-// value stands), and pyxis set the image's first: the rank sees 7, not the plugin's value
-// (its STOKER_EXPORTED says OMP_NUM_THREADS=1). That is the current truth, asserted as such.
+// without a word. OMP_NUM_THREADS: the rank sees the image's 7, not the plugin's value (its
+// STOKER_EXPORTED says OMP_NUM_THREADS=1): torch read it before stoker runs, so the runtime
+// names it on one stderr line and in the plan's reasons (STOKER_EXPORTED against the task's).
 TEST_F(ContainersWithTheWheel, AnImagesStokerWorkersDoesNotReplaceThePlanWithPyxisFirst) {
   const std::string env_image = run(script() + " image-env").out;
   ASSERT_FALSE(env_image.empty());
@@ -290,11 +290,18 @@ TEST_F(ContainersWithTheWheel, AnImagesStokerWorkersDoesNotReplaceThePlanWithPyx
     }
     // Today, pyxis first: the plugin's value replaced the image's before the task started.
     EXPECT_EQ(env.at("STOKER_WORKERS"), host.at(rank).at("STOKER_WORKERS"));
-    // Today: the image's OMP_NUM_THREADS=7 stands over the plugin's (not fixed here).
+    // The image's OMP_NUM_THREADS=7 stands over the plugin's, and is named.
     EXPECT_EQ(host.at(rank).at("OMP_NUM_THREADS"), "1");
     EXPECT_EQ(env.at("OMP_NUM_THREADS"), "7");
+    EXPECT_NE(env.at("reasons.source").find("OMP_NUM_THREADS=7 (the plugin's 1)"),
+              std::string::npos);
   }
-  EXPECT_EQ(r.err.find("changed after the plugin planned"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("stoker: changed after the plugin planned"), std::string::npos) << r.err;
+  EXPECT_EQ(count_of(r.err, "stoker: thread variables changed after the plugin planned (by a "
+                            "container image's environment or a wrapper): OMP_NUM_THREADS=7 "
+                            "(the plugin's 1)"),
+            4)
+      << r.err;
 }
 
 // The other order (a site whose plugstack lists stoker before pyxis): the image's
@@ -320,7 +327,9 @@ TEST_F(ContainersWithTheWheel, AnImagesStokerWorkersIsNamedAndIgnoredWithStokerF
     EXPECT_NE(env.at("reasons.source").find("changed after the plugin planned"), std::string::npos);
     EXPECT_NE(env.at("reasons.source").find("STOKER_WORKERS=64 (the plugin's " + planned + ")"),
               std::string::npos);
-    EXPECT_EQ(env.at("OMP_NUM_THREADS"), "7");  // as with pyxis first: the image's stands
+    EXPECT_EQ(env.at("OMP_NUM_THREADS"), "7");  // as with pyxis first: the image's, named
+    EXPECT_NE(env.at("reasons.source").find("OMP_NUM_THREADS=7 (the plugin's 1)"),
+              std::string::npos);
   }
   EXPECT_EQ(count_of(r.err,
                      "stoker: changed after the plugin planned (by a container image's "

@@ -116,7 +116,7 @@ std::optional<Share> narrower_mask(const CpuSet& planned, const Plan& exported, 
 void say_once(std::atomic<bool>& said, const std::string& line) {
   if (!said.exchange(true)) std::fprintf(stderr, "%s\n", line.c_str());
 }
-std::atomic<bool> said_version{false}, said_changed{false};
+std::atomic<bool> said_version{false}, said_changed{false}, said_threads{false};
 
 }  // namespace
 
@@ -160,6 +160,16 @@ std::optional<LocalPlan> plugin_plan(const EnvGetter& given) {
     out.plan = std::move(*exported);
     out.source = "the STOKER_* environment (the Slurm plugin's plan)";
     out.from_environment = true;
+  }
+  // A launcher inside the task (torchrun) sets its workers' OMP_NUM_THREADS itself.
+  if (!launched && !sealed.threads_changed.empty()) {
+    const std::string note = "thread variables changed after the plugin planned (by a "
+                             "container image's environment or a wrapper): " +
+                             join(sealed.threads_changed, ", ") +
+                             "; torch and BLAS size their thread pools from them";
+    out.plan.reasons.push_back({"source", note});
+    say_once(said_threads, "stoker: " + note + " (leave them out of the image; stoker.plan() "
+                           "sets torch's count to the plan's main CPUs)");
   }
   if (!sealed.changed.empty()) {
     const std::string note = "changed after the plugin planned (by a container image's "

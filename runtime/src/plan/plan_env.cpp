@@ -26,15 +26,22 @@ std::string plan_seal(const EnvVars& vars) {
 
 SealedEnv sealed_env(const EnvGetter& env) {
   const std::optional<std::string> seal = env(kPlanSealVar);
-  if (!seal) return {env, {}};
+  if (!seal) return {env, {}, {}};
   auto sealed = std::make_shared<const std::map<std::string, std::string>>(
       split_assignments(*seal, ';'));
   SealedEnv out;
-  for (const auto& [name, value] : *sealed) {
+  const auto differs = [&env](const std::string& name, const std::string& value,
+                              std::vector<std::string>& changes) {
     const std::optional<std::string> now = env(name);
-    if (now == value) continue;
-    out.changed.push_back(now ? name + "=" + *now + " (the plugin's " + value + ")"
-                              : name + " unset (the plugin's " + value + ")");
+    if (now == value) return;
+    changes.push_back(now ? name + "=" + *now + " (the plugin's " + value + ")"
+                          : name + " unset (the plugin's " + value + ")");
+  };
+  for (const auto& [name, value] : *sealed) differs(name, value, out.changed);
+  const auto exported = split_assignments(env(kExportedVar).value_or(""), ',');
+  for (const char* name : {"OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"}) {
+    if (const auto it = exported.find(name); it != exported.end())
+      differs(name, it->second, out.threads_changed);
   }
   out.env = [env, sealed](const std::string& name) -> std::optional<std::string> {
     const auto it = sealed->find(name);

@@ -257,5 +257,17 @@ TEST(FaultsPlanSeal, AVariableChangedAfterThePluginIsReadFromTheSealAndNamed) {
   EXPECT_EQ(p->nics, sample_plan().nics);
 }
 
+TEST(FaultsPlanSeal, ThreadVariablesChangedAfterThePluginAreNamed) {
+  std::map<std::string, std::string> vars = as_map(plan_to_env(sample_plan()));
+  vars[kPlanSealVar] = plan_seal(plan_to_env(sample_plan()));
+  vars[kExportedVar] = "RANK=0,OMP_NUM_THREADS=2,MKL_NUM_THREADS=2";
+  vars["OMP_NUM_THREADS"] = "7";  // an image's
+  vars["MKL_NUM_THREADS"] = "2";
+  vars["RANK"] = "5";  // a launcher's own: not a thread variable
+  const SealedEnv s = sealed_env(env_from(vars));
+  EXPECT_TRUE(s.changed.empty());
+  EXPECT_EQ(s.threads_changed, std::vector<std::string>{"OMP_NUM_THREADS=7 (the plugin's 2)"});
+}
+
 }  // namespace
 }  // namespace stoker

@@ -26,6 +26,22 @@ std::map<std::string, std::string> exported(const Plan* plan, const StepTask& ta
   return env;
 }
 
+// A task of a step. Built field by field: GCC 12 at -O3 reports -Wmaybe-uninitialized on
+// Ranks::source inside a nested aggregate initializer ({{rank, ...}, job, ...}), a false
+// positive that -Werror made a build failure (issue 34).
+StepTask step_task(uint64_t rank, uint64_t world, uint64_t local_rank, uint64_t local_size,
+                   uint32_t job, uint32_t step, std::string master_addr) {
+  StepTask t;
+  t.rank = rank;
+  t.world_size = world;
+  t.local_rank = local_rank;
+  t.local_size = local_size;
+  t.job_id = job;
+  t.step_id = step;
+  t.master_addr = std::move(master_addr);
+  return t;
+}
+
 const char* const kLauncherNames[] = {"RANK",       "LOCAL_RANK",  "WORLD_SIZE",
                                       "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"};
 
@@ -41,7 +57,7 @@ TEST(TaskExport, ThePlanAndTheLaunchersNames) {
   w.local_size = 2;
   const PlanInput in = plan_input(w, {}, builtin_profiles());
   const Plan plan = make_plan(in);
-  StepTask task{{5, 8, 1, 2, ""}, 12345, 3, "10.0.0.7"};
+  StepTask task = step_task(5, 8, 1, 2, 12345, 3, "10.0.0.7");
   const auto env = exported(&plan, task, {});
   EXPECT_EQ(env.at("STOKER_GPU"), "0000:3d:00.0");
   EXPECT_EQ(env.at("RANK"), "5");
@@ -75,7 +91,7 @@ TEST(TaskExport, ThePlanAndTheLaunchersNames) {
 // to load) got no RANK, WORLD_SIZE or MASTER_* at all, and the job depended on each
 // template's own fallbacks. Now it gets the launcher's names, and no plan.
 TEST(FaultsTaskExport, AnUntunedTaskStillGetsTheRendezvous) {
-  const auto env = exported(nullptr, StepTask{{3, 4, 1, 2, ""}, 77, 0, "n1"}, {});
+  const auto env = exported(nullptr, step_task(3, 4, 1, 2, 77, 0, "n1"), {});
   for (const char* name : kLauncherNames) EXPECT_TRUE(env.count(name)) << name;
   EXPECT_EQ(env.at("RANK"), "3");
   EXPECT_EQ(env.at("WORLD_SIZE"), "4");
@@ -89,7 +105,7 @@ TEST(FaultsTaskExport, AnUntunedTaskStillGetsTheRendezvous) {
 // A launcher's workers (torchrun under a tuned agent) are planned with the plugin's profiles.
 TEST(TaskExport, TheAdminsProfilesFileGoesWithThePlan) {
   Plan plan;
-  const StepTask task{{0, 1, 0, 1, ""}, 77, 0, "n1"};
+  const StepTask task = step_task(0, 1, 0, 1, 77, 0, "n1");
   EXPECT_EQ(exported(&plan, task, {}, "/etc/slurm/stoker.conf").at("STOKER_PROFILES"),
             "/etc/slurm/stoker.conf");
   EXPECT_FALSE(exported(&plan, task, {}).count("STOKER_PROFILES")) << "built-in profiles";
@@ -98,7 +114,7 @@ TEST(TaskExport, TheAdminsProfilesFileGoesWithThePlan) {
 TEST(TaskExport, WhatTheUserSetIsKept) {
   Plan plan;
   plan.main_cpus = CpuSet::parse("0-2");
-  const auto env = exported(&plan, StepTask{{0, 2, 0, 1, ""}, 77, 0, "n1"},
+  const auto env = exported(&plan, step_task(0, 2, 0, 1, 77, 0, "n1"),
                             {{"MASTER_PORT", "29500"}, {"OMP_NUM_THREADS", "7"}});
   EXPECT_FALSE(env.count("MASTER_PORT"));
   EXPECT_FALSE(env.count("OMP_NUM_THREADS"));
@@ -113,12 +129,12 @@ TEST(TaskExport, WhatTheUserSetIsKept) {
 TEST(FaultsTaskExport, ExportsInheritedFromATunedBatchStepAreReplaced) {
   Plan batch_plan;
   batch_plan.main_cpus = CpuSet::parse("0");
-  const StepTask batch{{0, 1, 0, 1, ""}, 77, 0xfffffffbu, "n1"};
+  const StepTask batch = step_task(0, 1, 0, 1, 77, 0xfffffffbu, "n1");
   std::map<std::string, std::string> inherited = exported(&batch_plan, batch, {});
   inherited["OMP_NUM_THREADS"] = "5";  // the batch script's own change: the user's
   Plan plan;
   plan.main_cpus = CpuSet::parse("0-1");
-  const auto env = exported(&plan, StepTask{{1, 4, 1, 2, ""}, 77, 0, "n1"}, inherited);
+  const auto env = exported(&plan, step_task(1, 4, 1, 2, 77, 0, "n1"), inherited);
   EXPECT_EQ(env.at("RANK"), "1");
   EXPECT_EQ(env.at("WORLD_SIZE"), "4");
   EXPECT_EQ(env.at("MASTER_PORT"), std::to_string(master_port(77, 0)));

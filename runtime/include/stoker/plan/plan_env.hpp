@@ -28,12 +28,19 @@ EnvVars plan_to_env(const Plan& plan);
 inline constexpr const char* kPlanSealVar = "STOKER_PLAN_SEAL";
 std::string plan_seal(const EnvVars& vars);
 
+// The plugin's record of the launcher and thread variables it set besides STOKER_*,
+// "NAME=VALUE,..." (RANK, MASTER_PORT, OMP_NUM_THREADS, ...).
+inline constexpr const char* kExportedVar = "STOKER_EXPORTED";
+
 // `env` as the plugin left it: each variable the seal names reads the seal's value. `changed`
 // says, for each that differs in `env`, "NAME=VALUE (the plugin's VALUE)" or "NAME unset (the
-// plugin's VALUE)". Without a seal (no plugin, a plan made in Python), `env` as it is.
+// plugin's VALUE)". `threads_changed` says the same of OMP_NUM_THREADS, MKL_NUM_THREADS and
+// OPENBLAS_NUM_THREADS against what kExportedVar records (an image's own value replaces the
+// plugin's; torch and BLAS size their pools from it before stoker runs, so these are named,
+// not undone). Without a seal (no plugin, a plan made in Python), `env` as it is.
 struct SealedEnv {
   EnvGetter env;
-  std::vector<std::string> changed;
+  std::vector<std::string> changed, threads_changed;
 };
 SealedEnv sealed_env(const EnvGetter& env);
 
