@@ -7,7 +7,7 @@
 #include "mpi_api.hpp"
 
 namespace stoker::distributed {
-MPI_Comm coordination_comm();     // nullptr when the world is not MPI
+MPI_Comm coordination_comm();      // nullptr when the world is not MPI
 const MpiApi* coordination_api();  // nullptr when the world is not MPI
 }  // namespace stoker::distributed
 #endif

@@ -1,4 +1,5 @@
-// detect_world(): MPI first (loaded at run time, mpi_api.hpp), then the launchers' variables (launch_ranks).
+// detect_world(): MPI first (loaded at run time: mpi_api.hpp), then the launchers'
+// variables (launch_ranks).
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>

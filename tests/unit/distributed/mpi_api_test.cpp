@@ -63,8 +63,7 @@ TEST(MpiApi, ComponentsFolderCheck) {
   const fs::path dir = fs::temp_directory_path() / ("stoker-mca-" + std::to_string(getpid()));
   fs::remove_all(dir);
   const std::string v4 = "Open MPI v4.1.4, package: Debian OpenMPI";
-  EXPECT_NE(d::open_mpi_components_missing(v4, dir.string()).find("is missing"),
-            std::string::npos);
+  EXPECT_NE(d::open_mpi_components_missing(v4, dir.string()).find("is missing"), std::string::npos);
   fs::create_directories(dir);
   EXPECT_EQ(d::open_mpi_components_missing(v4, dir.string()),
             "Open MPI's components folder " + dir.string() +
@@ -105,8 +104,8 @@ void launched_rank(const char* library, const char* opal_prefix) {
   if (opal_prefix) ::setenv("OPAL_PREFIX", opal_prefix, 1);
   const stoker::World w = stoker::detect_world();
   if (w.mpi || w.rank != 1 || w.world_size != 2) std::exit(3);
-  if (stoker::agreement_mode(w.rank, w.world_size, true).rfind("not checked: MPI is not usable",
-                                                               0) != 0) {
+  if (stoker::agreement_mode(w.rank, w.world_size, true)
+          .rfind("not checked: MPI is not usable", 0) != 0) {
     std::exit(4);
   }
   std::exit(0);
