@@ -206,12 +206,20 @@ const MpiApi* mpi_api(const EnvGetter& env, bool load, std::string* why) {
   api.Waitall = resolve<decltype(api.Waitall)>(handle, "MPI_Waitall", &missing);
   api.Get_library_version =
       resolve<decltype(api.Get_library_version)>(handle, "MPI_Get_library_version", &missing);
-  // The handles mpi.h's OMPI_PREDEFINED_GLOBAL makes of these objects' addresses.
-  api.comm_world = static_cast<MPI_Comm>(dlsym(handle, "ompi_mpi_comm_world"));
-  api.comm_null = static_cast<MPI_Comm>(dlsym(handle, "ompi_mpi_comm_null"));
-  api.byte = static_cast<MPI_Datatype>(dlsym(handle, "ompi_mpi_byte"));
-  api.uint64 = static_cast<MPI_Datatype>(dlsym(handle, "ompi_mpi_uint64_t"));
-  api.info_null = static_cast<MPI_Info>(dlsym(handle, "ompi_mpi_info_null"));
+  // The handles mpi.h's OMPI_PREDEFINED_GLOBAL makes of these objects' addresses. Looked up
+  // in the global scope first: an executable that links libmpi and names MPI_COMM_WORLD
+  // (the example trainer) holds a copy of the object (a copy relocation) that libmpi itself
+  // uses; libmpi's own definition, which dlsym(handle) finds, is then never initialised
+  // (measured: MPI_Comm_size on it crashed). libmpi is in the global scope (RTLD_GLOBAL).
+  const auto object = [handle](const char* symbol) {
+    void* p = dlsym(RTLD_DEFAULT, symbol);
+    return p ? p : dlsym(handle, symbol);
+  };
+  api.comm_world = static_cast<MPI_Comm>(object("ompi_mpi_comm_world"));
+  api.comm_null = static_cast<MPI_Comm>(object("ompi_mpi_comm_null"));
+  api.byte = static_cast<MPI_Datatype>(object("ompi_mpi_byte"));
+  api.uint64 = static_cast<MPI_Datatype>(object("ompi_mpi_uint64_t"));
+  api.info_null = static_cast<MPI_Info>(object("ompi_mpi_info_null"));
   if (missing.empty()) {
     const std::pair<const void*, const char*> handles[] = {{api.comm_world, "ompi_mpi_comm_world"},
                                                            {api.comm_null, "ompi_mpi_comm_null"},
