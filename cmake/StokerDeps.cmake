@@ -24,6 +24,7 @@ function(stoker_optional option found out)
   endif()
 endfunction()
 
+# MPI: mpi.h (libopenmpi-dev) at build time; the runtime dlopens libmpi.so.40 at run time.
 if(NOT STOKER_WITH_MPI STREQUAL "OFF")
   find_package(MPI COMPONENTS C)
 endif()

@@ -7,15 +7,15 @@ The wheel holds the `stoker` package (the .py files and the compiled extension f
 DIR/python/stoker), the `stoker` command (DIR/runtime/stoker, as stoker/_bin/stoker behind the
 console entry point stoker = stoker._cli:main) and, as `auditwheel repair` would, every shared
 library those two need beyond glibc, so that it installs into an image that has none of them:
-- each library is copied into stoker.libs/, most under a hashed name (libjpeg-1a2b3c4d.so.62),
+- each library is copied into stoker.libs/ under a hashed name (libjpeg-1a2b3c4d.so.62),
   SONAME and every DT_NEEDED naming it rewritten, so that an image's own copy with the same
   SONAME (an older libstdc++.so.6 loaded by torch first) can neither stand in for it nor clash
-  with it. Open MPI's libraries and the two its components link (libhwloc, libevent) keep
-  their names: Open MPI dlopens its components from its compiled-in folder, and where Debian's
-  Open MPI is installed they link libopen-rte.so.40 etc. by name; renamed, a second copy
-  was loaded beside ours and MPI_Init_thread crashed in it (measured). Kept, the component
-  binds to the copy already loaded. The cost: a process that loaded another libmpi.so.40 or
-  libhwloc.so.15 first uses that one;
+  with it;
+- MPI is not bundled: stoker links no libmpi and loads the image's own Open MPI
+  (libmpi.so.40, which HPC-X shares) at run time, only on ranks launched under MPI
+  (runtime/src/distributed/mpi_api.hpp). A copied libmpi without its installation's
+  components could not start anyway: MPI_Init_thread ended the rank with exit 1 (issue 35).
+  A closure that holds libmpi is refused;
 - RUNPATH $ORIGIN-relative on the extension, the command and every copied library;
 - libstdc++ and libgcc_s are bundled too: images older than Debian 12 lack GLIBCXX_3.4.30,
   and a private renamed copy behaves like linking them statically;
@@ -50,9 +50,8 @@ import zipfile
 # beyond them (libstdc++, libgcc_s, X11, glib) is bundled anyway, see above).
 GLIBC_CORE = re.compile(r"^(linux-vdso\.so\.1|ld-linux-x86-64\.so\.2|lib(c|m|pthread|dl|rt|"
                         r"util|resolv|nsl)\.so\.\d+)$")
-# Sonames kept as they are (see above): what Debian's Open MPI components link by name.
-KEEP_NAME = re.compile(r"^lib(mpi|open-rte|open-pal|hwloc|event_core-[\d.]+|event_pthreads-[\d.]+)"
-                       r"\.so\.\d+$")
+# MPI's libraries: never bundled (see above); the image's own are loaded at run time.
+MPI_LIBS = re.compile(r"^lib(mpi|open-rte|open-pal|pmix)\.so\.\d+$")
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # zip entries dated alike: the same build gives the same bytes
 
@@ -86,10 +85,7 @@ def glibc_needs(elf):
 
 
 def hashed_name(soname, path):
-    """libfoo.so.1 -> libfoo-<8 hex of the file's sha256>.so.1, as auditwheel names them
-    (Open MPI's closure keeps its name, see above)."""
-    if KEEP_NAME.match(soname):
-        return soname
+    """libfoo.so.1 -> libfoo-<8 hex of the file's sha256>.so.1, as auditwheel names them."""
     digest = hashlib.sha256(open(path, "rb").read()).hexdigest()[:8]
     stem, _, rest = soname.partition(".so")
     return f"{stem}-{digest}.so{rest}"
@@ -206,6 +202,10 @@ def main():
             shutil.copy(f"{SRC}/packaging/wheel/{f}", f"{tree}/stoker/")
         own = {ext: f"{tree}/stoker/{os.path.basename(ext)}", command: f"{tree}/stoker/_bin/stoker"}
         libs = needed_closure(list(own))
+        mpi = sorted(n for n in libs if MPI_LIBS.match(n))
+        if mpi:
+            sys.exit(f"wheel: the build links {' '.join(mpi)}: stoker loads MPI at run time "
+                     "(runtime/src/distributed/mpi_api.hpp) and the wheel bundles none")
         # Debug info off (the build is RelWithDebInfo: 130 MB of it); symbols stay.
         for src, dst in own.items():
             run("strip", "--strip-debug", "-o", dst, src)

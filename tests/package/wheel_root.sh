@@ -7,7 +7,11 @@
 # chroot in a private mount namespace with the host's /proc, /sys and /dev:
 #   python -c 'import stoker; print(stoker.plan())'   and   stoker plan / plan --json / doctor
 # must work. Without the bundled libraries the import fails there with
-# "libhwloc.so.15: cannot open shared object file", as in issue 35.
+# "libhwloc.so.15: cannot open shared object file", as in issue 35. Then a rank launched
+# under MPI (srun --mpi=pmix's PMIX_* and mpirun's OMPI_COMM_WORLD_* set) in this root, which
+# has no Open MPI, makes a stoker.Loader: it must train and exit 0 with one line saying MPI is
+# not usable here (the wheel bundles no MPI; stoker loads the image's libmpi.so.40 when there
+# is one). A wheel that bundled libmpi ended it with exit 1 in MPI_Init_thread (issue 35).
 #
 #   wheel_root.sh DIR    DIR holds the wheel (package.build's output folder)
 #
@@ -81,3 +85,24 @@ case $rc:$out in
   [01]:*checks:*) echo "chroot: stoker doctor runs (exit $rc): $(echo "$out" | tail -n 1)" ;;
   *) echo "FAIL: 'stoker doctor' in the root (exit $rc):"; echo "$out"; exit 1 ;;
 esac
+
+# A rank launched under MPI in a root without Open MPI: the loader runs, one line says why MPI
+# is not used, and the rank is not ended (Open MPI's MPI_Init_thread failure is fatal).
+# The root's python3 with the venv's site-packages on its path: numpy is the image's own.
+printf 'x%.0s' $(seq 1 2048) >"$root$inside/tokens.bin"  # 1024 uint16 tokens
+rc=0; out=$(in_root PYTHONPATH="${site#"$root"}" PMIX_RANK=0 PMIX_NAMESPACE=slurm.pmix.35.0 OMPI_COMM_WORLD_SIZE=2 \
+  OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_LOCAL_RANK=0 OMPI_COMM_WORLD_LOCAL_SIZE=2 \
+  /usr/bin/python3 -c '
+import sys, stoker
+loader = stoker.Loader.tokens(sys.argv[1], seq_len=16, batch_size=4, as_numpy=True)
+batches = sum(1 for _ in loader)
+assert batches > 0, batches
+print("trained", batches, "batches; agreement:", loader.stats()["agreement"])
+' "$inside/tokens.bin" 2>&1) || rc=$?
+lines=$(echo "$out" | grep -c "^stoker: .*MPI is not usable here" || true)
+if [ "$rc" != 0 ] || [ "$lines" != 1 ] || ! echo "$out" | grep -q "^trained"; then
+  echo "FAIL: a stoker.Loader under an MPI launcher in the root (exit $rc, $lines MPI lines):"
+  echo "$out" | tail -n 20; exit 1
+fi
+echo "chroot: a loader under PMIX_RANK/OMPI_COMM_WORLD_SIZE runs without MPI (exit 0):"
+echo "$out"

@@ -6,6 +6,7 @@
 
 #include "stoker/distributed/agreement.hpp"
 #include "stoker/common/launch_env.hpp"
+#include "stoker/distributed/world.hpp"
 
 namespace stoker {
 
@@ -54,6 +55,11 @@ std::string agree_timeout_text(uint64_t epoch, const std::string& missing,
 }
 
 std::string note_unchecked_ranks(uint64_t rank, uint64_t world_size) {
+  const std::string unusable = mpi_unusable_reason();
+  if (!unusable.empty()) {  // detect_world said it in its one line
+    return "not checked: MPI is not usable here (" + unusable +
+           ") and no torch.distributed process group";
+  }
   const std::string text = "not checked: no MPI world and no torch.distributed process group";
   static std::once_flag once;
   std::call_once(once, [&] {

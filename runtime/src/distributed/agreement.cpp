@@ -23,7 +23,7 @@ constexpr int kArrivedTag = 5700;  // arrival notes on stoker's own communicator
 // rank, and rank 1 can name rank 0 when rank 0 itself is late; the others name no one.
 class Arrivals {
  public:
-  Arrivals(MPI_Comm comm, int rank, int size) {
+  Arrivals(const distributed::MpiApi& mpi, MPI_Comm comm, int rank, int size) : mpi_(mpi) {
     if (rank == 0) {
       for (int r = 1; r < size; ++r) receive(comm, r);
       if (size > 1) send(comm, 1);
@@ -35,8 +35,8 @@ class Arrivals {
   Arrivals(const Arrivals&) = delete;
   Arrivals& operator=(const Arrivals&) = delete;
   ~Arrivals() {  // every rank arrived (the all-gather completed): the notes complete too
-    MPI_Waitall(static_cast<int>(receives_.size()), receives_.data(), MPI_STATUSES_IGNORE);
-    MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
+    mpi_.Waitall(static_cast<int>(receives_.size()), receives_.data(), MPI_STATUSES_IGNORE);
+    mpi_.Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
   }
 
   // The ranks this rank has not heard from yet ("" when it cannot tell or heard from all).
@@ -44,7 +44,7 @@ class Arrivals {
     std::vector<uint64_t> late;
     for (size_t i = 0; i < receives_.size(); ++i) {
       int done = 0;
-      MPI_Test(&receives_[i], &done, MPI_STATUS_IGNORE);
+      mpi_.Test(&receives_[i], &done, MPI_STATUS_IGNORE);
       if (!done) late.push_back(static_cast<uint64_t>(from_[i]));
     }
     return late.empty() ? "" : rank_list(late);
@@ -54,13 +54,14 @@ class Arrivals {
   void receive(MPI_Comm comm, int from) {
     from_.push_back(from);
     receives_.emplace_back();
-    MPI_Irecv(&inbox_, 0, MPI_BYTE, from, kArrivedTag, comm, &receives_.back());
+    mpi_.Irecv(&inbox_, 0, mpi_.byte, from, kArrivedTag, comm, &receives_.back());
   }
   void send(MPI_Comm comm, int to) {
     sends_.emplace_back();
-    MPI_Isend(&inbox_, 0, MPI_BYTE, to, kArrivedTag, comm, &sends_.back());
+    mpi_.Isend(&inbox_, 0, mpi_.byte, to, kArrivedTag, comm, &sends_.back());
   }
 
+  const distributed::MpiApi& mpi_;
   char inbox_ = 0;  // the notes carry no data
   std::vector<int> from_;  // the rank each of receives_ hears from
   std::vector<MPI_Request> receives_, sends_;
@@ -68,26 +69,27 @@ class Arrivals {
 
 // All-gathers the views, polling so that a late rank is waited for with a note every
 // wait.warn, and a rank that never arrives aborts the job after wait.timeout.
-std::vector<EpochView> gather(MPI_Comm comm, const EpochView& mine, int size) {
+std::vector<EpochView> gather(const distributed::MpiApi& mpi, MPI_Comm comm,
+                              const EpochView& mine, int size) {
   using Clock = std::chrono::steady_clock;
   const AgreeWait wait = agree_wait_from_environment();
   const int rank = static_cast<int>(mine.comm_rank);
-  Arrivals arrivals(comm, rank, size);
+  Arrivals arrivals(mpi, comm, rank, size);
   std::vector<EpochView> all(static_cast<size_t>(size));
   MPI_Request request;
-  MPI_Iallgather(&mine, kEpochViewWords, MPI_UINT64_T, all.data(), kEpochViewWords,
-                 MPI_UINT64_T, comm, &request);
+  mpi.Iallgather(&mine, kEpochViewWords, mpi.uint64, all.data(), kEpochViewWords, mpi.uint64,
+                 comm, &request);
   const auto start = Clock::now();
   auto next_note = start + wait.warn;
   auto pause = std::chrono::microseconds(50);
   for (int done = 0;;) {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    mpi.Test(&request, &done, MPI_STATUS_IGNORE);
     if (done) return all;
     const auto now = Clock::now();
     if (wait.timeout.count() > 0 && now - start > wait.timeout) {
       std::fprintf(stderr, "stoker: rank %d: agree_on_epoch: %s; aborting the job\n", rank,
                    agree_timeout_text(mine.epoch, arrivals.missing(), wait).c_str());
-      MPI_Abort(comm, 3);
+      mpi.Abort(comm, 3);
     }
     if (now >= next_note) {
       next_note += wait.warn;
@@ -109,10 +111,11 @@ uint64_t agree_on_epoch(const SamplerOptions& opts, uint64_t epoch) {
   if (opts.world_size <= 1) return opts.seed;  // a loader of one rank enters no collective
 #ifdef STOKER_HAVE_MPI
   const World world = detect_world();
+  const distributed::MpiApi* mpi = distributed::coordination_api();
   MPI_Comm comm = distributed::coordination_comm();
-  if (world.mpi && comm != MPI_COMM_NULL) {
-    const auto views =
-        gather(comm, epoch_view(opts, epoch, world.rank), static_cast<int>(world.world_size));
+  if (world.mpi && mpi && comm && comm != mpi->comm_null) {
+    const auto views = gather(*mpi, comm, epoch_view(opts, epoch, world.rank),
+                              static_cast<int>(world.world_size));
     check_epoch_views(views, SeedRule::take_rank0);
     return views[0].seed;
   }
