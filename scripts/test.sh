@@ -37,7 +37,9 @@ stage asan "unit tests under ASan+UBSan (build-asan/)"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTOKER_SANITIZE=address,undefined \
   -DSTOKER_WERROR=ON -DSTOKER_WITH_CUDA=OFF -DSTOKER_WITH_PYTHON=OFF -DSTOKER_WITH_SPANK=OFF >/dev/null
 cmake --build build-asan -j"$jobs" --target unit_tests
-ctest --test-dir build-asan --output-on-failure -j"$jobs" -L unit
+# Third-party leaks only, each named and explained in the file.
+LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs" -L unit
 
 stage tsan "loader tests under TSan (build-tsan/)"
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTOKER_SANITIZE=thread \
