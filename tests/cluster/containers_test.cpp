@@ -163,6 +163,18 @@ class ContainersWithTheWheel : public Containers {
     EXPECT_EQ(p.size(), 4u) << host.out;
     return p;
   }
+  // The probe step in the image whose environment sets STOKER_WORKERS=64 and
+  // OMP_NUM_THREADS=7 (scripts/containers.sh image-env); `ranks`: what each rank printed.
+  RunResult env_image_step(const std::string& what, Probe* ranks) const {
+    const std::string env_image = run(script() + " image-env").out;
+    EXPECT_FALSE(env_image.empty());
+    const std::string image = env_image.substr(0, env_image.size() - 1);
+    const RunResult r = timed(what, probe_step(image, "", false));
+    EXPECT_EQ(r.rc, 0) << r.out << r.err;
+    *ranks = parse_probe(r.out);
+    EXPECT_EQ(ranks->size(), 4u) << r.out << r.err;
+    return r;
+  }
   // The job log's lines of `job`.
   static std::vector<JobLogLine> log_lines(const std::string& job) {
     std::vector<JobLogLine> out;
@@ -272,15 +284,11 @@ TEST_F(ContainersWithTheWheel, WithoutTheRecordFolderTheJobLogNamesTheMissingMou
 // STOKER_EXPORTED says OMP_NUM_THREADS=1): torch read it before stoker runs, so the runtime
 // names it on one stderr line and in the plan's reasons (STOKER_EXPORTED against the task's).
 TEST_F(ContainersWithTheWheel, AnImagesStokerWorkersDoesNotReplaceThePlanWithPyxisFirst) {
-  const std::string env_image = run(script() + " image-env").out;
-  ASSERT_FALSE(env_image.empty());
   const Probe host = host_plan();
   ASSERT_EQ(host.size(), 4u);
-  const RunResult r = timed("the step in the image with STOKER_WORKERS=64",
-                            probe_step(env_image.substr(0, env_image.size() - 1), "", false));
-  ASSERT_EQ(r.rc, 0) << r.out << r.err;
-  const Probe p = parse_probe(r.out);
-  ASSERT_EQ(p.size(), 4u) << r.out << r.err;
+  Probe p;
+  const RunResult r = env_image_step("the step in the image with STOKER_WORKERS=64", &p);
+  ASSERT_FALSE(HasFailure());
   for (const auto& [rank, env] : p) {
     SCOPED_TRACE("rank " + std::to_string(rank) + ":\n" + r.out + r.err);
     EXPECT_EQ(env.at("workers"), host.at(rank).at("STOKER_WORKERS")) << "the plan was replaced";
@@ -297,9 +305,10 @@ TEST_F(ContainersWithTheWheel, AnImagesStokerWorkersDoesNotReplaceThePlanWithPyx
               std::string::npos);
   }
   EXPECT_EQ(r.err.find("stoker: changed after the plugin planned"), std::string::npos) << r.err;
-  EXPECT_EQ(count_of(r.err, "stoker: thread variables changed after the plugin planned (by a "
-                            "container image's environment or a wrapper): OMP_NUM_THREADS=7 "
-                            "(the plugin's 1)"),
+  EXPECT_EQ(count_of(r.err,
+                     "stoker: thread variables changed after the plugin planned (by a "
+                     "container image's environment or a wrapper): OMP_NUM_THREADS=7 "
+                     "(the plugin's 1)"),
             4)
       << r.err;
 }
@@ -308,17 +317,14 @@ TEST_F(ContainersWithTheWheel, AnImagesStokerWorkersDoesNotReplaceThePlanWithPyx
 // STOKER_WORKERS=64 reaches the task; the runtime reads the plan from STOKER_PLAN_SEAL, names
 // the variable on one stderr line and in the plan's "source" reason, and the plan stands.
 TEST_F(ContainersWithTheWheel, AnImagesStokerWorkersIsNamedAndIgnoredWithStokerFirst) {
-  const std::string env_image = run(script() + " image-env").out;
-  ASSERT_FALSE(env_image.empty());
   const Probe host = host_plan();
   ASSERT_EQ(host.size(), 4u);
   fs::rename(dir() / "plugstack.conf.d" / "pyxis.conf",
              dir() / "plugstack.conf.d" / "zz-pyxis.conf");
-  const RunResult r = timed("the step in the image with STOKER_WORKERS=64, stoker first",
-                            probe_step(env_image.substr(0, env_image.size() - 1), "", false));
-  ASSERT_EQ(r.rc, 0) << r.out << r.err;
-  const Probe p = parse_probe(r.out);
-  ASSERT_EQ(p.size(), 4u) << r.out << r.err;
+  Probe p;
+  const RunResult r =
+      env_image_step("the step in the image with STOKER_WORKERS=64, stoker first", &p);
+  ASSERT_FALSE(HasFailure());
   for (const auto& [rank, env] : p) {
     SCOPED_TRACE("rank " + std::to_string(rank) + ":\n" + r.out + r.err);
     const std::string planned = host.at(rank).at("STOKER_WORKERS");

@@ -188,24 +188,25 @@ const MpiApi* mpi_api(const EnvGetter& env, bool load, std::string* why) {
   }
   MpiApi api;
   std::string missing;
-  api.Init_thread = resolve<decltype(api.Init_thread)>(handle, "MPI_Init_thread", &missing);
-  api.Initialized = resolve<decltype(api.Initialized)>(handle, "MPI_Initialized", &missing);
-  api.Finalized = resolve<decltype(api.Finalized)>(handle, "MPI_Finalized", &missing);
-  api.Finalize = resolve<decltype(api.Finalize)>(handle, "MPI_Finalize", &missing);
-  api.Abort = resolve<decltype(api.Abort)>(handle, "MPI_Abort", &missing);
-  api.Comm_dup = resolve<decltype(api.Comm_dup)>(handle, "MPI_Comm_dup", &missing);
-  api.Comm_free = resolve<decltype(api.Comm_free)>(handle, "MPI_Comm_free", &missing);
-  api.Comm_rank = resolve<decltype(api.Comm_rank)>(handle, "MPI_Comm_rank", &missing);
-  api.Comm_size = resolve<decltype(api.Comm_size)>(handle, "MPI_Comm_size", &missing);
-  api.Comm_split_type =
-      resolve<decltype(api.Comm_split_type)>(handle, "MPI_Comm_split_type", &missing);
-  api.Iallgather = resolve<decltype(api.Iallgather)>(handle, "MPI_Iallgather", &missing);
-  api.Isend = resolve<decltype(api.Isend)>(handle, "MPI_Isend", &missing);
-  api.Irecv = resolve<decltype(api.Irecv)>(handle, "MPI_Irecv", &missing);
-  api.Test = resolve<decltype(api.Test)>(handle, "MPI_Test", &missing);
-  api.Waitall = resolve<decltype(api.Waitall)>(handle, "MPI_Waitall", &missing);
-  api.Get_library_version =
-      resolve<decltype(api.Get_library_version)>(handle, "MPI_Get_library_version", &missing);
+  // Each function by its MPI name: api.Init_thread from "MPI_Init_thread", and so on.
+#define STOKER_MPI_RESOLVE(f) api.f = resolve<decltype(api.f)>(handle, "MPI_" #f, &missing)
+  STOKER_MPI_RESOLVE(Init_thread);
+  STOKER_MPI_RESOLVE(Initialized);
+  STOKER_MPI_RESOLVE(Finalized);
+  STOKER_MPI_RESOLVE(Finalize);
+  STOKER_MPI_RESOLVE(Abort);
+  STOKER_MPI_RESOLVE(Comm_dup);
+  STOKER_MPI_RESOLVE(Comm_free);
+  STOKER_MPI_RESOLVE(Comm_rank);
+  STOKER_MPI_RESOLVE(Comm_size);
+  STOKER_MPI_RESOLVE(Comm_split_type);
+  STOKER_MPI_RESOLVE(Iallgather);
+  STOKER_MPI_RESOLVE(Isend);
+  STOKER_MPI_RESOLVE(Irecv);
+  STOKER_MPI_RESOLVE(Test);
+  STOKER_MPI_RESOLVE(Waitall);
+  STOKER_MPI_RESOLVE(Get_library_version);
+#undef STOKER_MPI_RESOLVE
   // The handles mpi.h's OMPI_PREDEFINED_GLOBAL makes of these objects' addresses. Looked up
   // in the global scope first: an executable that links libmpi and names MPI_COMM_WORLD
   // (the example trainer) holds a copy of the object (a copy relocation) that libmpi itself

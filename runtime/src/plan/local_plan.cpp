@@ -84,8 +84,8 @@ LocalPlan plan_within(const Plan& exported, const Share& share, const EnvGetter&
   LocalPlan out;
   out.plan = make_plan(plan_input(w, {}, profiles_or_builtins(profiles_file_from(env))));
   out.source = "computed on " + topo->source + " for local rank " +
-               std::to_string(share.local_rank) + " of " + std::to_string(share.local_size) +
-               " " + why;
+               std::to_string(share.local_rank) + " of " + std::to_string(share.local_size) + " " +
+               why;
   out.plan.reasons.push_back({"source", out.source});
   out.topology = std::move(topo);
   return out;
@@ -127,10 +127,11 @@ std::optional<std::string> profiles_file_from(const EnvGetter& env) {
 std::optional<LocalPlan> plugin_plan(const EnvGetter& given) {
   const std::optional<std::string> version = given("STOKER_PLAN_VERSION");
   if (version && *version != std::to_string(Plan::kVersion)) {
-    say_once(said_version, "stoker: STOKER_PLAN_VERSION=" + *version + " is the plugin's contract; this " +
-             "runtime reads version " + std::to_string(Plan::kVersion) + ": the plan is " +
-             "computed in this process instead (install the plugin and the module of one " +
-             "stoker release)");
+    say_once(said_version,
+             "stoker: STOKER_PLAN_VERSION=" + *version + " is the plugin's contract; this " +
+                 "runtime reads version " + std::to_string(Plan::kVersion) + ": the plan is " +
+                 "computed in this process instead (install the plugin and the module of one " +
+                 "stoker release)");
     return std::nullopt;
   }
   const SealedEnv sealed = sealed_env(given);
@@ -163,21 +164,24 @@ std::optional<LocalPlan> plugin_plan(const EnvGetter& given) {
   }
   // A launcher inside the task (torchrun) sets its workers' OMP_NUM_THREADS itself.
   if (!launched && !sealed.threads_changed.empty()) {
-    const std::string note = "thread variables changed after the plugin planned (by a "
-                             "container image's environment or a wrapper): " +
-                             join(sealed.threads_changed, ", ") +
-                             "; torch and BLAS size their thread pools from them";
+    const std::string note =
+        "thread variables changed after the plugin planned (by a "
+        "container image's environment or a wrapper): " +
+        join(sealed.threads_changed, ", ") + "; torch and BLAS size their thread pools from them";
     out.plan.reasons.push_back({"source", note});
-    say_once(said_threads, "stoker: " + note + " (leave them out of the image; stoker.plan() "
-                           "sets torch's count to the plan's main CPUs)");
+    say_once(said_threads, "stoker: " + note +
+                               " (leave them out of the image; stoker.plan() "
+                               "sets torch's count to the plan's main CPUs)");
   }
   if (!sealed.changed.empty()) {
-    const std::string note = "changed after the plugin planned (by a container image's "
-                             "environment or a wrapper), not used: " +
-                             join(sealed.changed, ", ") + "; the plugin's values stand";
+    const std::string note =
+        "changed after the plugin planned (by a container image's "
+        "environment or a wrapper), not used: " +
+        join(sealed.changed, ", ") + "; the plugin's values stand";
     out.plan.reasons.push_back({"source", note});
-    say_once(said_changed, "stoker: " + note + " (change the plan with --stoker-* flags, and leave STOKER_* " +
-             "out of the image)");
+    say_once(said_changed, "stoker: " + note +
+                               " (change the plan with --stoker-* flags, and leave STOKER_* " +
+                               "out of the image)");
   }
   return out;
 }

@@ -27,8 +27,8 @@ std::string plan_seal(const EnvVars& vars) {
 SealedEnv sealed_env(const EnvGetter& env) {
   const std::optional<std::string> seal = env(kPlanSealVar);
   if (!seal) return {env, {}, {}};
-  auto sealed = std::make_shared<const std::map<std::string, std::string>>(
-      split_assignments(*seal, ';'));
+  auto sealed =
+      std::make_shared<const std::map<std::string, std::string>>(split_assignments(*seal, ';'));
   SealedEnv out;
   const auto differs = [&env](const std::string& name, const std::string& value,
                               std::vector<std::string>& changes) {

@@ -91,7 +91,13 @@ StepCpus step_cpus(const EnvGetter& env, const std::string& root) {
                                       env("SLURM_CPU_BIND_LIST").value_or(""));
   const CpuSet cgroup = cgroup_cpuset(root);
   if (!bound.empty()) {
-    if (cgroup.empty()) return {bound, "the local tasks' Slurm masks"};
+    // Said, not silent: inside a container's namespaces (pyxis, enroot) the step's cgroup
+    // is not visible, and the masks then go unchecked against it (issue 35).
+    if (cgroup.empty()) {
+      return {bound,
+              "the local tasks' Slurm masks (no cgroup cpuset is readable in this process's "
+              "view: Slurm confines with none, or a container hides the step's)"};
+    }
     return {bound & cgroup, "the local tasks' Slurm masks within the cgroup cpuset"};
   }
   if (!cgroup.empty()) return {cgroup, "the step's cgroup cpuset"};

@@ -12,8 +12,8 @@ namespace stoker {
 
 const std::vector<std::string_view>& skipped_hwloc_plugins() {
   static const std::vector<std::string_view> names = {
-      "hwloc_pci",   "hwloc_xml_libxml", "hwloc_opencl", "hwloc_gl",
-      "hwloc_cuda",  "hwloc_nvml",       "hwloc_rsmi",   "hwloc_levelzero"};
+      "hwloc_pci",  "hwloc_xml_libxml", "hwloc_opencl", "hwloc_gl",
+      "hwloc_cuda", "hwloc_nvml",       "hwloc_rsmi",   "hwloc_levelzero"};
   return names;
 }
 

@@ -151,7 +151,8 @@ TEST(FaultsLocalPlan, AProcessBoundNarrowerThanItsPlanKeepsItsMask) {
   // The training loop's own pin (the plan's main CPUs), inherited by a child, is no binder.
   const test::ChildResult pinned = plan_when_bound_to(main, vars);
   ASSERT_EQ(pinned.status, 0) << pinned.describe();
-  EXPECT_EQ(pinned.out, planned.to_string() + "|the STOKER_* environment (the Slurm plugin's plan)");
+  EXPECT_EQ(pinned.out,
+            planned.to_string() + "|the STOKER_* environment (the Slurm plugin's plan)");
 }
 
 TEST(LocalPlan, LauncherVariablesGiveTheLocalRanks) {

@@ -80,6 +80,9 @@ TEST_F(FakeRoot, StepCpusNarrowSlurmMasksToTheCgroup) {
   EXPECT_EQ(step_cpus(env_from({}), root()).cpus.to_string(), "0-2");
   fs::remove(root_ / "proc/self/cgroup");
   EXPECT_EQ(step_cpus(env, root()).cpus.to_string(), "0-3");
+  EXPECT_EQ(step_cpus(env, root()).source,
+            "the local tasks' Slurm masks (no cgroup cpuset is readable in this process's view: "
+            "Slurm confines with none, or a container hides the step's)");
   EXPECT_TRUE(step_cpus(env_from({}), root()).cpus.empty());
 }
 
