@@ -21,8 +21,7 @@ namespace fs = std::filesystem;
 
 TEST(HwlocPlugins, TheBlacklistKeepsTheUsersOwnEntriesFirst) {
   EXPECT_EQ(hwloc_plugins_blacklist(std::nullopt),
-            "hwloc_pci,hwloc_xml_libxml,hwloc_opencl,hwloc_gl,hwloc_cuda,hwloc_nvml,hwloc_rsmi,"
-            "hwloc_levelzero");
+            "hwloc_pci,hwloc_opencl,hwloc_gl,hwloc_cuda,hwloc_nvml,hwloc_rsmi,hwloc_levelzero");
   EXPECT_EQ(hwloc_plugins_blacklist("my_plugin").rfind("my_plugin,hwloc_pci,", 0), 0u);
 }
 
@@ -42,6 +41,7 @@ TEST(HwlocPlugins, EveryPluginInstalledHereIsSkipped) {
     if (entry.path().extension() != ".so") continue;
     ++plugins;
     const std::string name = entry.path().stem().string();
+    if (name == "hwloc_xml_libxml") continue;  // kept on purpose: libxml2 refuses malformed XML
     const auto& skipped = skipped_hwloc_plugins();
     EXPECT_NE(std::find(skipped.begin(), skipped.end(), name), skipped.end())
         << name << " (in " << folder << ") is a plugin this hwloc has that stoker does not skip";

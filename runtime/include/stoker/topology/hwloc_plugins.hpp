@@ -5,8 +5,8 @@
 // topology (hwloc_components_init, inside hwloc_topology_init), before any per-topology
 // setting applies: hwloc_topology_set_components only chooses among components already
 // loaded. Only the environment variable HWLOC_PLUGINS_BLACKLIST, read at that moment, keeps
-// a plugin from loading. stoker needs none of them: hwloc's built-in Linux component reads
-// CPUs, NUMA nodes and PCI devices from sysfs, and its built-in XML parser reads XML. The
+// a plugin from loading. stoker needs none but libxml2's XML parser: hwloc's built-in Linux
+// component reads CPUs, NUMA nodes and PCI devices from sysfs. The
 // plugins would map the OpenCL ICD loader, X11 and NVIDIA's NV-CONTROL (hwloc_gl), the CUDA
 // driver, NVML, ROCm SMI or Level Zero into a training process only to find cores, and can
 // initialise a GPU driver before the trainer chose its device (docs/reliability.md).
@@ -21,7 +21,8 @@ struct hwloc_topology;  // hwloc.h's hwloc_topology_t is a pointer to it
 
 namespace stoker {
 
-// Every plugin hwloc 2.x ships (Debian's libhwloc-plugins and hwloc's own build options).
+// Every plugin hwloc 2.x ships (Debian's libhwloc-plugins and hwloc's own build options) but
+// hwloc_xml_libxml, the XML parser that refuses malformed files (hwloc_plugins.cpp says why).
 const std::vector<std::string_view>& skipped_hwloc_plugins();
 
 // HWLOC_PLUGINS_BLACKLIST's value while stoker starts a topology: the user's or admin's own
