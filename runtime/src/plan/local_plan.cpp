@@ -118,6 +118,19 @@ void say_once(std::atomic<bool>& said, const std::string& line) {
 }
 std::atomic<bool> said_version{false}, said_changed{false}, said_threads{false};
 
+// Names `changes` made after the plugin planned in the plan's reasons and, once, on stderr:
+// "<what> after the plugin planned (...)<verdict>A=1 (the plugin's 2); <then>", and `todo`.
+void note_changes(Plan& plan, std::atomic<bool>& said, const std::string& what,
+                  const std::string& verdict, const std::vector<std::string>& changes,
+                  const std::string& then, const std::string& todo) {
+  if (changes.empty()) return;
+  const std::string note = what + " after the plugin planned (by a container image's " +
+                           "environment or a wrapper)" + verdict + join(changes, ", ") + "; " +
+                           then;
+  plan.reasons.push_back({"source", note});
+  say_once(said, "stoker: " + note + " (" + todo + ")");
+}
+
 }  // namespace
 
 std::optional<std::string> profiles_file_from(const EnvGetter& env) {
@@ -163,26 +176,15 @@ std::optional<LocalPlan> plugin_plan(const EnvGetter& given) {
     out.from_environment = true;
   }
   // A launcher inside the task (torchrun) sets its workers' OMP_NUM_THREADS itself.
-  if (!launched && !sealed.threads_changed.empty()) {
-    const std::string note =
-        "thread variables changed after the plugin planned (by a "
-        "container image's environment or a wrapper): " +
-        join(sealed.threads_changed, ", ") + "; torch and BLAS size their thread pools from them";
-    out.plan.reasons.push_back({"source", note});
-    say_once(said_threads, "stoker: " + note +
-                               " (leave them out of the image; stoker.plan() "
-                               "sets torch's count to the plan's main CPUs)");
+  if (!launched) {
+    note_changes(out.plan, said_threads, "thread variables changed", ": ", sealed.threads_changed,
+                 "torch and BLAS size their thread pools from them",
+                 "leave them out of the image; stoker.plan() sets torch's count to the plan's "
+                 "main CPUs");
   }
-  if (!sealed.changed.empty()) {
-    const std::string note =
-        "changed after the plugin planned (by a container image's "
-        "environment or a wrapper), not used: " +
-        join(sealed.changed, ", ") + "; the plugin's values stand";
-    out.plan.reasons.push_back({"source", note});
-    say_once(said_changed, "stoker: " + note +
-                               " (change the plan with --stoker-* flags, and leave STOKER_* " +
-                               "out of the image)");
-  }
+  note_changes(out.plan, said_changed, "changed", ", not used: ", sealed.changed,
+               "the plugin's values stand",
+               "change the plan with --stoker-* flags, and leave STOKER_* out of the image");
   return out;
 }
 
