@@ -98,8 +98,9 @@ LocalPlan plan_within(const Plan& exported, const Share& share, const EnvGetter&
 // to one of 2 NUMA nodes: 4 per mask; each to its own eighth: 1), with the launcher's local
 // rank numbering them. A mask equal to the plan's main CPUs is stoker's own pin of the
 // training loop, inherited by a child process: not a narrowing.
-std::optional<Share> narrower_mask(const CpuSet& planned, const Plan& exported, const CpuSet& mask,
+std::optional<Share> narrower_mask(const Plan& exported, const CpuSet& mask,
                                    uint64_t ranks_on_planned, uint64_t local_rank) {
+  const CpuSet& planned = exported.cpus;
   if (planned.is_subset_of(mask) || mask == exported.main_cpus || mask.empty()) return std::nullopt;
   const double part = static_cast<double>((mask & planned).count()) / planned.count();
   Share s;
@@ -156,9 +157,8 @@ std::optional<LocalPlan> plugin_plan(const EnvGetter& given) {
   // More local ranks than the plugin planned for: a launcher started them inside a task.
   // (Fewer: the environment does not say, e.g. no launcher variables; the plan stands.)
   const bool launched = ranks.local_size > static_cast<uint64_t>(exported->local_size);
-  const std::optional<Share> narrowed =
-      narrower_mask(exported->cpus, *exported, task_cpu_mask(), launched ? ranks.local_size : 1,
-                    launched ? ranks.local_rank : 0);
+  const std::optional<Share> narrowed = narrower_mask(
+      *exported, task_cpu_mask(), launched ? ranks.local_size : 1, launched ? ranks.local_rank : 0);
   LocalPlan out;
   if (narrowed) {
     out = plan_within(*exported, *narrowed, env, "within " + narrowed->from);
