@@ -9,6 +9,7 @@
 #include <ctime>
 
 #include "stoker/common/error.hpp"
+#include "stoker/common/strings.hpp"
 
 namespace stoker::spank {
 
@@ -69,20 +70,11 @@ void set_problem(JobLogLine& l, const char* status, const std::string& path,
 }  // namespace
 
 bool mounts_reach(const std::string& container_mounts, const std::string& folder) {
-  size_t start = 0;
-  while (start <= container_mounts.size()) {
-    size_t end = container_mounts.find(',', start);
-    if (end == std::string::npos) end = container_mounts.size();
-    const std::string mount = container_mounts.substr(start, end - start);
-    start = end + 1;
-    const size_t colon = mount.find(':');
-    std::string src = mount.substr(0, colon);
-    std::string dst = src;
-    if (colon != std::string::npos) {
-      const size_t next = mount.find(':', colon + 1);
-      dst =
-          mount.substr(colon + 1, next == std::string::npos ? std::string::npos : next - colon - 1);
-    }
+  // Each mount is SRC[:DST[:FLAGS]]; DST defaults to SRC.
+  for (std::string_view mount : split(container_mounts, ',')) {
+    const std::vector<std::string_view> parts = split(mount, ':');
+    std::string src(parts[0]);
+    std::string dst(parts.size() > 1 ? parts[1] : parts[0]);
     while (src.size() > 1 && src.back() == '/') src.pop_back();
     while (dst.size() > 1 && dst.back() == '/') dst.pop_back();
     if (src.empty() || src != dst) continue;  // elsewhere inside: the exported path misses it
