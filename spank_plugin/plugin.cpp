@@ -26,6 +26,7 @@ SPANK_PLUGIN(stoker, 1)
 
 int slurm_spank_init(spank_t sp, int ac, char** av);
 int slurm_spank_init_post_opt(spank_t sp, int ac, char** av);
+int slurm_spank_user_init(spank_t sp, int ac, char** av);
 int slurm_spank_task_init(spank_t sp, int ac, char** av);
 int slurm_spank_task_exit(spank_t sp, int ac, char** av);
 int slurm_spank_exit(spank_t sp, int ac, char** av);
@@ -102,6 +103,11 @@ extern "C" int slurm_spank_init(spank_t sp, int ac, char** av) {
 extern "C" int slurm_spank_init_post_opt(spank_t sp, int, char**) {
   return plugin::guarded("init_post_opt", 0,
                          [&] { return plugin::remote() ? plugin::stepd_init_post_opt(sp) : 0; });
+}
+
+extern "C" int slurm_spank_user_init(spank_t sp, int, char**) {
+  return plugin::guarded("user_init", 0,
+                         [&] { return plugin::remote() ? plugin::stepd_user_init(sp) : 0; });
 }
 
 extern "C" int slurm_spank_task_init(spank_t sp, int, char**) {

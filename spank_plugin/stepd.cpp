@@ -7,16 +7,20 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "options.hpp"
 #include "rendezvous.hpp"
 #include "stepd_records.hpp"
+#include "stoker/common/strings.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/topology/topology.hpp"
 #include "stoker/plan/plan_input.hpp"
+#include "stoker/plan/task_facts.hpp"
 #include "stoker/plan/tune_decision.hpp"
 #include "task_export.hpp"
 
@@ -36,6 +40,10 @@ struct NodeState {
   std::optional<Topology> topology;
   std::string topology_from;  // where the topology came from, for the verbose line
   double setup_ms = 0;        // the node's share of the step: decide and load (init_post_opt)
+  // Read at user_init, before any plugin's task_init (pyxis's joins a container's namespaces
+  // and copies the image's environment in): the step's environment and cgroup cpuset.
+  std::optional<std::map<std::string, std::string>> job_env;
+  CpuSet stepd_cgroup;
 };
 
 NodeState& state() {
@@ -135,7 +143,8 @@ TaskFacts task_facts(spank_t sp, const EnvGetter& env, const StepTask& task) {
   TaskFacts w;
   w.kind = FactsKind::SlurmTask;
   w.topology = &*st.topology;
-  observe_task(w, env, {item_u64(sp, S_STEP_ALLOC_MEM), item_u64(sp, S_JOB_ALLOC_MEM)});
+  observe_task(w, env,
+               {item_u64(sp, S_STEP_ALLOC_MEM), item_u64(sp, S_JOB_ALLOC_MEM), st.stepd_cgroup});
   w.local_rank = static_cast<int>(task.local_rank);
   w.local_size = static_cast<int>(task.local_size);
   w.ranks_from = "Slurm (S_TASK_ID, S_JOB_LOCAL_TASK_COUNT)";
@@ -171,9 +180,23 @@ std::optional<Plan> tune_task(spank_t sp, const EnvGetter& env, const StepTask& 
   return plan;
 }
 
-// Exports what task_env says; a variable that cannot be set is warned about.
-void export_task_env(spank_t sp, const Plan* plan, const StepTask& task, const EnvGetter& env) {
-  for (const auto& [name, value] : task_env(plan, task, env, state().cfg.profiles)) {
+// Exports what task_env says; a variable that cannot be set is warned about. What another
+// plugin set before (an image's STOKER_WORKERS, OMP_NUM_THREADS) is named, then replaced.
+void export_task_env(spank_t sp, const Plan* plan, const StepTask& task, const EnvGetter& now) {
+  const NodeState& st = state();
+  const EnvGetter job = [&st, &now](const std::string& name) -> std::optional<std::string> {
+    if (!st.job_env) return now(name);  // user_init could not read it: as the task has it
+    const auto it = st.job_env->find(name);
+    return it == st.job_env->end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  const EnvVars vars = task_env(plan, task, job, st.cfg.profiles);
+  if (const auto changed = set_before_task_init(vars, job, now); !changed.empty()) {
+    to_task_stderr("stoker: rank " + std::to_string(task.rank) +
+                   ": set before the plugin planned (by a container image's environment or "
+                   "another plugin), replaced by the plan's: " +
+                   join(changed, ", "));
+  }
+  for (const auto& [name, value] : vars) {
     if (spank_setenv(sp, name.c_str(), value.c_str(), 1) != ESPANK_SUCCESS) {
       warn_untuned(task.rank, "cannot export " + name);
       return;
@@ -224,6 +247,24 @@ int stepd_init_post_opt(spank_t sp) {
     st.problem = e.what();
   }
   st.setup_ms = ms_since(start);
+  return 0;
+}
+
+// Once per node per step in slurmstepd, as the user, before the tasks are forked.
+int stepd_user_init(spank_t sp) {
+  NodeState& st = state();
+  if (!st.enabled) return 0;
+  char** env = nullptr;
+  if (spank_get_item(sp, S_JOB_ENV, &env) == ESPANK_SUCCESS && env) {
+    st.job_env.emplace();
+    for (; *env; ++env) {
+      const std::string_view entry = *env;
+      const size_t eq = entry.find('=');
+      if (eq != std::string_view::npos)
+        st.job_env->emplace(entry.substr(0, eq), entry.substr(eq + 1));
+    }
+  }
+  st.stepd_cgroup = cgroup_cpuset();
   return 0;
 }
 

@@ -21,6 +21,9 @@ void stepd_init(const std::optional<PluginConfig>& cfg);
 int stepd_flag(int val, const char* optarg);
 
 int stepd_init_post_opt(spank_t sp);
+// Once per node per step, as the user, before any task is forked (and so before pyxis's
+// task_init): keeps the step's environment and the cgroup cpuset as slurmstepd sees them.
+int stepd_user_init(spank_t sp);
 int stepd_task_init(spank_t sp);
 // Each task as Slurm reaps it (as root, before srun learns it ended): after the node's last
 // one, collects the run records (stepd_records.hpp).

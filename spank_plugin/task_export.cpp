@@ -62,6 +62,16 @@ EnvVars task_env(const Plan* plan, const StepTask& task, const EnvGetter& env,
   return out;
 }
 
+std::vector<std::string> set_before_task_init(const EnvVars& exported, const EnvGetter& job,
+                                              const EnvGetter& now) {
+  std::vector<std::string> changed;
+  for (const auto& [name, value] : exported) {
+    const std::optional<std::string> was = job(name), is = now(name);
+    if (is && is != was) changed.push_back(name + "=" + *is);
+  }
+  return changed;
+}
+
 std::vector<std::string> describe(const StepTask& task, const TaskFacts& facts,
                                   const PlanInput& input, const Plan& p,
                                   const std::string& binding) {

@@ -26,7 +26,8 @@ struct StepTask : Ranks {
 // OMP_NUM_THREADS...; those are the plugin's, not the user's, and are replaced.
 
 // What task_init exports for a task of a step with stoker on; `plan` is null when the task
-// is left untuned. Always: RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR (when
+// is left untuned. `env` is the step's environment as user_init saw it (the job's, before
+// another plugin's task_init changed it: pyxis copies a container image's environment in). Always: RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR (when
 // known), MASTER_PORT. With a plan: its STOKER_* set, STOKER_PROFILES = `profiles_file` (the
 // admin's, when the plugstack names one: a launcher's workers are planned with it),
 // CUDA_DEVICE_ORDER, and OMP_NUM_THREADS, MKL_NUM_THREADS, OPENBLAS_NUM_THREADS = the plan's
@@ -35,6 +36,13 @@ struct StepTask : Ranks {
 // value than kExportedVar records) is kept; kExportedVar lists the ones exported.
 EnvVars task_env(const Plan* plan, const StepTask& task, const EnvGetter& env,
                  const std::string& profiles_file = "");
+
+// The variables of `exported` (task_env's) that another plugin set in this task before
+// stoker's task_init, as "NAME=VALUE" with the value replaced: their value `now` is not the
+// job's (`job`, as user_init saw the step's environment). pyxis's task_init copies a
+// container image's environment into the task this way when its plugstack line comes first.
+std::vector<std::string> set_before_task_init(const EnvVars& exported, const EnvGetter& job,
+                                              const EnvGetter& now);
 
 // The plan, what it was planned from, the binding outcome and the planner's reasons, as
 // lines of at most kMaxLine bytes: Slurm forwards a task's output in messages of at most

@@ -169,7 +169,9 @@ class ContainersWithTheWheel : public Containers {
     const std::string env_image = run(script() + " image-env").out;
     EXPECT_FALSE(env_image.empty());
     const std::string image = env_image.substr(0, env_image.size() - 1);
-    const RunResult r = timed(what, probe_step(image, "", false));
+    std::string step = probe_step(image, "", false);
+    step.insert(step.find("--stoker-profile=cv"), "--stoker-verbose ");
+    const RunResult r = timed(what, step);
     EXPECT_EQ(r.rc, 0) << r.out << r.err;
     *ranks = parse_probe(r.out);
     EXPECT_EQ(ranks->size(), 4u) << r.out << r.err;
@@ -278,34 +280,42 @@ TEST_F(ContainersWithTheWheel, WithoutTheRecordFolderTheJobLogNamesTheMissingMou
 // 6. An image whose own environment sets STOKER_WORKERS=64 and OMP_NUM_THREADS=7
 // (scripts/containers.sh image-env: its /etc/environment, which enroot applies and pyxis copies
 // into the task). In the test cluster's plugstack order, pyxis's line first (pyxis.conf sorts
-// before stoker.conf): pyxis's task_init sets the image's variables, then the plugin's
-// task_init sets each STOKER_* again, so the image's 64 never arrives and the plan stands
-// without a word. OMP_NUM_THREADS: pyxis set the image's 7 before the plugin's task_init, which
-// keeps a value it finds as the job's own (as a user's export): the rank sees 7, the plugin's
-// STOKER_EXPORTED does not list OMP_NUM_THREADS, and nothing names it. That is the current
-// truth (issue 35 stays open for it), asserted as such; with stoker's line first the runtime
-// names it (the next test).
-TEST_F(ContainersWithTheWheel, AnImagesStokerWorkersDoesNotReplaceThePlanWithPyxisFirst) {
+// before stoker.conf): pyxis's task_init sets the image's variables, then the plugin's. The
+// plugin judges "the user's" against the step's environment as its user_init saw it (before
+// any task_init), so the image's 7 is not taken as the job's own: the plan's 1 replaces it, and
+// one line per rank names both. The step's cgroup cpuset, out of view inside the container's
+// namespaces, is the one slurmstepd read at user_init: the plan is checked against the cgroup
+// inside whenever it is on the host (the --stoker-verbose lines say so).
+TEST_F(ContainersWithTheWheel, AnImagesStokerWorkersAndThreadCountAreNamedAndReplacedPyxisFirst) {
   const Probe host = host_plan();
   ASSERT_EQ(host.size(), 4u);
+  const RunResult on_host = run("srun -N2 -n4 --stoker --stoker-profile=cv --stoker-verbose true");
+  ASSERT_EQ(on_host.rc, 0) << on_host.err;
   Probe p;
   const RunResult r = env_image_step("the step in the image with STOKER_WORKERS=64", &p);
   ASSERT_FALSE(HasFailure());
   for (const auto& [rank, env] : p) {
     SCOPED_TRACE("rank " + std::to_string(rank) + ":\n" + r.out + r.err);
     EXPECT_EQ(env.at("workers"), host.at(rank).at("STOKER_WORKERS")) << "the plan was replaced";
-    if (env.at("STOKER_WORKERS") == "64") {  // the image's value arrived: said by name
-      EXPECT_NE(r.err.find("changed after the plugin planned"), std::string::npos);
-      EXPECT_NE(r.err.find("STOKER_WORKERS=64"), std::string::npos);
-    }
-    // Today, pyxis first: the plugin's value replaced the image's before the task started.
     EXPECT_EQ(env.at("STOKER_WORKERS"), host.at(rank).at("STOKER_WORKERS"));
-    // The image's OMP_NUM_THREADS=7 stands over the plugin's, taken as the job's own.
     EXPECT_EQ(host.at(rank).at("OMP_NUM_THREADS"), "1");
-    EXPECT_EQ(env.at("OMP_NUM_THREADS"), "7");
-    EXPECT_EQ(env.at("STOKER_EXPORTED").find("OMP_NUM_THREADS"), std::string::npos);
+    EXPECT_EQ(env.at("OMP_NUM_THREADS"), "1") << "the image's 7 stood";
+    EXPECT_NE(env.at("STOKER_EXPORTED").find("OMP_NUM_THREADS=1"), std::string::npos);
+    EXPECT_EQ(env.at("source"), "the STOKER_* environment");
   }
+  EXPECT_EQ(count_of(r.err,
+                     "set before the plugin planned (by a container image's environment or "
+                     "another plugin), replaced by the plan's: STOKER_WORKERS=64, "
+                     "OMP_NUM_THREADS=7"),
+            4)
+      << r.err;
   EXPECT_EQ(r.err.find("changed after the plugin planned"), std::string::npos) << r.err;
+  const std::string within = "within the cgroup cpuset";
+  EXPECT_EQ(count_of(r.err, within), count_of(on_host.err, within)) << on_host.err << r.err;
+  if (count_of(on_host.err, within) == 4) {
+    EXPECT_EQ(count_of(r.err, "as slurmstepd saw it before the container's namespaces"), 4)
+        << r.err;
+  }
 }
 
 // The other order (a site whose plugstack lists stoker before pyxis): the image's

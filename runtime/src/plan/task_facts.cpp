@@ -86,21 +86,26 @@ CpuSet cgroup_cpuset(const std::string& root) {
   return {};
 }
 
-StepCpus step_cpus(const EnvGetter& env, const std::string& root) {
+StepCpus step_cpus(const EnvGetter& env, const std::string& root, const CpuSet& stepd_cgroup) {
   const CpuSet bound = cpu_bind_union(env("SLURM_CPU_BIND_TYPE").value_or(""),
                                       env("SLURM_CPU_BIND_LIST").value_or(""));
-  const CpuSet cgroup = cgroup_cpuset(root);
+  CpuSet cgroup = cgroup_cpuset(root);
+  std::string seen;  // whose view the cgroup is from, when not this process's
+  if (cgroup.empty() && !stepd_cgroup.empty()) {
+    // Inside a container's namespaces (pyxis, enroot) the step's cgroup is out of view;
+    // slurmstepd read it before the task joined them.
+    cgroup = stepd_cgroup;
+    seen = " (as slurmstepd saw it before the container's namespaces)";
+  }
   if (!bound.empty()) {
-    // Said, not silent: inside a container's namespaces (pyxis, enroot) the step's cgroup
-    // is not visible, and the masks then go unchecked against it (issue 35).
     if (cgroup.empty()) {
       return {bound,
               "the local tasks' Slurm masks (no cgroup cpuset is readable in this process's "
               "view: Slurm confines with none, or a container hides the step's)"};
     }
-    return {bound & cgroup, "the local tasks' Slurm masks within the cgroup cpuset"};
+    return {bound & cgroup, "the local tasks' Slurm masks within the cgroup cpuset" + seen};
   }
-  if (!cgroup.empty()) return {cgroup, "the step's cgroup cpuset"};
+  if (!cgroup.empty()) return {cgroup, "the step's cgroup cpuset" + seen};
   return {};
 }
 
@@ -112,10 +117,10 @@ std::optional<GpuIds> step_gpu_ids(const EnvGetter& env) {
   return std::nullopt;
 }
 
-NodeMemory node_memory(const EnvGetter& env, const SlurmAllocation& alloc,
+NodeMemory node_memory(const EnvGetter& env, const StepdFacts& stepd,
                        const std::string& root) {
-  if (alloc.step_mb) return {alloc.step_mb * kMiB, "the step's allocation on this node"};
-  if (alloc.job_mb) return {alloc.job_mb * kMiB, "the job's allocation on this node"};
+  if (stepd.step_mb) return {stepd.step_mb * kMiB, "the step's allocation on this node"};
+  if (stepd.job_mb) return {stepd.job_mb * kMiB, "the job's allocation on this node"};
   // In MB. 0 (--mem=0) means "all of the node": the memory limit below says how much.
   constexpr uint64_t kMaxNodeMb = uint64_t{1} << 30, kMaxCpuMb = uint64_t{1} << 24;
   if (const auto mb = env_whole(env, "SLURM_MEM_PER_NODE", 0, kMaxNodeMb); mb && *mb)
@@ -127,12 +132,12 @@ NodeMemory node_memory(const EnvGetter& env, const SlurmAllocation& alloc,
   return {memory_limit_bytes(root), "this process's memory limit"};
 }
 
-void observe_task(TaskFacts& w, const EnvGetter& env, const SlurmAllocation& alloc,
+void observe_task(TaskFacts& w, const EnvGetter& env, const StepdFacts& stepd,
                   const std::string& root) {
   // The task's mask, also after pin_main_thread narrowed this thread to the main CPUs.
   w.own_mask = task_cpu_mask();
   if (env("SLURM_JOB_ID")) {
-    w.step = step_cpus(env, root);
+    w.step = step_cpus(env, root, stepd.stepd_cgroup);
     const auto ids = step_gpu_ids(env);
     w.gpu_ids = ids ? ids->ids : "";
     w.gpu_ids_from = ids ? ids->from : "no GPU in SLURM_STEP_GPUS, SLURM_JOB_GPUS";
@@ -143,7 +148,7 @@ void observe_task(TaskFacts& w, const EnvGetter& env, const SlurmAllocation& all
     w.gpu_ids_from = w.gpu_ids ? "CUDA_VISIBLE_DEVICES" : "";
   }
   w.gpu_minors = read_nvidia_device_minors(under_root(root, "/proc/driver/nvidia/gpus"));
-  const NodeMemory m = node_memory(env, alloc, root);
+  const NodeMemory m = node_memory(env, stepd, root);
   w.memory = m.bytes;
   w.memory_per_rank = false;
   w.memory_from = m.from;

@@ -86,6 +86,25 @@ TEST_F(FakeRoot, StepCpusNarrowSlurmMasksToTheCgroup) {
   EXPECT_TRUE(step_cpus(env_from({}), root()).cpus.empty());
 }
 
+// Inside a container's namespaces the step's cgroup is out of this process's view; the
+// plugin passes what slurmstepd read at user_init, and the source says whose view it was.
+using FaultsFakeRoot = FakeRoot;  // the faults family's suites are named Faults*
+TEST_F(FaultsFakeRoot, StepCpusInAContainerUseTheCgroupSlurmstepdSaw) {
+  const EnvGetter env =
+      env_from({{"SLURM_CPU_BIND_TYPE", "mask_cpu:"}, {"SLURM_CPU_BIND_LIST", "0xF"}});
+  const StepCpus s = step_cpus(env, root(), CpuSet::parse("1-2"));
+  EXPECT_EQ(s.cpus.to_string(), "1-2");
+  EXPECT_EQ(s.source,
+            "the local tasks' Slurm masks within the cgroup cpuset (as slurmstepd saw it before "
+            "the container's namespaces)");
+  EXPECT_EQ(step_cpus(env_from({}), root(), CpuSet::parse("1-2")).source,
+            "the step's cgroup cpuset (as slurmstepd saw it before the container's namespaces)");
+  // This process's own view, when it has one, comes first.
+  put("proc/self/cgroup", "0::/job\n");
+  put("sys/fs/cgroup/job/cpuset.cpus.effective", "0-2\n");
+  EXPECT_EQ(step_cpus(env, root(), CpuSet::parse("1")).cpus.to_string(), "0-2");
+}
+
 TEST(StepGpuIds, PrefersSlurmsOwnNumbers) {
   auto ids = [](std::map<std::string, std::string> vars) {
     auto g = step_gpu_ids(env_from(std::move(vars)));
@@ -102,8 +121,8 @@ TEST_F(FakeRoot, NodeMemoryFromItemsThenSlurmsVariablesThenTheLimit) {
   put("proc/self/cgroup", "0::/job\n");
   put("sys/fs/cgroup/job/memory.max", "4096\n");
   const auto env = env_from({{"SLURM_MEM_PER_NODE", "3000"}});
-  EXPECT_EQ(node_memory(env, {100, 200}, root()).bytes, uint64_t{100} << 20);
-  EXPECT_EQ(node_memory(env, {0, 200}, root()).bytes, uint64_t{200} << 20);
+  EXPECT_EQ(node_memory(env, {100, 200, {}}, root()).bytes, uint64_t{100} << 20);
+  EXPECT_EQ(node_memory(env, {0, 200, {}}, root()).bytes, uint64_t{200} << 20);
   EXPECT_EQ(node_memory(env, {}, root()).from, "SLURM_MEM_PER_NODE");
   EXPECT_EQ(node_memory(env, {}, root()).bytes, uint64_t{3000} << 20);
   const auto per_cpu = env_from({{"SLURM_MEM_PER_CPU", "500"}, {"SLURM_CPUS_ON_NODE", "4"}});

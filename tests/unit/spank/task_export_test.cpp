@@ -143,6 +143,31 @@ TEST(FaultsTaskExport, ExportsInheritedFromATunedBatchStepAreReplaced) {
   EXPECT_FALSE(env.count("OMP_NUM_THREADS")) << "the user's 5 is kept";
 }
 
+// pyxis's line before stoker's: its task_init copies the image's environment into the task
+// (STOKER_WORKERS=64, OMP_NUM_THREADS=7) before the plugin's. Judged against the job's
+// environment (as user_init saw it), the image's thread count is not the user's: the plan's
+// replaces it, and both are named. The user's own value stays kept and unnamed.
+TEST(FaultsTaskExport, AnImagesVariablesSetBeforeThePluginPlannedAreNamedAndReplaced) {
+  Plan plan;
+  plan.workers = 3;
+  plan.main_cpus = CpuSet::parse("0");
+  const StepTask task = step_task(2, 4, 0, 2, 77, 0, "n1");
+  const std::map<std::string, std::string> job{{"MKL_NUM_THREADS", "2"}};
+  std::map<std::string, std::string> now = job;
+  now["STOKER_WORKERS"] = "64";
+  now["OMP_NUM_THREADS"] = "7";
+  const EnvVars vars = task_env(&plan, task, env_from(job));
+  std::map<std::string, std::string> env(vars.begin(), vars.end());
+  EXPECT_EQ(env.at("STOKER_WORKERS"), "3");
+  EXPECT_EQ(env.at("OMP_NUM_THREADS"), "1") << "the image's 7 is not the user's";
+  EXPECT_FALSE(env.count("MKL_NUM_THREADS")) << "the user's 2 is kept";
+  EXPECT_NE(env.at(kExportedVar).find("OMP_NUM_THREADS=1"), std::string::npos);
+  EXPECT_EQ(set_before_task_init(vars, env_from(job), env_from(now)),
+            (std::vector<std::string>{"STOKER_WORKERS=64", "OMP_NUM_THREADS=7"}));
+  // Without a container (nothing changed since user_init) nothing is named.
+  EXPECT_TRUE(set_before_task_init(vars, env_from(job), env_from(job)).empty());
+}
+
 TEST(FaultsTaskExport, LongReasonsContinueOnLinesOfTheirOwn) {
   const Topology topo = load_topology_xml_text(test::four_gpu_two_socket(false), "4gpu");
   TaskFacts w;

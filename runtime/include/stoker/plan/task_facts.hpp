@@ -54,10 +54,13 @@ struct TaskFacts {
   std::string default_profile, default_profile_from;
 };
 
-// What only the plugin can read (SPANK items): Slurm's memory allocation on this node in
-// MB, for the step and the job; 0 = unknown.
-struct SlurmAllocation {
+// What only the plugin in slurmstepd can read. From SPANK items: Slurm's memory allocation
+// on this node in MB, for the step and the job; 0 = unknown. `stepd_cgroup`: the cgroup
+// cpuset slurmstepd saw at user_init, before the task joined a container's namespaces
+// (pyxis joins them in its task_init, and the step's cgroup is then out of view); empty = none.
+struct StepdFacts {
   uint64_t step_mb = 0, job_mb = 0;
+  CpuSet stepd_cgroup;
 };
 
 // Fills the facts every filler reads the same way, from `env` (the task's environment) and
@@ -66,7 +69,7 @@ struct SlurmAllocation {
 // Outside Slurm (torchrun, a laptop) the local ranks share this process's mask and see every GPU
 // unless CUDA_VISIBLE_DEVICES says otherwise. `root` lets tests point at a fake /proc and
 // /sys tree.
-void observe_task(TaskFacts& facts, const EnvGetter& env, const SlurmAllocation& alloc = {},
+void observe_task(TaskFacts& facts, const EnvGetter& env, const StepdFacts& stepd = {},
                   const std::string& root = "/");
 
 // The union of the local tasks' masks from SLURM_CPU_BIND_TYPE/_LIST ("mask_cpu:" +
@@ -79,8 +82,10 @@ CpuSet cpu_bind_union(std::string_view type, std::string_view list);
 CpuSet cgroup_cpuset(const std::string& root = "/");
 
 // The step's CPUs on this node: the union of the local tasks' Slurm masks, narrowed to the
-// cgroup cpuset when there is one; else the cgroup cpuset alone; else unknown.
-StepCpus step_cpus(const EnvGetter& env, const std::string& root = "/");
+// cgroup cpuset when there is one; else the cgroup cpuset alone; else unknown. The cgroup is
+// this process's, else `stepd_cgroup` (StepdFacts) when this process sees none.
+StepCpus step_cpus(const EnvGetter& env, const std::string& root = "/",
+                   const CpuSet& stepd_cgroup = {});
 
 // The step's GPU ids on this node as Slurm numbers them (device minors): SLURM_STEP_GPUS,
 // else SLURM_JOB_GPUS (batch step), else CUDA_VISIBLE_DEVICES; the first one set and not
@@ -98,7 +103,7 @@ struct NodeMemory {
   uint64_t bytes = 0;
   std::string from;
 };
-NodeMemory node_memory(const EnvGetter& env, const SlurmAllocation& alloc = {},
+NodeMemory node_memory(const EnvGetter& env, const StepdFacts& stepd = {},
                        const std::string& root = "/");
 
 }  // namespace stoker
