@@ -6,6 +6,8 @@
 #   scripts/containers.sh image     # builds the test image once; prints its path
 #   scripts/containers.sh image-env # the image with STOKER_WORKERS=64 and OMP_NUM_THREADS=7 in
 #       its own environment (/etc/environment), once; prints its path
+#   scripts/containers.sh image-root # the image unpacked into a folder, once; prints its path
+#       (the root bubblewrap runs in for the Apptainer-model tests: cluster.ApptainerModel.*)
 #   scripts/containers.sh status    # rc 0 when both are installed (and the image exists); else why
 #   scripts/containers.sh plugstack [DIR [ARG...]]  # prints pyxis's plugstack line; with DIR
 #       (a scripts/local-cluster.sh cluster's folder) loads pyxis there, with pyxis's ARGs
@@ -27,6 +29,7 @@ prefix=/usr/local
 pyxis_so=$prefix/lib/slurm/spank_pyxis.so
 image=$work/debian12-python.sqsh
 env_image=$work/debian12-python-env.sqsh
+image_root=$work/debian12-python-root
 # What image-env's image sets in its own environment: a plan variable and a thread count, as
 # an NGC image sets OMP_NUM_THREADS (the container tests check what the ranks get).
 env_image_lines=("STOKER_WORKERS=64" "OMP_NUM_THREADS=7")
@@ -46,8 +49,9 @@ usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 # enroot's docs list) and debootstrap for the image. make/gcc come with build-essential.
 # squashfuse and fuse-overlayfs (enroot's optional set) let pyxis start a container straight
 # from the .sqsh (use_squashfuse=1): 4.5 s a step instead of 18 s of unpacking it per node.
+# bubblewrap stands in for Apptainer (not in Debian 12) in the Apptainer-model tests.
 packages=(build-essential debootstrap squashfs-tools parallel gawk jq pigz libcap2-bin makeself
-          linux-libc-dev libbsd-dev libslurm-dev curl zstd squashfuse fuse-overlayfs)
+          linux-libc-dev libbsd-dev libslurm-dev curl zstd squashfuse fuse-overlayfs bubblewrap)
 
 # The installed versions: pyxis's binary holds its PYXIS_VERSION string; enroot says its own.
 installed_pyxis() {
@@ -205,6 +209,21 @@ image_env() {
   echo "$env_image"
 }
 
+# The image's files in a folder (an Apptainer sandbox's form), for bubblewrap's --ro-bind
+# ROOT /. Unpacked once (a few seconds); the marker file says it is whole.
+image_root() {
+  if [ -f "$image_root/.stoker-image-root" ]; then echo "$image_root"; return 0; fi
+  [ "$(id -u)" = 0 ] || die "image-root needs root (the image's files are root's)"
+  local base
+  base=$(image)
+  rm -rf "$image_root" "$image_root.tmp"
+  unsquashfs -q -d "$image_root.tmp" "$base" >/dev/null || die "unsquashfs of $base failed"
+  mkdir -p "$image_root.tmp/dev" "$image_root.tmp/share" "$image_root.tmp/opt/stoker"
+  touch "$image_root.tmp/.stoker-image-root"
+  mv "$image_root.tmp" "$image_root"
+  echo "$image_root"
+}
+
 # Loads pyxis in the local cluster in DIR beside stoker (its plugstack.conf includes
 # DIR/plugstack.conf.d/*.conf, re-read at each launch). pyxis's slurmd hook makes its
 # runtime_path (/run/pyxis) when slurmd starts with pyxis loaded; added to a running cluster it
@@ -232,6 +251,7 @@ case $1 in
   install) install ;;
   image) image ;;
   image-env) image_env ;;
+  image-root) image_root ;;
   status) status ;;
   plugstack) if [ $# -ge 2 ]; then shift; plugstack "$@"; else echo "$plugstack_line"; fi ;;
   *) usage ;;

@@ -16,7 +16,9 @@ import os
 import sys
 import time
 
-rank = os.environ.get("SLURM_PROCID", "x")
+# PROBE_RANK: the task's rank passed by hand where the environment is cleared (bubblewrap's
+# --clearenv, as Apptainer's --cleanenv).
+rank = os.environ.get("PROBE_RANK") or os.environ.get("SLURM_PROCID", "x")
 
 
 def say(key, value):

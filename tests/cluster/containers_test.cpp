@@ -15,6 +15,7 @@
 #include "cluster_harness.hpp"
 #include "stoker/common/cpuset.hpp"
 #include "stoker/plan/run_record.hpp"
+#include "wheel_share.hpp"
 
 namespace stoker::test {
 namespace {
@@ -104,30 +105,22 @@ TEST_F(Containers, ATunedStepInAnImageRunsWhereItsPlanSaysAndSeesThePlan) {
   EXPECT_EQ(nodes, (std::set<std::string>{"n1", "n2"}));
 }
 
-// The wheel package.build wrote (scripts/wheel.py), unpacked on the host by
-// tests/package/wheel_install.py and mounted read-only at /opt/stoker in the container, with
-// PYTHONPATH=/opt/stoker/site: the image stays as a site pulls it, with nothing of stoker.
-// The dataset, the probe and node-exporter's textfile folder are host folders under the
-// cluster's jobs folder (not /tmp: n2 has a private one), mounted too.
+// The wheel's contents mounted read-only at /opt/stoker in the container, with
+// PYTHONPATH=/opt/stoker/site (wheel_share.hpp); the dataset, the probe and node-exporter's
+// textfile folder are host folders under the cluster's jobs folder, mounted too.
 class ContainersWithTheWheel : public Containers {
  protected:
   void SetUp() override {
     Containers::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
-    const RunResult wheel = run("ls " STOKER_PACKAGE_DIR "/stoker-*.whl | head -n 1");
-    if (wheel.out.empty()) {
+    const WheelShare w = prepare_wheel_share(share());
+    if (w.no_wheel) {
       GTEST_SKIP() << "no wheel in " STOKER_PACKAGE_DIR " (ctest's package.build makes it)";
     }
-    fs::remove_all(share());
+    ASSERT_EQ(w.problem, "");
     fs::create_directories(share() / "prom");
-    fs::copy_file(STOKER_SOURCE_DIR "/tests/cluster/container_probe.py", share() / "probe.py");
-    const RunResult setup =
-        run("python3 " STOKER_SOURCE_DIR "/tests/package/wheel_install.py " +
-            wheel.out.substr(0, wheel.out.size() - 1) + " " +
-            (share() / "stoker" / "site").string() + " " + (share() / "stoker" / "bin").string() +
-            " /usr/bin/python3 >/dev/null && head -c 260000 /dev/urandom > " +
-            (share() / "tokens.bin").string());
-    ASSERT_EQ(setup.rc, 0) << setup.out << setup.err;
+    const RunResult tokens = run("head -c 260000 /dev/urandom > " + (share() / "tokens.bin").string());
+    ASSERT_EQ(tokens.rc, 0) << tokens.err;
     // The record root as the plugin makes it (root's, 0755), there before pyxis checks the
     // mount's source.
     fs::remove_all(record_root());

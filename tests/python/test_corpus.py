@@ -82,6 +82,37 @@ class Corpus(unittest.TestCase):
               f"{decoded} (the others: formats stoker does not read), both refuse {refused}",
               file=sys.stderr)
 
+    def test_a_stray_marker_inside_the_scan_is_decoded_iff_pil_decodes_it(self):
+        """Issue 36: files PIL decodes were refused as truncated when a stray APPn or COM
+        marker sat inside the entropy-coded data (libjpeg then reads past the file's end for
+        the end marker, after every row was decoded). Made from the corpus's real JPEGs: the
+        marker inserted halfway into the scan data, then PIL and stoker compared."""
+        checked = 0
+        for path, kinds in self.files:
+            if kinds[0] != "JPEG":
+                continue
+            with open(path, "rb") as f:
+                data = f.read()
+            sos = data.find(b"\xff\xda")
+            at = sos + (len(data) - sos) // 2
+            while data[at - 1] == 0xFF:  # not inside a stuffed 0xff 0x00 or a marker
+                at += 1
+            for marker in (b"\xff\xe1", b"\xff\xfe"):
+                damaged = data[:at] + marker + data[at:]
+                with self.subTest(file=path, marker=marker.hex()):
+                    try:
+                        with Image.open(io.BytesIO(damaged)) as image:
+                            want = np.asarray(image.convert("RGB"))
+                    except Exception:  # noqa: BLE001 - PIL refuses it: so must stoker
+                        with self.assertRaises(stoker.Error):
+                            _stoker.decode_image(damaged)
+                        continue
+                    got = _stoker.decode_image(damaged)
+                    self.assertEqual(got.shape, want.shape)
+                    self.assertEqual(int((got != want).sum()), 0, "samples differ from PIL's")
+                    checked += 1
+        self.assertGreater(checked, 0, "no damaged JPEG that PIL decodes was made")
+
     def test_eval_transform_is_torchvisions(self):
         import torchvision.transforms as T
 

@@ -27,13 +27,29 @@ struct Fd {
 
 }  // namespace
 
+std::string fs_error_hint(const std::error_code& ec) {
+  if (ec == std::errc::too_many_symbolic_link_levels)
+    return "a symbolic link there leads back to itself (a link loop): remove it or point it "
+           "elsewhere";
+  if (ec == std::errc::permission_denied || ec == std::errc::operation_not_permitted)
+    return "check the permissions: each folder on the way must be one you may enter and read";
+  if (ec == std::errc::filename_too_long) return "shorten the path (or its folders' names)";
+  if (ec == std::errc::not_a_directory)
+    return "a file stands where the path needs a folder: check each part before the last";
+  if (ec == std::errc::no_such_file_or_directory)
+    return "a symbolic link there points to nothing, or the folder changed while it was "
+           "listed: fix the link, or wait until the dataset is written";
+  if (ec == std::errc::io_error || ec == std::errc::timed_out || ec.value() == ESTALE)
+    return "the filesystem did not answer (a network mount?): check the mount and retry";
+  return "check the path";
+}
+
 std::filesystem::file_status dataset_path_status(const std::string& path, const char* missing,
                                                  const char* todo) {
   std::error_code ec;
   const std::filesystem::file_status st = std::filesystem::status(path, ec);
   if (ec && ec != std::errc::no_such_file_or_directory) {
-    throw Error(path, "cannot be read: " + ec.message(),
-                "check the path: each part before the last must be a folder you may enter");
+    throw Error(path, "cannot be read: " + ec.message(), fs_error_hint(ec));
   }
   if (!std::filesystem::exists(st)) throw Error(path, std::string("no such ") + missing, todo);
   return st;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "common/fnv1a.hpp"
@@ -24,6 +25,11 @@ namespace stoker {
 // should be, a permission), so the hint is true for it.
 std::filesystem::file_status dataset_path_status(const std::string& path, const char* missing,
                                                  const char* todo);
+
+// What to do about a filesystem error met on a dataset path: one hint per cause (a link
+// loop, a permission, a name too long, a file where a folder should be, a link to nothing,
+// a filesystem that failed to answer), so that no error gets another cause's hint.
+std::string fs_error_hint(const std::error_code& ec);
 
 std::span<const std::byte> pread_sample(const char* path, uint64_t offset, uint64_t size,
                                         uint64_t index, std::vector<std::byte>& scratch);

@@ -57,7 +57,7 @@ ImageFolderSource::ImageFolderSource(const std::string& root) : root_(root) {
     fingerprint_ = content_sample_hash(content, h);
   } catch (const fs::filesystem_error& e) {
     throw Error(e.path1().empty() ? root : e.path1().string(),
-                "cannot be read: " + e.code().message(), "check the folder's permissions");
+                "cannot be read: " + e.code().message(), fs_error_hint(e.code()));
   }
   if (sizes_.empty()) {
     throw Error(root,

@@ -20,15 +20,20 @@ extern "C" void on_error_exit(j_common_ptr c) {
 // libjpeg only warns about damaged data (extraneous bytes before a marker, a bad Huffman
 // code, ...) and decodes on, as djpeg and PIL do: such an image is delivered and counted
 // (decode_warnings.hpp). The one warning PIL refuses is the data's end before the image's
-// ("image file is truncated" with ImageFile.LOAD_TRUNCATED_IMAGES off): libjpeg reports it
-// as JWRN_JPEG_EOF and fills in grey; here it is an error, as in PIL. Harmless warnings
-// (unknown JFIF version, bogus ICC profile) are neither counted nor reported.
+// last row ("image file is truncated" with ImageFile.LOAD_TRUNCATED_IMAGES off): libjpeg
+// reports it as JWRN_JPEG_EOF and fills in grey; here it is an error, as in PIL. Once every
+// row is decoded, PIL stops asking for data (its decoder is done even where
+// jpeg_finish_decompress would read on): libjpeg's reader can still run off the end there,
+// skipping a stray marker's "segment" (an APPn or COM inside the entropy-coded data), and the
+// image is delivered, as PIL delivers it. Harmless warnings (unknown JFIF version, bogus ICC
+// profile) are neither counted nor reported.
 extern "C" void on_emit_message(j_common_ptr c, int level) {
   if (level >= 0) return;
   auto* e = reinterpret_cast<JpegErrors*>(c->err);
   switch (c->err->msg_code) {
     case JWRN_JPEG_EOF:
-      on_error_exit(c);
+      if (!e->rows_done) on_error_exit(c);
+      if (e->warning[0] == '\0') (*c->err->format_message)(c, e->warning);
       return;
     case JWRN_HIT_MARKER:
     case JWRN_EXTRANEOUS_DATA:
@@ -95,6 +100,7 @@ ImageHeader JpegDecoder::begin(std::span<const std::byte> bytes) {
   if (active_) jpeg_abort_decompress(&cinfo_);
   active_ = true;
   err_.warning[0] = '\0';
+  err_.rows_done = false;
   if (bytes.size() < 4) {
     jpeg_abort_decompress(&cinfo_);
     active_ = false;
@@ -160,6 +166,7 @@ DecodedRegion JpegDecoder::decode(int denom, PixelRect want, std::vector<std::by
       jpeg_skip_scanlines(&cinfo_, static_cast<JDIMENSION>(full_h - 1 - y1));
       read_rows(full_h - 1, full_h, base + stride * static_cast<size_t>(y1 - y0), stride);
     }
+    err_.rows_done = true;
     jpeg_finish_decompress(&cinfo_);
   } else {
     jpeg_abort_decompress(&cinfo_);  // the rows below the region are not decoded

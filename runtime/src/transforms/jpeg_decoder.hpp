@@ -34,6 +34,8 @@ struct JpegErrors {
   std::jmp_buf jump;
   char message[JMSG_LENGTH_MAX];
   char warning[JMSG_LENGTH_MAX];  // the image's first data warning, "" when none
+  // Every row was decoded: the data's end is then no longer "truncated" (PIL's rule).
+  bool rows_done = false;
   jpeg_error_mgr* init();  // for cinfo.err
 };
 

@@ -1,6 +1,7 @@
 // Image folder and tar shard sources on real files in a temporary folder.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -77,6 +78,42 @@ TEST(ImageFolder, BadFoldersAreNamedErrors) {
   expect_error(d / "empty", "no class subfolders");
   write_file(d / "noimg/c/readme.txt", std::string("x"));
   expect_error(d / "noimg", "no images (.jpg/.jpeg/.png/.webp)");
+}
+
+// Each filesystem error gets its own cause's hint: a link loop in a class folder used to be
+// told to "check the folder's permissions" (issue 36).
+TEST(FaultsImageFolder, EachFilesystemErrorGetsItsOwnHint) {
+  ImageDir d;
+  auto error_of = [](const std::string& root) -> std::string {
+    try {
+      ImageFolderSource src(root);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  write_file(d / "loop/c/a.jpg", std::string("x"));
+  std::filesystem::create_symlink("b", d / "loop/c/b");  // b -> b
+  std::string e = error_of(d / "loop");
+  EXPECT_NE(e.find("loop/c/b: cannot be read: Too many levels of symbolic links"),
+            std::string::npos) << e;
+  EXPECT_NE(e.find("a link loop"), std::string::npos) << e;
+  EXPECT_EQ(e.find("permission"), std::string::npos) << e;
+  // A root under a file: the path's own cause, not "no such folder".
+  write_file(d / "file", std::string("x"));
+  e = error_of(d / "file/sub");
+  EXPECT_NE(e.find("Not a directory"), std::string::npos) << e;
+  EXPECT_NE(e.find("a file stands where the path needs a folder"), std::string::npos) << e;
+  // A name longer than NAME_MAX.
+  e = error_of(d / std::string(300, 'n'));
+  EXPECT_NE(e.find("shorten the path"), std::string::npos) << e;
+  if (geteuid() != 0) {  // root enters any folder
+    write_file(d / "closed/c/a.jpg", std::string("x"));
+    chmod((d / "closed/c").c_str(), 0);
+    e = error_of(d / "closed");
+    chmod((d / "closed/c").c_str(), 0755);
+    EXPECT_NE(e.find("check the permissions"), std::string::npos) << e;
+  }
 }
 
 TEST(ImageFolder, AFileThatShrankOrVanishedIsASampleError) {

@@ -73,6 +73,27 @@ TEST(FaultsJpegWarnings, ARegionOfAWarnedJpegEqualsItsFullDecode) {
   }
 }
 
+// A stray APP1 or COM marker inside the entropy-coded data (the crash-test files issue 36
+// found, with Adobe markers): libjpeg stops the scan there, fills the rest in, then reads on
+// for the end marker, takes the bytes after the stray marker for its segment's length, and
+// runs off the file's end ("Premature end of JPEG file"). Every row was decoded by then: PIL
+// delivers the image, and so does stoker (counted as warned). Data that ends before the
+// last row stays an error (DataEndingBeforeTheEndMarkerIsTruncatedAsInPil).
+TEST(FaultsJpegWarnings, AStrayMarkerInTheScanIsDecodedAsPilDoesNotCalledTruncated) {
+  const std::vector<std::byte> clean = baseline_jpeg();
+  const size_t sos = find_marker(clean, 0xda);
+  for (const unsigned char marker : {0xe1, 0xfe}) {
+    std::vector<std::byte> jpeg = clean;
+    size_t at = sos + (jpeg.size() - sos) / 2;
+    while (jpeg[at - 1] == std::byte{0xff}) ++at;  // not inside a stuffed 0xff 0x00
+    jpeg.insert(jpeg.begin() + static_cast<std::ptrdiff_t>(at),
+                {std::byte{0xff}, std::byte{marker}});
+    std::string warning;
+    EXPECT_EQ(warned_images(jpeg, &warning), 1u) << "marker 0x" << std::hex << int{marker};
+    EXPECT_FALSE(warning.empty());
+  }
+}
+
 TEST(FaultsJpegWarnings, AnIntactJpegCountsNoWarning) {
   EXPECT_EQ(warned_images(baseline_jpeg()), 0u);
 }
