@@ -16,20 +16,22 @@ namespace {
 
 struct GeneratedSet {
   std::string dir;
+  std::vector<std::string> paths;  // ContentFile points into them: reserved, never moved
   std::vector<stoker::ContentFile> images, tokens;
   GeneratedSet() {
+    paths.reserve(20001);
     dir = (std::filesystem::temp_directory_path() / ("stoker-bench-fp-" + std::to_string(::getpid()))).string();
     std::filesystem::create_directories(dir);
     const std::string body(16 << 10, 'x');  // 20,000 files of 16 KiB: 320 MiB
     for (int i = 0; i < 20000; ++i) {
-      const std::string p = dir + "/" + std::to_string(i) + ".jpg";
+      const std::string& p = paths.emplace_back(dir + "/" + std::to_string(i) + ".jpg");
       std::ofstream(p, std::ios::binary) << body;
-      images.push_back({p, body.size()});
+      images.push_back({p.c_str(), body.size()});
     }
-    const std::string t = dir + "/tokens.bin";  // 8 GiB, sparse: no disk used
+    const std::string& t = paths.emplace_back(dir + "/tokens.bin");  // 8 GiB, sparse
     std::ofstream(t, std::ios::binary).close();
     std::filesystem::resize_file(t, uint64_t{8} << 30);
-    tokens.push_back({t, uint64_t{8} << 30});
+    tokens.push_back({t.c_str(), uint64_t{8} << 30});
   }
   ~GeneratedSet() { std::filesystem::remove_all(dir); }
 };

@@ -21,6 +21,7 @@ packages=(
   # used by the test harnesses; lintian checks the Debian packages (scripts/package.sh)
   procps util-linux time lintian
   patchelf  # tests/python/test_faults_import.py: an extension whose library is missing
+  strace  # tests/python/test_faults_metadata.py and benchmarks/metadata_storm.sh count syscalls
   # pages looked at in headless Chromium (tests/support/browser_check.py), and the metrics
   # scraped by a real Prometheus through node-exporter's textfile collector (tests/browser/)
   chromium chromium-driver prometheus prometheus-node-exporter

@@ -31,7 +31,7 @@ std::vector<std::pair<uint64_t, uint64_t>> sampled_ranges(uint64_t total) {
 
 class OpenFile {
  public:
-  explicit OpenFile(const ContentFile& f) : path_(f.path), fd_(::open(f.path.c_str(), O_RDONLY | O_CLOEXEC)) {
+  explicit OpenFile(const ContentFile& f) : path_(f.path), fd_(::open(f.path, O_RDONLY | O_CLOEXEC)) {
     if (fd_ < 0) fail(std::string("cannot be opened to fingerprint its content: ") + std::strerror(errno));
   }
   ~OpenFile() { ::close(fd_); }

@@ -18,8 +18,10 @@ namespace stoker {
 inline constexpr uint64_t kContentBlocks = 1024;
 inline constexpr uint64_t kContentBlockBytes = 4096;
 
+// `path` is the source's own string: it outlives content_sample_hash (a copy per file cost
+// a million allocations on a cached open of a million-file folder).
 struct ContentFile {
-  std::string path;
+  const char* path = "";
   uint64_t size = 0;  // as the source saw it when it listed the file
 };
 

@@ -1,9 +1,10 @@
-#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "sources/content_sample.hpp"
 #include "sources/file_read.hpp"
+#include "sources/folder_listing.hpp"
 #include "sources/image_names.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/sources/image_source.hpp"
@@ -21,51 +22,55 @@ const char* kLayoutHint = "expected ROOT/CLASS/IMAGE.jpg (ImageNet / torchvision
 ImageFolderSource::ImageFolderSource(const std::string& root) : root_(root) {
   const fs::file_status st = dataset_path_status(root, "folder", "check the dataset path");
   if (!fs::is_directory(st)) throw Error(root, "is not a folder", kLayoutHint);
+  // The cached listing when its folders are unchanged (one stat per folder: issue 36);
+  // else the walk, kept for the next open.
+  std::optional<FolderListing> cached = load_folder_listing(root);
+  if (cached) {
+    take(std::move(*cached));
+    try {
+      fingerprint_ = content_sample_hash(content(), names_hash_);
+      return;
+    } catch (const Error&) {
+      // A file rewritten in place since (shorter, or gone): its folder's time did not
+      // move, the content sample found it. Walked again below, as on a first open.
+    }
+  }
+  FolderListing walked;
   try {
-    for (const fs::directory_entry& e : fs::directory_iterator(root)) {
-      if (e.is_directory()) classes_.push_back(e.path().filename().string());
-    }
-    std::sort(classes_.begin(), classes_.end());
-    uint64_t h = kFnvOffset;
-    std::vector<std::pair<std::string, uint64_t>> files;  // one class at a time
-    for (size_t c = 0; c < classes_.size(); ++c) {
-      files.clear();
-      const fs::path dir = fs::path(root) / classes_[c];
-      for (const fs::directory_entry& e : fs::recursive_directory_iterator(
-               dir, fs::directory_options::follow_directory_symlink)) {
-        if (e.is_regular_file() && has_image_extension(e.path().filename().native())) {
-          files.emplace_back(e.path().string(), e.file_size());
-        }
-      }
-      std::sort(files.begin(), files.end());
-      h = fnv1a(classes_[c], h);
-      for (const auto& [path, bytes] : files) {
-        path_at_.push_back(paths_.size());
-        paths_ += path;
-        paths_.push_back('\0');
-        sizes_.push_back(bytes);
-        labels_.push_back(static_cast<int32_t>(c));
-        total_bytes_ += bytes;
-        // Relative names only: the same dataset mounted elsewhere has the same fingerprint.
-        h = fnv1a(std::string_view(path).substr(root.size()), h);
-        h = fnv1a(bytes, h);
-      }
-    }
-    std::vector<ContentFile> content;
-    content.reserve(sizes_.size());
-    for (size_t i = 0; i < sizes_.size(); ++i) content.push_back({location(i), sizes_[i]});
-    fingerprint_ = content_sample_hash(content, h);
+    walked = walk_image_folder(root);
   } catch (const fs::filesystem_error& e) {
     throw Error(e.path1().empty() ? root : e.path1().string(),
                 "cannot be read: " + e.code().message(), fs_error_hint(e.code()));
   }
-  if (sizes_.empty()) {
+  if (walked.size() == 0) {
     throw Error(root,
-                classes_.empty() ? "holds no class subfolders"
-                                 : "holds no images (.jpg/.jpeg/.png/.webp) in its " +
-                                       std::to_string(classes_.size()) + " class subfolders",
+                walked.classes.empty() ? "holds no class subfolders"
+                                       : "holds no images (.jpg/.jpeg/.png/.webp) in its " +
+                                             std::to_string(walked.classes.size()) +
+                                             " class subfolders",
                 kLayoutHint);
   }
+  store_folder_listing(root, walked);
+  take(std::move(walked));
+  fingerprint_ = content_sample_hash(content(), names_hash_);
+}
+
+void ImageFolderSource::take(FolderListing&& l) {
+  classes_ = std::move(l.classes);
+  paths_ = std::move(l.paths);
+  path_at_ = std::move(l.path_at);
+  sizes_ = std::move(l.sizes);
+  total_bytes_ = 0;
+  for (uint64_t bytes : sizes_) total_bytes_ += bytes;
+  labels_ = std::move(l.labels);
+  names_hash_ = l.names_hash;
+}
+
+std::vector<ContentFile> ImageFolderSource::content() const {
+  std::vector<ContentFile> files;
+  files.reserve(sizes_.size());
+  for (size_t i = 0; i < sizes_.size(); ++i) files.push_back({paths_.data() + path_at_[i], sizes_[i]});
+  return files;
 }
 
 RawSample ImageFolderSource::read(uint64_t index, std::vector<std::byte>& scratch) const {

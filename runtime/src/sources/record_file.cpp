@@ -39,11 +39,11 @@ RecordFileSource::RecordFileSource(const std::string& path, uint64_t record_byte
                   "write one int64 label per record");
     }
   }
-  std::vector<ContentFile> content{{path, bytes}};
+  std::vector<ContentFile> content{{path.c_str(), bytes}};
   fingerprint_ = file_->fingerprint(record_bytes_);
   if (labels_) {
     fingerprint_ = labels_->fingerprint(fingerprint_);
-    content.push_back({labels_path, labels_->size()});
+    content.push_back({labels_path.c_str(), labels_->size()});
   }
   fingerprint_ = content_sample_hash(content, fingerprint_);
 }

@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "common/fnv1a.hpp"
-#include "stoker/common/launch_env.hpp"
+#include "sources/cache_dir.hpp"
 #include "stoker/common/values.hpp"
 
 namespace stoker {
@@ -40,15 +40,7 @@ std::string entry_path(const std::string& dir, const std::string& id) {
 
 }  // namespace
 
-std::string shard_cache_dir() {
-  const EnvGetter env = process_env();
-  if (const auto dir = env("STOKER_CACHE_DIR")) {
-    return dir->empty() || *dir == "none" ? std::string() : *dir + "/shards";
-  }
-  if (const auto xdg = env_nonempty(env, "XDG_CACHE_HOME")) return *xdg + "/stoker/shards";
-  if (const auto home = env_nonempty(env, "HOME")) return *home + "/.cache/stoker/shards";
-  return {};
-}
+std::string shard_cache_dir() { return cache_dir("shards"); }
 
 std::optional<ShardSummary> load_shard_summary(const std::string& shard,
                                                const std::string& variant) {

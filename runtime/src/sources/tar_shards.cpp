@@ -39,7 +39,7 @@ std::vector<ContentFile> shard_contents(const std::vector<std::string>& shards) 
     std::error_code ec;
     const uint64_t size = fs::file_size(shard, ec);
     if (ec) throw Error(shard, "cannot be read: " + ec.message(), "check the shard's permissions");
-    files.push_back({shard, size});
+    files.push_back({shard.c_str(), size});
   }
   return files;
 }

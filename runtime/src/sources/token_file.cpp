@@ -123,7 +123,7 @@ void TokenFileSource::open(const std::vector<std::string>& paths, std::optional<
   uint64_t h = kFnvOffset;
   for (const File& f : files_) {
     h = fnv1a(f.map->fingerprint(salt), h);
-    content.push_back({f.map->path(), f.map->size()});
+    content.push_back({f.map->path().c_str(), f.map->size()});
   }
   fingerprint_ = content_sample_hash(content, h);
 }

@@ -117,7 +117,8 @@ TEST(FaultsContentFingerprint, LargeSetsHashEvenlySpacedBlocks) {
     write_file(*d / "1.bin", bytes + "r");
   }
   auto hash = [](const ImageDir& d) {
-    return content_sample_hash({{d / "0.bin", size / 2}, {d / "1.bin", size / 2 + 1}}, 7);
+    return content_sample_hash(
+        {{(d / "0.bin").c_str(), size / 2}, {(d / "1.bin").c_str(), size / 2 + 1}}, 7);
   };
   EXPECT_EQ(hash(a), hash(b));
   poke(b / "1.bin", size / 2, 's');  // the last byte of the set: in the last block
@@ -132,7 +133,7 @@ TEST(FaultsContentFingerprint, AFileThatShrankSinceListingIsANamedError) {
   write_file(d / "x.bin", std::string(100, 'x'));
   write_file(d / "y.bin", std::string(10, 'y'));
   try {
-    content_sample_hash({{d / "x.bin", 100}, {d / "y.bin", 50}}, 0);
+    content_sample_hash({{(d / "x.bin").c_str(), 100}, {(d / "y.bin").c_str(), 50}}, 0);
     FAIL() << "no error for a file shorter than listed";
   } catch (const Error& e) {
     EXPECT_EQ(e.where(), d / "y.bin");

@@ -3,7 +3,9 @@
 // order. Images are the files named .jpg, .jpeg, .png or .webp (any letter case) under each class
 // folder, recursively, in sorted path order, classes in order: the same order as
 // ImageFolder's. The name only selects the files; the decoder reads their first bytes.
-// The folder is scanned once, at construction; read() opens and preads one file.
+// The folder is scanned once, at construction (or its listing read back from stoker's cache
+// while its folders are unchanged: src/sources/folder_listing.hpp); read() opens and preads
+// one file.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,9 @@
 #include "stoker/sources/source.hpp"
 
 namespace stoker {
+
+struct ContentFile;    // sources/content_sample.hpp
+struct FolderListing;  // sources/folder_listing.hpp
 
 class ImageFolderSource : public Source {
  public:
@@ -35,6 +40,9 @@ class ImageFolderSource : public Source {
   uint64_t bytes() const { return total_bytes_; }  // of all images
 
  private:
+  void take(FolderListing&& listing);           // its names, sizes and labels
+  std::vector<ContentFile> content() const;     // the images, for the content sample
+
   std::string root_;
   std::vector<std::string> classes_;
   std::string paths_;                // NUL-terminated full paths, back to back
@@ -42,6 +50,7 @@ class ImageFolderSource : public Source {
   std::vector<uint64_t> sizes_;
   std::vector<int32_t> labels_;
   uint64_t fingerprint_ = 0, total_bytes_ = 0;
+  uint64_t names_hash_ = 0;  // of the classes, the paths and sizes: the fingerprint's start
 };
 
 }  // namespace stoker
