@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -78,6 +79,31 @@ std::span<const std::byte> pread_sample(const char* path, uint64_t offset, uint6
     done += static_cast<uint64_t>(n);
   }
   return {scratch.data(), size};
+}
+
+std::span<const std::byte> read_file_sample(const char* path, uint64_t listed, uint64_t index,
+                                            std::vector<std::byte>& scratch) {
+  Fd f{::open(path, O_RDONLY | O_CLOEXEC)};
+  if (f.fd < 0) {
+    throw SampleError{index, path, std::string("cannot open: ") + std::strerror(errno)};
+  }
+  uint64_t done = 0, want = listed + 1;
+  for (;;) {
+    if (scratch.size() < want) scratch.resize(want);
+    const ssize_t n = ::pread(f.fd, scratch.data() + done, want - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw SampleError{index, path, std::string("read failed: ") + std::strerror(errno)};
+    done += static_cast<uint64_t>(n);
+    // A regular file's pread is short only at its end.
+    if (n == 0 || (done >= listed && done < want)) break;
+    if (done == want) want = std::max(want * 2, want + 4096);  // longer than listed: read on
+  }
+  if (done < listed) {
+    throw SampleError{index, path,
+                      "truncated: expected " + std::to_string(listed) +
+                          " bytes, the file ends after " + std::to_string(done)};
+  }
+  return {scratch.data(), done};
 }
 
 }  // namespace stoker

@@ -75,7 +75,7 @@ std::vector<ContentFile> ImageFolderSource::content() const {
 
 RawSample ImageFolderSource::read(uint64_t index, std::vector<std::byte>& scratch) const {
   const char* path = paths_.data() + path_at_[index];
-  return {pread_sample(path, 0, sizes_[index], index, scratch), labels_[index]};
+  return {read_file_sample(path, sizes_[index], index, scratch), labels_[index]};
 }
 
 std::string ImageFolderSource::location(uint64_t index) const {

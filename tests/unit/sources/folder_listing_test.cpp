@@ -125,6 +125,14 @@ TEST_F(FaultsFolderCache, AFileRewrittenInPlaceIsStillAnotherDataset) {
   settle();
   const ImageFolderSource shorter(root());
   EXPECT_EQ(shorter.bytes(), 700u + 300u + 500u + 100u);
+  // Longer: the listing (100 bytes) is used, and the sample is the whole file as it is now.
+  write_file(data_ / "dog/d.webp", std::string(5000, 'L'));
+  settle();
+  const ImageFolderSource longer(root());
+  ASSERT_EQ(longer.location(3), data_ / "dog/d.webp");
+  std::vector<std::byte> scratch;
+  EXPECT_EQ(longer.read(3, scratch).bytes.size(), 5000u);
+  EXPECT_EQ(longer.read(0, scratch).bytes.size(), 700u);
 }
 
 TEST_F(FaultsFolderCache, WritersAtOnceLeaveOneWholeEntry) {

@@ -26,8 +26,8 @@ class ImageFolderSource : public Source {
   explicit ImageFolderSource(const std::string& root);
 
   uint64_t size() const override { return sizes_.size(); }
-  // The file's bytes in `scratch`. A file that cannot be opened or is shorter than at scan
-  // time throws SampleError naming it.
+  // The file's bytes in `scratch` (all of them, also when it is longer than listed). A file
+  // that cannot be opened or is shorter than at scan time throws SampleError naming it.
   RawSample read(uint64_t index, std::vector<std::byte>& scratch) const override;
   std::string location(uint64_t index) const override;  // the file's path
   // Hash of the class names, the images' paths relative to the root, their sizes, and a
