@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -180,6 +181,20 @@ std::vector<JobLogLine> collect_records(const std::string& root, const std::stri
     }
   }
   return lines;
+}
+
+std::string job_log_file(const std::string& job_log, const std::string& node) {
+  struct stat st {};
+  const bool folder = job_log.back() == '/' ||
+                      (::stat(job_log.c_str(), &st) == 0 && S_ISDIR(st.st_mode));
+  if (!folder) return job_log;
+  if (job_log.back() == '/') (void)::mkdir(job_log.c_str(), 0755);  // else append says why
+  std::string name = node.empty() ? "unknown-node" : node;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  }
+  if (name.front() == '.') name.front() = '_';
+  return job_log + (job_log.back() == '/' ? "" : "/") + name + ".jsonl";
 }
 
 std::string append_to_log(const std::string& path, const std::vector<std::string>& lines) {

@@ -59,6 +59,13 @@ std::vector<JobLogLine> collect_records(const std::string& root, const std::stri
                                         const std::vector<uint64_t>& ranks,
                                         const StepIdentity& who);
 
+// The file this node appends its lines to: `job_log` itself, or, when it names a folder (it
+// ends with '/', or is one), FOLDER/<node>.jsonl, the folder made (0755) when missing. One
+// file per node is what a log on NFS needs: its clients compute the end of the file
+// themselves, so two nodes appending to one file at once can overwrite each other's lines
+// (open(2), O_APPEND); one node's own appends are serialised by its kernel.
+std::string job_log_file(const std::string& job_log, const std::string& node);
+
 // Appends each line and a newline with one write each (O_APPEND). Returns "" or one line
 // naming the log and what went wrong (and how many lines were written).
 std::string append_to_log(const std::string& path, const std::vector<std::string>& lines);

@@ -166,14 +166,15 @@ void records_collect(spank_t sp, const PluginConfig& cfg, bool tuned) {
     std::erase_if(lines, [](const JobLogLine& l) { return l.status == "missing"; });
   std::vector<std::string> text;
   for (const JobLogLine& l : lines) text.push_back(to_json(l));
-  const std::string problem = append_to_log(cfg.job_log, text);
+  const std::string log = job_log_file(cfg.job_log, who.node);
+  const std::string problem = append_to_log(log, text);
   const std::string left = remove_step_folder(cfg.record_root, r.name, ranks);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!problem.empty()) slurm_error("stoker: job %s step %s: %s", r.job.c_str(), r.step.c_str(), problem.c_str());
   if (!left.empty()) slurm_info("stoker: %s", left.c_str());
   slurm_info("stoker: job %s step %s: %zu run record line(s) for %s in %.3f ms", r.job.c_str(),
-             r.step.c_str(), lines.size(), cfg.job_log.c_str(), ms);
+             r.step.c_str(), lines.size(), log.c_str(), ms);
   if (cfg.admin_comment) verdict_to_admin_comment(sp, lines);
   r = {};
 }

@@ -20,7 +20,8 @@ namespace stoker::cli {
 namespace {
 
 struct Args {
-  std::string log, html, topology;
+  std::vector<std::string> logs;
+  std::string html, topology;
   ReportFilter filter;
   bool json = false;
   size_t top = 20;
@@ -45,13 +46,14 @@ void write_page(const std::string& path, const std::string& html) {
 }
 
 void run(const Args& a) {
-  const JobReport report = read_job_log(a.log, a.filter, stderr);
+  const LogSet logs(a.logs);
+  const JobReport report = read_job_log(logs, a.filter, stderr);
   if (!a.html.empty()) {
     std::string note;
     const std::optional<Topology> topo = picture_topology(a.topology, &note);
     const std::vector<StepSummary> shown(
         report.steps.begin(), report.steps.begin() + std::min(a.top, report.steps.size()));
-    write_page(a.html, report_html(report, a.top, step_records(a.log, shown),
+    write_page(a.html, report_html(report, a.top, step_records(logs, shown),
                                   topo ? &*topo : nullptr, note));
   }
   const std::string text = a.json ? report_json(report, a.top) : report_text(report, a.top);
@@ -64,7 +66,10 @@ const Command report_command(60, [](CLI::App& app) {
   Args& a = *args;
   CLI::App* cmd = app.add_subcommand(
       "report", "Which jobs starve their GPUs: the admin's job log, highest input wait first");
-  cmd->add_option("--log", a.log, "the job log (the plugin's job_log=)")->required();
+  cmd->add_option("--log", a.logs,
+                  "the job log (the plugin's job_log=): a file, or a folder of node files and "
+                  "their rotated ones (.1, .gz); several --log are read as one log")
+      ->required();
   cmd->add_option("--since", a.filter.since,
                   "only lines at or after a UTC date or time (2026-12-01, 2026-12-01T10:00:00Z) "
                   "or within an age (7d, 12h, 30m)");

@@ -22,15 +22,6 @@ namespace {
 constexpr uint64_t kShownBroken = 20;
 constexpr size_t kShownProblems = 8;
 
-std::ifstream open_log(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw Error(path, "cannot be read", "give --log the job log named by the plugin's job_log= "
-                                        "(plugstack.conf)");
-  }
-  return in;
-}
-
 bool wanted(const JobLogLine& l, const ReportFilter& f, const std::string& since) {
   return (since.empty() || l.time >= since) && (f.user.empty() || l.user == f.user) &&
          (f.partition.empty() || l.partition == f.partition) && (f.job.empty() || l.job == f.job);
@@ -112,17 +103,17 @@ std::string since_time(const std::string& since) {
 
 namespace {
 
-// One thread's share of the log: the lines that start within [begin, end).
+// One thread's share of one log file: the lines that start within [begin, end) of it.
 struct Chunk {
+  const LogFile* file = nullptr;
   uint64_t begin = 0, end = 0;
   uint64_t lines = 0, broken = 0;
   std::vector<std::pair<uint64_t, std::string>> broken_shown;  // (line in the chunk, what)
   std::vector<StepSummary> steps;                              // in order of appearance
 };
 
-void read_chunk(const std::string& path, const ReportFilter& filter, const std::string& since,
-                Chunk& c) {
-  std::ifstream in(path, std::ios::binary);
+void read_chunk(const ReportFilter& filter, const std::string& since, Chunk& c) {
+  std::ifstream in(c.file->path, std::ios::binary);
   uint64_t at = c.begin;
   std::string text;
   if (c.begin > 0) {  // a line under way at `begin` is the chunk before's
@@ -142,8 +133,8 @@ void read_chunk(const std::string& path, const ReportFilter& filter, const std::
       if (fresh) c.steps.emplace_back();
       StepSummary& step = c.steps[it->second];
       add_line(step, l);
-      step.from = std::min(step.from, line_at);
-      step.to = std::max(step.to, at);
+      step.from = std::min(step.from, c.file->base + line_at);  // the files end to end
+      step.to = std::max(step.to, c.file->base + at);
     } catch (const Error& e) {  // only parse_job_log_line throws stoker::Error here
       if (++c.broken <= kShownBroken) c.broken_shown.emplace_back(c.lines, e.problem());
     }
@@ -195,35 +186,46 @@ size_t chunk_count(uint64_t bytes) {
 
 }  // namespace
 
-JobReport read_job_log(const std::string& path, const ReportFilter& filter, std::FILE* warn) {
-  open_log(path);  // one clear error when it cannot be read
+JobReport read_job_log(const LogSet& logs, const ReportFilter& filter, std::FILE* warn) {
   const std::string since = since_time(filter.since);
-  std::error_code ec;
-  const uint64_t bytes = std::filesystem::file_size(path, ec);
-  std::vector<Chunk> chunks(chunk_count(ec ? 0 : bytes));
-  for (size_t i = 0; i < chunks.size(); ++i) {
-    chunks[i].begin = bytes * i / chunks.size();
-    chunks[i].end = i + 1 == chunks.size() ? UINT64_MAX : bytes * (i + 1) / chunks.size();
+  std::vector<Chunk> chunks;  // each file's, in order
+  for (const LogFile& f : logs.files()) {
+    const size_t n = chunk_count(f.bytes);
+    for (size_t i = 0; i < n; ++i) {
+      Chunk& c = chunks.emplace_back();
+      c.file = &f;
+      c.begin = f.bytes * i / n;
+      c.end = i + 1 == n ? UINT64_MAX : f.bytes * (i + 1) / n;
+    }
   }
-  std::vector<std::thread> threads;
-  for (size_t i = 1; i < chunks.size(); ++i)
-    threads.emplace_back([&, i] { read_chunk(path, filter, since, chunks[i]); });
-  read_chunk(path, filter, since, chunks[0]);
+  std::vector<std::thread> threads;  // at most 8 at once: a file's chunks, then the next's
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    if (threads.size() == 8) {
+      for (std::thread& t : threads) t.join();
+      threads.clear();
+    }
+    threads.emplace_back([&, i] { read_chunk(filter, since, chunks[i]); });
+  }
   for (std::thread& t : threads) t.join();
 
   JobReport report;
-  report.log = path;
+  report.log = logs.describe();
+  uint64_t file_lines = 0;  // lines of the file before this chunk, for FILE:LINE
+  const LogFile* file = nullptr;
   size_t most_steps = 0;
   for (const Chunk& c : chunks) most_steps += c.steps.size();
   report.steps.reserve(most_steps);
   std::map<std::string, size_t> index;
   uint64_t shown = 0;
   for (Chunk& c : chunks) {
+    if (c.file != file) file_lines = 0;
+    file = c.file;
     for (const auto& [line, what] : c.broken_shown) {
       if (++shown <= kShownBroken)
-        std::fprintf(warn, "stoker report: %s:%llu: %s; skipped\n", path.c_str(),
-                     static_cast<unsigned long long>(report.lines + line), what.c_str());
+        std::fprintf(warn, "stoker report: %s:%llu: %s; skipped\n", c.file->name.c_str(),
+                     static_cast<unsigned long long>(file_lines + line), what.c_str());
     }
+    file_lines += c.lines;
     report.lines += c.lines;
     report.broken += c.broken;
     for (StepSummary& s : c.steps) {
@@ -236,7 +238,7 @@ JobReport read_job_log(const std::string& path, const ReportFilter& filter, std:
     }
   }
   if (report.broken > kShownBroken)
-    std::fprintf(warn, "stoker report: %s: %llu more broken lines skipped\n", path.c_str(),
+    std::fprintf(warn, "stoker report: %s: %llu more broken lines skipped\n", report.log.c_str(),
                  static_cast<unsigned long long>(report.broken - kShownBroken));
   // Highest wait first (to the percent shown); at the same wait, a step with a change to
   // make before one without.
@@ -257,13 +259,12 @@ JobReport read_job_log(const std::string& path, const ReportFilter& filter, std:
   return report;
 }
 
-std::vector<std::vector<RunRecord>> step_records(const std::string& path,
+std::vector<std::vector<RunRecord>> step_records(const LogSet& logs,
                                                  const std::vector<StepSummary>& steps) {
   std::map<std::string, size_t> wanted_steps;
   for (size_t i = 0; i < steps.size(); ++i)
     wanted_steps[step_key(steps[i].job, steps[i].step)] = i;
   std::vector<std::vector<RunRecord>> out(steps.size());
-  std::ifstream in = open_log(path);
   std::set<std::string, std::less<>> jobs;
   for (const StepSummary& s : steps) jobs.insert(s.job);
   // The byte ranges that hold the steps' lines, merged: a few megabytes of a large log.
@@ -274,28 +275,32 @@ std::vector<std::vector<RunRecord>> step_records(const std::string& path,
   std::sort(ranges.begin(), ranges.end());
   std::string text;
   const std::string_view key = "\"job\":\"";
-  uint64_t done = 0;  // bytes before this were read
-  for (auto [from, to] : ranges) {
-    from = std::max(from, done);
-    if (from >= to) continue;
-    in.clear();
-    in.seekg(static_cast<std::streamoff>(from));
-    for (uint64_t at = from; at < to && std::getline(in, text); at += text.size() + 1) {
-      // Most lines belong to steps not shown: look at the job's id before parsing.
-      const size_t k = text.find(key);
-      if (k == std::string::npos) continue;
-      const size_t begin = k + key.size(), end = text.find('"', begin);
-      if (end == std::string::npos) continue;
-      if (!jobs.count(std::string_view(text).substr(begin, end - begin))) continue;
-      try {
-        JobLogLine l = parse_job_log_line(text, path);
-        const auto it = wanted_steps.find(step_key(l.job, l.step));
-        if (it != wanted_steps.end() && l.record) out[it->second].push_back(std::move(*l.record));
-      } catch (const Error&) {
-        // named once already by read_job_log
+  for (const LogFile& f : logs.files()) {
+    std::ifstream in(f.path, std::ios::binary);
+    uint64_t done = 0;  // bytes of this file before this were read
+    for (auto [from, to] : ranges) {  // in the files end to end: this file's part of each
+      from = std::max({from, f.base, f.base + done});
+      to = std::min(to, f.base + f.bytes);
+      if (from >= to) continue;
+      in.clear();
+      in.seekg(static_cast<std::streamoff>(from - f.base));
+      for (uint64_t at = from; at < to && std::getline(in, text); at += text.size() + 1) {
+        // Most lines belong to steps not shown: look at the job's id before parsing.
+        const size_t k = text.find(key);
+        if (k == std::string::npos) continue;
+        const size_t begin = k + key.size(), end = text.find('"', begin);
+        if (end == std::string::npos) continue;
+        if (!jobs.count(std::string_view(text).substr(begin, end - begin))) continue;
+        try {
+          JobLogLine l = parse_job_log_line(text, f.name);
+          const auto it = wanted_steps.find(step_key(l.job, l.step));
+          if (it != wanted_steps.end() && l.record) out[it->second].push_back(std::move(*l.record));
+        } catch (const Error&) {
+          // named once already by read_job_log
+        }
       }
+      done = to - f.base;
     }
-    done = to;
   }
   for (auto& records : out) {
     std::sort(records.begin(), records.end(),

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "report_files.hpp"
 #include "stoker/plan/run_advice.hpp"
 #include "stoker/plan/run_record.hpp"
 
@@ -30,7 +31,8 @@ struct StepSummary {
   RunRecord worst;          // the rank that waited most (its timeline dropped when read)
   std::vector<std::string> problems;  // "rank N: missing: ..." (the first 8)
   uint64_t problem_count = 0;
-  uint64_t from = UINT64_MAX, to = 0;  // the log's bytes that hold its lines (step_records)
+  uint64_t from = UINT64_MAX, to = 0;  // the log's bytes that hold its lines (step_records),
+                                       // in its files taken end to end (LogFile::base)
   double wait() const { return ranks ? wait_sum / static_cast<double>(ranks) : 0.0; }
 };
 
@@ -44,7 +46,7 @@ struct GroupSummary {
 };
 
 struct JobReport {
-  std::string log;
+  std::string log;  // the --log arguments
   uint64_t lines = 0, broken = 0;  // lines read, lines that could not be read
   std::vector<StepSummary> steps;  // highest mean wait first
   std::vector<GroupSummary> groups;  // highest mean wait first
@@ -54,14 +56,14 @@ struct JobReport {
 // or time is kept. Throws stoker::Error naming --since for anything else.
 std::string since_time(const std::string& since);
 
-// Reads `path`; each broken line is one line on `warn` ("FILE:LINE: what; skipped"), the
-// first 20 of them, then a count. Throws stoker::Error when the file cannot be read.
-JobReport read_job_log(const std::string& path, const ReportFilter& filter, std::FILE* warn);
+// Reads the log's files (report_files.hpp); each broken line is one line on `warn`
+// ("FILE:LINE: what; skipped"), the first 20 of them, then a count.
+JobReport read_job_log(const LogSet& logs, const ReportFilter& filter, std::FILE* warn);
 
 // Each of `steps`' ranks' records with their timelines, read again from the log (only the
 // bytes between each step's first and last line): the records of step i (job and step as in
 // steps[i]) in rank order.
-std::vector<std::vector<RunRecord>> step_records(const std::string& path,
+std::vector<std::vector<RunRecord>> step_records(const LogSet& logs,
                                                  const std::vector<StepSummary>& steps);
 
 }  // namespace stoker::cli

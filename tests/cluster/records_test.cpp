@@ -132,6 +132,37 @@ TEST_F(FaultsRecords, TheStepsLinesAndVerdictAreWrittenBeforeSrunReturns) {
   }
 }
 
+// job_log= naming a folder: each node appends only to its own <node>.jsonl, the one layout
+// that is safe on NFS (two clients appending to one file can overwrite each other's lines).
+// Two steps on both nodes end at once; every line lands in its node's file, whole, and the
+// report reads the folder as one log.
+TEST_F(FaultsRecords, AJobLogFolderGetsOneFilePerNodeAndTheReportReadsIt) {
+  const fs::path folder = dir() / "job-logs";
+  fs::remove_all(folder);
+  use_records(folder.string() + "/");
+  const RunResult r =
+      run(bench("-N 2 -n 4 --stoker-profile=cv") + " & " + bench("-N 2 -n 4 --stoker-profile=cv") +
+          " & wait");
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  std::set<std::string> jobs;
+  for (const std::string node : {"n1", "n2"}) {
+    const fs::path file = folder / (node + ".jsonl");
+    const std::vector<std::string> lines = lines_of(slurp(file));
+    EXPECT_EQ(lines.size(), 4u) << file << ":\n" << slurp(file);  // 2 ranks x 2 steps
+    for (const std::string& text : lines) {
+      const JobLogLine l = parse_job_log_line(text, file.string());
+      EXPECT_EQ(l.node, node) << text;
+      EXPECT_EQ(l.status, "ok") << text;
+      jobs.insert(l.job);
+    }
+  }
+  EXPECT_EQ(jobs.size(), 2u);
+  const RunResult report = run(STOKER_CLI " report --log " + folder.string() + " --json");
+  EXPECT_EQ(report.rc, 0) << report.err;
+  EXPECT_EQ(count_of(report.out, "\"ranks\": 4"), 2) << report.out;
+  EXPECT_EQ(report.err, "");
+}
+
 TEST_F(FaultsRecords, ALogThatCannotBeWrittenLeavesTheStepRunning) {
   use_records("/nonexistent/stoker/jobs.jsonl");
   const RunResult r = run(bench("-N 2 -n 2 --stoker-profile=cv"));

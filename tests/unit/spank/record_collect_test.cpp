@@ -230,3 +230,23 @@ TEST(FaultsRecordCollect, AFullLogIsOneLineNamingIt) {
   EXPECT_NE(r.out.find(log + ": cannot append to the job log"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1 of 2 lines written"), std::string::npos) << r.out;
 }
+
+// A job_log= folder (it ends with '/', or is one): this node's own file in it, the folder
+// made when missing; an odd node name cannot leave the folder. A file stays itself.
+TEST(FaultsRecordCollect, AJobLogFolderMeansOneFilePerNode) {
+  Root root;
+  const std::string file = root.str() + "/jobs.jsonl";
+  EXPECT_EQ(job_log_file(file, "n1"), file);
+  const std::string folder = root.str() + "/logs/";
+  EXPECT_EQ(job_log_file(folder, "n1"), folder + "n1.jsonl");
+  EXPECT_TRUE(fs::is_directory(folder));
+  EXPECT_EQ(job_log_file(root.str() + "/logs", "gpu-07.cluster"),
+            root.str() + "/logs/gpu-07.cluster.jsonl");
+  EXPECT_EQ(job_log_file(folder, "../etc/x"), folder + "_._etc_x.jsonl");
+  EXPECT_EQ(job_log_file(folder, ""), folder + "unknown-node.jsonl");
+  EXPECT_EQ(append_to_log(job_log_file(folder, "n2"), {"a", "b"}), "");
+  std::ifstream in(folder + "n2.jsonl");
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "a\nb\n");
+}

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "report_page.hpp"
 #include "run_command.hpp"
 #include "stoker/plan/run_record.hpp"
 #include "temp_tree.hpp"
@@ -165,15 +166,7 @@ TEST(ReportPage, AStepsLinesFarApartAllReachItsPlot) {
     const auto r = test::run_command(test::stoker_cli() + " report --top 1 --log " +
                                      tree.path("jobs.jsonl") + " --html " + tree.path("p.html"));
     EXPECT_EQ(r.status, 0) << r.out;
-    std::ifstream in(tree.path("p.html"));
-    std::stringstream s;
-    s << in.rdbuf();
-    const std::string html = s.str();
-    size_t n = 0;
-    for (size_t at = html.find("<polyline"); at != std::string::npos;
-         at = html.find("<polyline", at + 1))
-      ++n;
-    return n;
+    return test::polylines_of(test::read_page(tree.path("p.html")));
   };
   const size_t side_by_side = polylines(false);
   EXPECT_EQ(side_by_side, polylines(false, false) + 1);  // a line per rank
