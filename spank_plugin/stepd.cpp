@@ -16,6 +16,7 @@
 #include "options.hpp"
 #include "rendezvous.hpp"
 #include "stepd_records.hpp"
+#include "stoker/common/launch_env.hpp"
 #include "stoker/common/strings.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/topology/topology.hpp"
@@ -42,7 +43,7 @@ struct NodeState {
   double setup_ms = 0;        // the node's share of the step: decide and load (init_post_opt)
   // Read at user_init, before any plugin's task_init (pyxis's joins a container's namespaces
   // and copies the image's environment in): the step's environment and cgroup cpuset.
-  std::optional<std::map<std::string, std::string>> job_env;
+  std::optional<EnvGetter> job_env;  // env_from the copy; nullopt when it could not be read
   CpuSet stepd_cgroup;
 };
 
@@ -184,11 +185,7 @@ std::optional<Plan> tune_task(spank_t sp, const EnvGetter& env, const StepTask& 
 // plugin set before (an image's STOKER_WORKERS, OMP_NUM_THREADS) is named, then replaced.
 void export_task_env(spank_t sp, const Plan* plan, const StepTask& task, const EnvGetter& now) {
   const NodeState& st = state();
-  const EnvGetter job = [&st, &now](const std::string& name) -> std::optional<std::string> {
-    if (!st.job_env) return now(name);  // user_init could not read it: as the task has it
-    const auto it = st.job_env->find(name);
-    return it == st.job_env->end() ? std::nullopt : std::optional<std::string>(it->second);
-  };
+  const EnvGetter& job = st.job_env ? *st.job_env : now;  // user_init could not read it: now
   const EnvVars vars = task_env(plan, task, job, st.cfg.profiles);
   if (const auto changed = set_before_task_init(vars, job, now); !changed.empty()) {
     to_task_stderr("stoker: rank " + std::to_string(task.rank) +
@@ -256,13 +253,13 @@ int stepd_user_init(spank_t sp) {
   if (!st.enabled) return 0;
   char** env = nullptr;
   if (spank_get_item(sp, S_JOB_ENV, &env) == ESPANK_SUCCESS && env) {
-    st.job_env.emplace();
+    std::map<std::string, std::string> copy;
     for (; *env; ++env) {
       const std::string_view entry = *env;
       const size_t eq = entry.find('=');
-      if (eq != std::string_view::npos)
-        st.job_env->emplace(entry.substr(0, eq), entry.substr(eq + 1));
+      if (eq != std::string_view::npos) copy.emplace(entry.substr(0, eq), entry.substr(eq + 1));
     }
+    st.job_env = env_from(std::move(copy));
   }
   st.stepd_cgroup = cgroup_cpuset();
   return 0;

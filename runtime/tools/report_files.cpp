@@ -18,10 +18,6 @@ namespace {
 
 const char* kTodo = "give --log the plugin's job_log= (a file, or a folder of node files)";
 
-bool ends_with(const std::string& s, const std::string& end) {
-  return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
-}
-
 // A log file in a folder: NAME.jsonl, or a rotated one (NAME.jsonl.1, NAME.jsonl.2.gz).
 bool is_log_name(const std::string& name) {
   return name.front() != '.' && name.find(".jsonl") != std::string::npos;
@@ -80,7 +76,7 @@ LogSet::LogSet(const std::vector<std::string>& args) : args_(args) {
     uint64_t base = 0;
     for (const std::string& name : names) {
       LogFile f{name, name, base, 0};
-      if (ends_with(name, ".gz")) {
+      if (name.ends_with(".gz")) {
         f.path = unpack(name);
         unpacked_.push_back(f.path);
       }

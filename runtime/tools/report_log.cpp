@@ -1,10 +1,10 @@
 #include "report_log.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <ctime>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -198,14 +198,16 @@ JobReport read_job_log(const LogSet& logs, const ReportFilter& filter, std::FILE
       c.end = i + 1 == n ? UINT64_MAX : f.bytes * (i + 1) / n;
     }
   }
-  std::vector<std::thread> threads;  // at most 8 at once: a file's chunks, then the next's
-  for (size_t i = 0; i < chunks.size(); ++i) {
-    if (threads.size() == 8) {
-      for (std::thread& t : threads) t.join();
-      threads.clear();
-    }
-    threads.emplace_back([&, i] { read_chunk(filter, since, chunks[i]); });
-  }
+  // The chunks of every file, taken in turn by as many threads as one file's chunks may
+  // have (chunk_count's bound: the cores, at most 8), this one among them.
+  std::atomic<size_t> next{0};
+  const auto work = [&] {
+    for (size_t i; (i = next++) < chunks.size();) read_chunk(filter, since, chunks[i]);
+  };
+  std::vector<std::thread> threads;
+  const size_t workers = std::min(chunks.size(), chunk_count(UINT64_MAX));
+  for (size_t t = 1; t < workers; ++t) threads.emplace_back(work);
+  work();
   for (std::thread& t : threads) t.join();
 
   JobReport report;
