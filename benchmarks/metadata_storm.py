@@ -3,15 +3,18 @@
 the filesystem's metadata server, per rank and per job, and the time to the first batch.
 
   benchmarks/metadata_storm.py [--files 200000] [--ranks 8] [--big 1000000] [--dir DIR]
-                               [--latency-ms 0.5]
+                               [--latency-ms 0.5] [--before PYTHONPATH]
 
 1. RANKS processes open a FILES-file tree at once (one job), each under strace -f -y, and
    the calls on the tree's paths are counted (stat family, openat, getdents64): torchvision's
-   ImageFolder; stoker with STOKER_CACHE_DIR=none (every rank walks, as before the listing
-   cache); stoker's first job (an empty cache: every rank walks and keeps the listing); and
-   its second job (the listing read back: one stat per folder). stoker's opens include the
-   content sample (at most 1024 files) and the first batches its loader reads before
-   close(); torchvision's ImageFolder reads no file at construction.
+   ImageFolder; stoker as it was before (--before PYTHONPATH: a build of the commit before
+   issue 36's listing, every rank walking and stat'ing every file); and this stoker, with
+   each rank alone (no process group: each lists), then as one job (a gloo process group:
+   rank 0 lists and the others take its index), without a cache, with an empty cache, and
+   with the listing cached. stoker's opens include the content sample (at most 1024 files,
+   on the rank that lists) and the first batches its loader reads before close() (the
+   smallest ring: at most 2-3 batches of 8 a rank); torchvision's ImageFolder reads no file
+   at construction.
 2. One process, BIG files: the time to the first batch of stoker.Loader.images, with the
    cache empty (the walk), then again (the cached listing).
 3. A network metadata server, modelled: the counted metadata calls of part 1 times
@@ -24,12 +27,18 @@ import argparse
 import io
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-STOKER = "import stoker, sys; stoker.Loader.images(sys.argv[1], batch_size=8).close()"
+# The smallest ring: the loader reads a few batches before close(), not dozens.
+SMALLEST_RING = "batch_size=8, workers=1, prefetch=1, max_depth=1, held_batches=1, adaptive=False"
+STOKER = f"import stoker, sys; stoker.Loader.images(sys.argv[1], {SMALLEST_RING}).close()"
+# One job: a gloo group first (RANK, WORLD_SIZE, MASTER_* from the starter), as DDP has.
+STOKER_JOB = ("import stoker, sys, torch.distributed as d; d.init_process_group('gloo'); "
+              f"stoker.Loader.images(sys.argv[1], {SMALLEST_RING}).close(); d.barrier()")
 TORCHVISION = "import sys, torchvision; torchvision.datasets.ImageFolder(sys.argv[1])"
 # torch is imported before the clock starts: every PyTorch job pays for it (about 1 s here),
 # listing or not.
@@ -66,11 +75,16 @@ def make_tree(root, files, per_class=1000):
 
 
 def traced_job(probe, root, ranks, env, work):
-    """Runs `ranks` processes of `probe` at once under strace; calls on `root`'s paths."""
+    """Runs `ranks` processes of `probe` at once under strace (rank r with RANK=r,
+    WORLD_SIZE, MASTER_ADDR/PORT on the loopback); calls on `root`'s paths."""
     trace = os.path.join(work, "trace")
-    starter = ("import subprocess, sys; ps = [subprocess.Popen([sys.executable, '-c', "
-               f"{probe!r}, {root!r}]) for _ in range({ranks})]; "
-               "sys.exit(max(p.wait() for p in ps))")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    starter = ("import os, subprocess, sys; ps = [subprocess.Popen([sys.executable, '-c', "
+               f"{probe!r}, {root!r}], env=dict(os.environ, RANK=str(r), "
+               f"WORLD_SIZE='{ranks}', MASTER_ADDR='127.0.0.1', MASTER_PORT='{port}')) "
+               f"for r in range({ranks})]; sys.exit(max(p.wait() for p in ps))")
     got = subprocess.run(["strace", "-f", "-qq", "-y", "-e",
                           "trace=%%stat,openat,getdents64", "-o", trace, sys.executable, "-c",
                           starter], env=env, capture_output=True, text=True)
@@ -102,6 +116,7 @@ def main():
     ap.add_argument("--big", type=int, default=1_000_000)
     ap.add_argument("--dir", default="/var/tmp/stoker-metadata")
     ap.add_argument("--latency-ms", type=float, default=0.5)
+    ap.add_argument("--before", help="PYTHONPATH of the stoker before, for its rows")
     a = ap.parse_args()
     if shutil.which("strace") is None:
         raise SystemExit("metadata_storm: strace is not installed")
@@ -115,23 +130,34 @@ def main():
     build = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "python")
     base = dict(os.environ, OMP_NUM_THREADS="1",
                 PYTHONPATH=os.environ.get("PYTHONPATH", os.path.abspath(build)))
-    rows = [
-        ("torchvision ImageFolder", TORCHVISION, dict(base)),
-        ("stoker, no cache (each rank walks)", STOKER, dict(base, STOKER_CACHE_DIR="none")),
-        ("stoker, first job (empty cache)", STOKER, dict(base, STOKER_CACHE_DIR=cache)),
-        ("stoker, second job (cached listing)", STOKER, dict(base, STOKER_CACHE_DIR=cache)),
+    rows = [("torchvision ImageFolder", TORCHVISION, dict(base))]
+    if a.before:
+        old = dict(base, PYTHONPATH=a.before)
+        rows += [("stoker before, no cache", STOKER, dict(old, STOKER_CACHE_DIR="none")),
+                 ("stoker before, first job (empty cache)", STOKER,
+                  dict(old, STOKER_CACHE_DIR=cache + "-before")),
+                 ("stoker before, second job (cached)", STOKER,
+                  dict(old, STOKER_CACHE_DIR=cache + "-before"))]
+    rows += [
+        ("stoker, ranks alone, no cache (each lists)", STOKER, dict(base, STOKER_CACHE_DIR="none")),
+        ("stoker, one job, no cache (rank 0 lists)", STOKER_JOB,
+         dict(base, STOKER_CACHE_DIR="none")),
+        ("stoker, one job, first (empty cache)", STOKER_JOB, dict(base, STOKER_CACHE_DIR=cache)),
+        ("stoker, one job, second (cached listing)", STOKER_JOB,
+         dict(base, STOKER_CACHE_DIR=cache)),
     ]
     print(f"\n{a.ranks} ranks open {a.files} files in {a.files // 1000} folders: calls on the "
-          f"tree per job (per rank); model at {a.latency_ms} ms a metadata call, per rank")
-    print("| | stat family | openat | getdents64 | metadata calls per rank | modelled s per rank |")
+          f"tree per job (per rank); model: {a.latency_ms} ms of the metadata server a call")
+    print("| | stat family | openat | getdents64 | metadata calls per job | modelled s per "
+          "job |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, probe, env in rows:
         c = traced_job(probe, small, a.ranks, env, work)
-        per_rank = sum(c.values()) / a.ranks
+        job = sum(c.values())
         print(f"| {name} | {c['stat']:,} ({c['stat'] // a.ranks:,}) | {c['openat']:,} "
               f"({c['openat'] // a.ranks:,}) | {c['getdents64']:,} "
-              f"({c['getdents64'] // a.ranks:,}) | {per_rank:,.0f} | "
-              f"{per_rank * a.latency_ms / 1000:.2f} |", flush=True)
+              f"({c['getdents64'] // a.ranks:,}) | {job:,} | "
+              f"{job * a.latency_ms / 1000:.2f} |", flush=True)
     if a.big:
         t = time.monotonic()
         make_tree(big, a.big)

@@ -4,6 +4,8 @@
 
 #include "stoker/transforms/copy_transform.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/distributed/shared_listing.hpp"
+#include "stoker/distributed/world.hpp"
 #include "stoker/sources/image_source.hpp"
 #include "stoker/transforms/image_transforms.hpp"
 #include "stoker/sources/token_source.hpp"
@@ -21,7 +23,8 @@ Dataset open_dataset(const TrainOptions& o) {
   if (kind == "auto") kind = fs::is_directory(o.data, ec) ? "images" : "tokens";
   Dataset d;
   if (kind == "images") {
-    auto src = std::make_shared<ImageFolderSource>(o.data);
+    // Listed by rank 0 alone under MPI, the others take its index (issue 36).
+    auto src = open_image_folder(o.data, detect_world().world_size, /*agree=*/true);
     ImageTransformOptions t;
     t.train = true;
     t.size = o.image_size;

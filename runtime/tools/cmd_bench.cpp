@@ -54,7 +54,7 @@ std::shared_ptr<const Source> open_images(const ImageArgs& a) {
 
 double avg_input_bytes(const Source& s) {
   if (const auto* f = dynamic_cast<const ImageFolderSource*>(&s)) {
-    return static_cast<double>(f->bytes()) / static_cast<double>(f->size());
+    return static_cast<double>(f->mean_bytes());
   }
   if (const auto* t = dynamic_cast<const TarShardSource*>(&s)) {
     return static_cast<double>(t->bytes()) / static_cast<double>(t->size());

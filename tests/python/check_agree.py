@@ -12,10 +12,11 @@ import argparse
 import os
 import re
 import shlex
-import socket
 import subprocess
 import sys
 import time
+
+from testdata import free_port
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # seconds: far above what any scenario needs (the longest pause is 65 s), so load cannot
@@ -24,12 +25,6 @@ JOB_LIMIT = 180
 # Variables of an outer launcher that would make a local rank join another world.
 LAUNCHER_VARS = ("SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "OMPI_COMM_WORLD_SIZE",
                  "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def run_local(args, env):

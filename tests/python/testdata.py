@@ -1,5 +1,6 @@
 """Small real datasets for the Python tests, made in a temporary folder."""
 import os
+import socket
 import struct
 import subprocess
 import tempfile
@@ -131,6 +132,13 @@ def make_records(folder, count, record_bytes, seed=0, label_step=1):
     records.tofile(path)
     (np.arange(count, dtype=np.int64) * label_step).tofile(labels_path)
     return path, labels_path, records
+
+
+def free_port():
+    """A TCP port free on the loopback now (for MASTER_PORT)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 class TempDir:

@@ -18,19 +18,14 @@ import argparse
 import json
 import os
 import shlex
-import socket
 import subprocess
 import sys
+
+from testdata import free_port
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JOB = os.path.join(HERE, "world_job.py")
 SIZE, CONSUMED = 66, 6
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def command(launch, phase, out_dir, ranks, launcher):

@@ -8,6 +8,7 @@
 #include "arguments.hpp"
 #include "options.hpp"
 #include "stoker/transforms/copy_transform.hpp"
+#include "stoker/distributed/shared_listing.hpp"
 #include "stoker/sources/image_source.hpp"
 #include "stoker/transforms/image_transforms.hpp"
 #include "stoker/sources/record_source.hpp"
@@ -34,8 +35,23 @@ std::shared_ptr<const Source> shard_source(const std::vector<std::string>& paths
   return std::make_shared<TarShardSource>(shards, o);
 }
 
-// Splits the `images` dictionary: `root` (an image folder) or `shards` (tar files, with
-// `stream` and `labels`) is the source's, the rest the transform's.
+// The image folder `root`, listed once per job (stoker/distributed/shared_listing.hpp):
+// `share` is the Python module's part over torch.distributed (stoker/_listing_share.py):
+// ("send", callable) on rank 0, which gets the message for the others as bytes, or
+// ("take", bytes) on the others, rank 0's message; None: over MPI, or listed here.
+std::shared_ptr<const Source> folder_source(const std::string& root, const py::object& share,
+                                            const LoaderOptions& options) {
+  if (share.is_none()) return open_image_folder(root, options.world_size, options.agree);
+  const auto role = py::cast<std::pair<std::string, py::object>>(share);
+  if (role.first == "send") {
+    return list_and_share(root, [&](const std::string& message) { role.second(py::bytes(message)); });
+  }
+  return take_shared_listing(root, py::cast<std::string>(role.second), options.rank);
+}
+
+// Splits the `images` dictionary: `root` (an image folder, with the private `_share`) or
+// `shards` (tar files, with `stream` and `labels`) is the source's, the rest the
+// transform's.
 LoaderParts image_parts(const py::dict& source, const LoaderOptions& options) {
   const py::object root = source["root"], shards = source["shards"];
   const py::object stream = source["stream"], labels = source["labels"];
@@ -61,7 +77,7 @@ LoaderParts image_parts(const py::dict& source, const LoaderOptions& options) {
   py::dict transform;
   for (auto item : source) {
     auto key = py::cast<std::string>(item.first);
-    if (key != "root" && key != "shards" && key != "stream" && key != "labels") {
+    if (key != "root" && key != "shards" && key != "stream" && key != "labels" && key != "_share") {
       transform[item.first] = item.second;
     }
   }
@@ -70,7 +86,7 @@ LoaderParts image_parts(const py::dict& source, const LoaderOptions& options) {
   if (root.is_none()) {
     parts.source = shard_source(shard_paths, streamed, with_labels, options);
   } else {
-    parts.source = std::make_shared<ImageFolderSource>(folder);
+    parts.source = folder_source(folder, source.contains("_share") ? py::object(source["_share"]) : py::none(), options);
   }
   parts.transform = make_image_transform(transform_options);
   return parts;

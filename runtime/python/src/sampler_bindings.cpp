@@ -12,6 +12,7 @@
 #include "bindings.hpp"
 #include "state_dict.hpp"
 #include "stoker/distributed/agreement.hpp"
+#include "stoker/distributed/shared_listing.hpp"
 #include "stoker/distributed/world.hpp"
 #include "stoker/common/error.hpp"
 
@@ -103,6 +104,16 @@ void bind_agreement(py::module_& m) {
         });
   m.def("agree_timeout_text", [](uint64_t epoch, const std::string& missing) {
     return agree_timeout_text(epoch, missing, agree_wait_from_environment());
+  });
+  m.def("listing_waiting_line", [](uint64_t rank, const std::string& root, int64_t waited) {
+    return listing_waiting_line(rank, root, std::chrono::seconds(waited),
+                                agree_wait_from_environment());
+  });
+  m.def("listing_timeout_text", [](const std::string& root) {
+    return listing_timeout_text(root, agree_wait_from_environment());
+  });
+  m.def("shared_listing_error", [](const std::string& what) {
+    return py::bytes(shared_listing_error(what));
   });
   m.def("rank_list", &rank_list, py::arg("ranks"));
   m.def("note_unchecked_ranks", &note_unchecked_ranks, py::arg("rank"), py::arg("world_size"));

@@ -18,7 +18,7 @@ import time
 from . import _stoker
 from ._world import torch_group
 
-__all__ = ["Agreement"]
+__all__ = ["Agreement", "store_wait"]
 
 # Store exchanges made by this process: every rank makes them in the same order (like
 # collectives), so the n-th one has the same keys on every rank.
@@ -136,22 +136,34 @@ class _StoreExchange:
         return [0] if self.store.add(f"{self.prefix}/here/0", 0) == 0 else []
 
     def _wait(self, key, target, missing):
-        """Polls the counter `key` until it reaches `target`: a note naming missing() every
-        warn seconds, stoker.Error after the timeout."""
-        start = time.monotonic()
-        next_note, pause = start + self.warn, 0.001
-        while self.store.add(key, 0) < target:
-            now = time.monotonic()
-            if self.timeout and now - start > self.timeout:
-                late = missing()
-                raise _stoker.Error("agree_on_epoch: " + _stoker.agree_timeout_text(
-                    self.epoch, _stoker.rank_list(late) if late else ""))
-            if now >= next_note:
-                next_note += self.warn
-                late = missing()
-                if late:
-                    print(_stoker.agree_waiting_line(self.rank, self.epoch,
-                                                     _stoker.rank_list(late), int(now - start)),
-                          file=sys.stderr, flush=True)
-            time.sleep(pause)
-            pause = min(pause * 2, 0.5)  # ranks arriving together: ms; a long wait: 2 polls/s
+        """Waits for the counter `key` to reach `target`, naming missing() every warn s."""
+        def note(waited):
+            late = missing()
+            if late:
+                print(_stoker.agree_waiting_line(self.rank, self.epoch, _stoker.rank_list(late),
+                                                 waited), file=sys.stderr, flush=True)
+
+        def timed_out():
+            late = missing()
+            return "agree_on_epoch: " + _stoker.agree_timeout_text(
+                self.epoch, _stoker.rank_list(late) if late else "")
+
+        store_wait(self.store, key, target, (self.warn, self.timeout), note, timed_out)
+
+
+def store_wait(store, key, target, limits, note, timed_out):
+    """Polls the store's counter `key` until it reaches `target`, as a collective waits:
+    note(seconds waited) every limits[0] s, stoker.Error(timed_out()) after limits[1] s (0:
+    never)."""
+    warn, timeout = limits
+    start = time.monotonic()
+    next_note, pause = start + warn, 0.001
+    while store.add(key, 0) < target:
+        now = time.monotonic()
+        if timeout and now - start > timeout:
+            raise _stoker.Error(timed_out())
+        if now >= next_note:
+            next_note += warn
+            note(int(now - start))
+        time.sleep(pause)
+        pause = min(pause * 2, 0.5)  # ranks arriving together: ms; a long wait: 2 polls/s

@@ -9,6 +9,7 @@ from . import _stoker
 from ._agree import Agreement
 from ._checks import check_bool
 from ._device import CudaSide, DeviceCopies, check_device, torch_pinner
+from ._listing_share import ListingShare
 from ._loader_loop import LoaderLoop
 from ._loader_sources import LoaderSources
 from ._plan import Plan, _applies_by_default, _apply
@@ -116,7 +117,7 @@ class Loader(LoaderSources, LoaderLoop):
             options["pinner"] = torch_pinner(device)
         self._loop = None  # the _Loop in progress (see LoaderLoop.__iter__)
         self._copies = None  # the device copies (_device.py) with to_device
-        self._core = _stoker._Loader(kind, source, options)  # Loader::for_this_process
+        self._core = self._make_core(kind, source, options)
         if "pinner" in options:
             self._warn_unpinned()
         if device is not None:
@@ -127,6 +128,18 @@ class Loader(LoaderSources, LoaderLoop):
             _apply(self._plan._core, loader_pinned=True)
         if not self._as_numpy:
             self._check_torch_dtype()
+
+    def _make_core(self, kind, source, options):
+        """The C++ loader (Loader::for_this_process), its image folder listed once per job
+        over torch.distributed when there is a group (_listing_share.py)."""
+        share = ListingShare.for_loader(kind, source, self._agreement)
+        if share is None:
+            return _stoker._Loader(kind, source, options)
+        try:
+            return _stoker._Loader(kind, dict(source, _share=share.role()), options)
+        except BaseException as e:
+            share.fail(e)  # rank 0 failed before its listing went out: the others are told
+            raise
 
     @property
     def world_source(self):

@@ -54,6 +54,21 @@ std::string agree_timeout_text(uint64_t epoch, const std::string& missing,
          "limit (0: wait forever)";
 }
 
+std::string listing_waiting_line(uint64_t rank, const std::string& root,
+                                 std::chrono::seconds waited, const AgreeWait& wait) {
+  return "stoker: rank " + std::to_string(rank) + ": waited " + seconds_text(waited) +
+         " for rank 0's listing of " + root +
+         " (a first listing of a million files on a network filesystem takes minutes; "
+         "rank 0 keeps it in STOKER_CACHE_DIR for the next jobs); " + limit_text(wait) +
+         ", a note every " + seconds_text(wait.warn) + " (STOKER_AGREE_WARN)";
+}
+
+std::string listing_timeout_text(const std::string& root, const AgreeWait& wait) {
+  return "rank 0 did not send its listing of " + root + " within " + seconds_text(wait.timeout) +
+         ": it hung, crashed, or does not build this loader; STOKER_AGREE_TIMEOUT sets the "
+         "limit (0: wait forever)";
+}
+
 std::string note_unchecked_ranks(uint64_t rank, uint64_t world_size) {
   const std::string unusable = mpi_unusable_reason();
   if (!unusable.empty()) {  // detect_world said it in its one line

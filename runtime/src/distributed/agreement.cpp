@@ -5,10 +5,10 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "mpi_comm.hpp"
+#include "mpi_wait.hpp"
 #include "stoker/distributed/agreement.hpp"
 #include "stoker/distributed/world.hpp"
 
@@ -67,11 +67,10 @@ class Arrivals {
   std::vector<MPI_Request> receives_, sends_;
 };
 
-// All-gathers the views, polling so that a late rank is waited for with a note every
-// wait.warn, and a rank that never arrives aborts the job after wait.timeout.
+// All-gathers the views, waiting like a collective (mpi_wait.hpp): a late rank is waited
+// for with a note naming it every wait.warn, and one that never arrives aborts the job.
 std::vector<EpochView> gather(const distributed::MpiApi& mpi, MPI_Comm comm,
                               const EpochView& mine, int size) {
-  using Clock = std::chrono::steady_clock;
   const AgreeWait wait = agree_wait_from_environment();
   const int rank = static_cast<int>(mine.comm_rank);
   Arrivals arrivals(mpi, comm, rank, size);
@@ -79,30 +78,20 @@ std::vector<EpochView> gather(const distributed::MpiApi& mpi, MPI_Comm comm,
   MPI_Request request;
   mpi.Iallgather(&mine, kEpochViewWords, mpi.uint64, all.data(), kEpochViewWords, mpi.uint64,
                  comm, &request);
-  const auto start = Clock::now();
-  auto next_note = start + wait.warn;
-  auto pause = std::chrono::microseconds(50);
-  for (int done = 0;;) {
-    mpi.Test(&request, &done, MPI_STATUS_IGNORE);
-    if (done) return all;
-    const auto now = Clock::now();
-    if (wait.timeout.count() > 0 && now - start > wait.timeout) {
-      std::fprintf(stderr, "stoker: rank %d: agree_on_epoch: %s; aborting the job\n", rank,
-                   agree_timeout_text(mine.epoch, arrivals.missing(), wait).c_str());
-      mpi.Abort(comm, 3);
-    }
-    if (now >= next_note) {
-      next_note += wait.warn;
-      const std::string missing = arrivals.missing();
-      const auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - start);
-      if (!missing.empty()) {
-        std::fprintf(stderr, "%s\n",
-                     agree_waiting_line(mine.comm_rank, mine.epoch, missing, waited, wait).c_str());
-      }
-    }
-    std::this_thread::sleep_for(pause);
-    if (pause < std::chrono::milliseconds(5)) pause *= 2;
-  }
+  distributed::wait_like_a_collective(
+      mpi, comm, request, wait,
+      [&](std::chrono::seconds waited) {
+        const std::string missing = arrivals.missing();
+        if (!missing.empty()) {
+          std::fprintf(stderr, "%s\n",
+                       agree_waiting_line(mine.comm_rank, mine.epoch, missing, waited, wait).c_str());
+        }
+      },
+      [&] {
+        return "rank " + std::to_string(rank) + ": agree_on_epoch: " +
+               agree_timeout_text(mine.epoch, arrivals.missing(), wait);
+      });
+  return all;
 }
 }  // namespace
 #endif

@@ -201,6 +201,7 @@ const MpiApi* mpi_api(const EnvGetter& env, bool load, std::string* why) {
   STOKER_MPI_RESOLVE(Comm_size);
   STOKER_MPI_RESOLVE(Comm_split_type);
   STOKER_MPI_RESOLVE(Iallgather);
+  STOKER_MPI_RESOLVE(Ibcast);
   STOKER_MPI_RESOLVE(Isend);
   STOKER_MPI_RESOLVE(Irecv);
   STOKER_MPI_RESOLVE(Test);

@@ -36,6 +36,7 @@ struct MpiApi {
   decltype(&::MPI_Comm_size) Comm_size = nullptr;
   decltype(&::MPI_Comm_split_type) Comm_split_type = nullptr;
   decltype(&::MPI_Iallgather) Iallgather = nullptr;
+  decltype(&::MPI_Ibcast) Ibcast = nullptr;
   decltype(&::MPI_Isend) Isend = nullptr;
   decltype(&::MPI_Irecv) Irecv = nullptr;
   decltype(&::MPI_Test) Test = nullptr;

@@ -1,6 +1,7 @@
 #include "sources/content_sample.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,12 +32,18 @@ std::vector<std::pair<uint64_t, uint64_t>> sampled_ranges(uint64_t total) {
 
 class OpenFile {
  public:
-  explicit OpenFile(const ContentFile& f) : path_(f.path), fd_(::open(f.path, O_RDONLY | O_CLOEXEC)) {
+  explicit OpenFile(const char* path) : path_(path), fd_(::open(path, O_RDONLY | O_CLOEXEC)) {
     if (fd_ < 0) fail(std::string("cannot be opened to fingerprint its content: ") + std::strerror(errno));
   }
   ~OpenFile() { ::close(fd_); }
   OpenFile(const OpenFile&) = delete;
   OpenFile& operator=(const OpenFile&) = delete;
+
+  uint64_t size() const {
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) fail(std::string("cannot be stat'ed: ") + std::strerror(errno));
+    return static_cast<uint64_t>(st.st_size);
+  }
 
   uint64_t hash(uint64_t offset, uint64_t length, uint64_t h, std::vector<unsigned char>& buf) {
     buf.resize(length);
@@ -77,7 +84,7 @@ uint64_t content_sample_hash(const std::vector<ContentFile>& files, uint64_t h) 
       const uint64_t piece = std::min(length, files[file].size - in_file);
       if (!open || open_index != file) {
         open.reset();  // one descriptor at a time
-        open = std::make_unique<OpenFile>(files[file]);
+        open = std::make_unique<OpenFile>(files[file].path);
         open_index = file;
       }
       h = open->hash(in_file, piece, h, buf);
@@ -86,6 +93,32 @@ uint64_t content_sample_hash(const std::vector<ContentFile>& files, uint64_t h) 
     }
   }
   return h;
+}
+
+FilesSample sample_of_files(const std::function<const char*(uint64_t)>& path, uint64_t count,
+                            uint64_t h) {
+  FilesSample sample;
+  const uint64_t n = std::min(count, kContentBlocks);
+  std::vector<unsigned char> buf;
+  for (uint64_t k = 0; k < n; ++k) {
+    // Evenly spaced from 0 to count - 1 (both included), in 128-bit to avoid overflow.
+    const uint64_t i = n == 1 ? 0
+                              : static_cast<uint64_t>(static_cast<unsigned __int128>(count - 1) *
+                                                      k / (n - 1));
+    OpenFile f(path(i));
+    const uint64_t size = f.size();
+    h = fnv1a(size, h);
+    if (size <= 2 * kContentBlockBytes) {
+      h = f.hash(0, size, h, buf);
+    } else {
+      h = f.hash(0, kContentBlockBytes, h, buf);
+      h = f.hash(size - kContentBlockBytes, kContentBlockBytes, h, buf);
+    }
+    sample.files++;
+    sample.bytes += size;
+  }
+  sample.hash = h;
+  return sample;
 }
 
 }  // namespace stoker

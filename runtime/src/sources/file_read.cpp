@@ -1,6 +1,7 @@
 #include "sources/file_read.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -81,12 +82,17 @@ std::span<const std::byte> pread_sample(const char* path, uint64_t offset, uint6
   return {scratch.data(), size};
 }
 
-std::span<const std::byte> read_file_sample(const char* path, uint64_t listed, uint64_t index,
+std::span<const std::byte> read_file_sample(const char* path, uint64_t index,
                                             std::vector<std::byte>& scratch) {
   Fd f{::open(path, O_RDONLY | O_CLOEXEC)};
   if (f.fd < 0) {
     throw SampleError{index, path, std::string("cannot open: ") + std::strerror(errno)};
   }
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0) {
+    throw SampleError{index, path, std::string("cannot stat: ") + std::strerror(errno)};
+  }
+  const auto listed = static_cast<uint64_t>(st.st_size);
   uint64_t done = 0, want = listed + 1;
   for (;;) {
     if (scratch.size() < want) scratch.resize(want);

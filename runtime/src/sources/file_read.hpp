@@ -34,11 +34,12 @@ std::string fs_error_hint(const std::error_code& ec);
 std::span<const std::byte> pread_sample(const char* path, uint64_t offset, uint64_t size,
                                         uint64_t index, std::vector<std::byte>& scratch);
 
-// A whole file listed at `listed` bytes (an image of a folder): as pread_sample, but a file
-// now longer than listed is read to its end (a listing read back from the cache can be older
-// than a file rewritten in place, longer: its bytes are the sample's). One pread a file, as
-// before, when it has its listed size: the read asks for one byte more to see the end.
-std::span<const std::byte> read_file_sample(const char* path, uint64_t listed, uint64_t index,
+// A whole file (an image of a folder, listed without its size): its size from fstat on the
+// descriptor just opened (the open already fetched the file's attributes, so on a network
+// filesystem this asks the server nothing more), then read to its end, also when it grew
+// meanwhile. One pread a file when it keeps its size: the read asks for one byte more to see
+// the end. Throws SampleError as pread_sample.
+std::span<const std::byte> read_file_sample(const char* path, uint64_t index,
                                             std::vector<std::byte>& scratch);
 
 }  // namespace stoker

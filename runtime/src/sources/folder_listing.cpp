@@ -18,7 +18,6 @@
 
 #include "common/fnv1a.hpp"
 #include "sources/cache_dir.hpp"
-#include "sources/image_names.hpp"
 
 namespace stoker {
 
@@ -27,22 +26,11 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bumped whenever what a walk finds changes (the image extensions, the order, the hash).
-constexpr const char* kMagic = "stoker-folder-listing v1";
+// v2: no sizes (issue 36: the walk stats no file).
+constexpr const char* kMagic = "stoker-folder-listing v2";
 // A folder changed this recently may change again within its filesystem's time resolution
 // (1-2 s on some) without its time moving: such a listing is not kept (git's "racy" rule).
 constexpr int64_t kSettledNs = 2'000'000'000;
-
-int64_t mtime_ns(const struct stat& st) {
-  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
-}
-
-int64_t folder_mtime(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    throw fs::filesystem_error("cannot stat", path, std::error_code(errno, std::generic_category()));
-  }
-  return mtime_ns(st);
-}
 
 // What an entry must be made for: the root as given (the files' paths follow its
 // spelling) and as an absolute path. nullopt when it cannot be named on one line.
@@ -84,7 +72,7 @@ std::optional<std::string> slurp(const std::string& path) {
 // Reads the cache file's lines and numbers; any mismatch makes the entry unusable.
 class Reader {
  public:
-  explicit Reader(const std::string& text) : at_(text.data()), end_(text.data() + text.size()) {}
+  explicit Reader(std::string_view text) : at_(text.data()), end_(text.data() + text.size()) {}
   bool line(std::string_view* out) {
     const char* nl = std::find(at_, end_, '\n');
     if (nl == end_) return false;
@@ -124,52 +112,37 @@ void FolderListing::add(std::string_view root, std::string_view rel) {
   paths.push_back('\0');
 }
 
-FolderListing walk_image_folder(const std::string& root) {
-  FolderListing l;
-  // Each folder's time is taken before its entries are read: a change during the walk
-  // leaves a newer time than the one recorded, and the entry is not used again.
-  l.folders.push_back({"", folder_mtime(root)});
-  for (const fs::directory_entry& e : fs::directory_iterator(root)) {
-    if (e.is_directory()) l.classes.push_back(e.path().filename().string());
+std::optional<std::string> listing_text(const std::string& root, const FolderListing& l) {
+  const auto key = entry_key(root);
+  if (!key || l.paths.find('\n') != std::string::npos) return std::nullopt;
+  for (const std::string& c : l.classes) {
+    if (c.find('\n') != std::string::npos) return std::nullopt;
   }
-  std::sort(l.classes.begin(), l.classes.end());
-  uint64_t h = kFnvOffset;
-  std::vector<std::pair<std::string, uint64_t>> files;  // one class at a time
-  for (size_t c = 0; c < l.classes.size(); ++c) {
-    files.clear();
-    const fs::path dir = fs::path(root) / l.classes[c];
-    l.folders.push_back({dir.string().substr(root.size()), folder_mtime(dir.string())});
-    for (const fs::directory_entry& e : fs::recursive_directory_iterator(
-             dir, fs::directory_options::follow_directory_symlink)) {
-      if (e.is_directory()) {
-        l.folders.push_back({e.path().string().substr(root.size()), folder_mtime(e.path())});
-      } else if (e.is_regular_file() && has_image_extension(e.path().filename().native())) {
-        files.emplace_back(e.path().string(), e.file_size());
-      }
-    }
-    std::sort(files.begin(), files.end());
-    h = fnv1a(l.classes[c], h);
-    for (const auto& [path, bytes] : files) {
-      // Relative names only: the same dataset mounted elsewhere has the same fingerprint.
-      const std::string_view rel = std::string_view(path).substr(root.size());
-      h = fnv1a(rel, h);
-      h = fnv1a(bytes, h);
-      l.add(root, rel);
-      l.sizes.push_back(bytes);
-      l.labels.push_back(static_cast<int32_t>(c));
-    }
+  for (const FolderStamp& f : l.folders) {
+    if (f.rel.find('\n') != std::string::npos) return std::nullopt;
   }
-  l.names_hash = h;
-  return l;
+  char hash[24];
+  std::snprintf(hash, sizeof hash, "%016" PRIx64, l.names_hash);
+  std::string text;
+  text.reserve(l.paths.size() + 16 * (l.size() + l.folders.size()) + 256);
+  text.append(kMagic).append("\n").append(*key).append("\n");
+  text.append(std::to_string(l.classes.size())).append(" ").append(std::to_string(l.size()));
+  text.append(" ").append(std::to_string(l.folders.size())).append(" ").append(hash).append("\n");
+  for (const std::string& c : l.classes) text.append(c).append("\n");
+  for (const FolderStamp& f : l.folders) {
+    text.append(std::to_string(f.mtime_ns)).append(" ").append(f.rel).append("\n");
+  }
+  for (size_t i = 0; i < l.size(); ++i) {
+    text.append(std::to_string(l.labels[i])).append(" ").append(l.path(i) + root.size()).append("\n");
+  }
+  return text;
 }
 
-std::optional<FolderListing> load_folder_listing(const std::string& root) {
-  const std::string dir = cache_dir("folders");
+std::optional<FolderListing> read_listing_text(const std::string& root, std::string_view text,
+                                               bool check_folders) {
   const auto key = entry_key(root);
-  if (dir.empty() || !key) return std::nullopt;
-  const auto text = slurp(entry_path(dir, *key));
-  if (!text) return std::nullopt;
-  Reader in(*text);
+  if (!key) return std::nullopt;
+  Reader in(text);
   std::string_view s;
   if (!in.line(&s) || s != kMagic || !in.line(&s) || s != *key || !in.line(&s)) return std::nullopt;
   size_t classes = 0, files = 0, folders = 0;
@@ -184,30 +157,36 @@ std::optional<FolderListing> load_folder_listing(const std::string& root) {
     if (!in.line(&s)) return std::nullopt;
     l.classes.emplace_back(s);
   }
-  // The folders first: one stat each, and the files are not read when one changed.
+  // The folders first: one stat each (check_folders), and the files are not read when one
+  // changed.
   for (size_t i = 0; i < folders; ++i) {
     FolderStamp f;
     if (!in.line(&s) || !Reader::number(&s, &f.mtime_ns)) return std::nullopt;
     f.rel = std::string(s);
-    struct stat st {};
-    if (::stat((root + f.rel).c_str(), &st) != 0 || mtime_ns(st) != f.mtime_ns) return std::nullopt;
+    if (check_folders && folder_mtime_ns(root + f.rel) != f.mtime_ns) return std::nullopt;
     l.folders.push_back(std::move(f));
   }
-  l.paths.reserve(text->size() + files * (root.size() + 1));
+  l.paths.reserve(text.size() + files * (root.size() + 1));
   l.path_at.reserve(files);
-  l.sizes.reserve(files);
   l.labels.reserve(files);
   for (size_t i = 0; i < files; ++i) {
     int32_t label = 0;
-    uint64_t size = 0;
-    if (!in.line(&s) || !Reader::number(&s, &label) || !Reader::number(&s, &size)) return std::nullopt;
+    if (!in.line(&s) || !Reader::number(&s, &label)) return std::nullopt;
     if (label < 0 || static_cast<size_t>(label) >= classes) return std::nullopt;
     l.labels.push_back(label);
-    l.sizes.push_back(size);
     l.add(root, s);
   }
   if (in.line(&s)) return std::nullopt;  // more than the counts said: not this writer's
   return l;
+}
+
+std::optional<FolderListing> load_folder_listing(const std::string& root) {
+  const std::string dir = cache_dir("folders");
+  const auto key = entry_key(root);
+  if (dir.empty() || !key) return std::nullopt;
+  const auto text = slurp(entry_path(dir, *key));
+  if (!text) return std::nullopt;
+  return read_listing_text(root, *text, /*check_folders=*/true);
 }
 
 void store_folder_listing(const std::string& root, const FolderListing& l) {
@@ -218,12 +197,10 @@ void store_folder_listing(const std::string& root, const FolderListing& l) {
   ::clock_gettime(CLOCK_REALTIME, &now);
   const int64_t settled = static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec - kSettledNs;
   for (const FolderStamp& f : l.folders) {
-    if (f.mtime_ns > settled || f.rel.find('\n') != std::string::npos) return;
+    if (f.mtime_ns > settled) return;
   }
-  for (const std::string& c : l.classes) {
-    if (c.find('\n') != std::string::npos) return;
-  }
-  if (l.paths.find('\n') != std::string::npos) return;
+  const auto text = listing_text(root, l);
+  if (!text) return;
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return warn_once(root, dir, ec.message());
@@ -233,16 +210,7 @@ void store_folder_listing(const std::string& root, const FolderListing& l) {
       path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(writes++);
   {
     std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
-    char hash[24];
-    std::snprintf(hash, sizeof hash, "%016" PRIx64, l.names_hash);
-    out << kMagic << '\n' << *key << '\n'
-        << l.classes.size() << ' ' << l.size() << ' ' << l.folders.size() << ' ' << hash
-        << '\n';
-    for (const std::string& c : l.classes) out << c << '\n';
-    for (const FolderStamp& f : l.folders) out << f.mtime_ns << ' ' << f.rel << '\n';
-    for (size_t i = 0; i < l.size(); ++i) {
-      out << l.labels[i] << ' ' << l.sizes[i] << ' ' << (l.path(i) + root.size()) << '\n';
-    }
+    out.write(text->data(), static_cast<std::streamsize>(text->size()));
     out.flush();
     if (!out) {
       const int err = errno;

@@ -1,12 +1,19 @@
-// An image folder's listing: its classes, each image's path, size and label, and every
-// folder walked with its modification time. Walking the tree costs one stat per image (its
-// size, for the fingerprint) on every open; on a network filesystem, times every rank, that
-// is the metadata storm of issue 36. So a listing is kept in the cache folder
-// (cache_dir.hpp, "folders") and used again while each walked folder still has the time it
-// had: adding, removing or renaming a file (or a class) changes its folder's time. A file
-// rewritten in place does not; the content sample the source hashes at every open
-// (content_sample.hpp) is what catches that, as before. A re-open then costs one stat per
-// folder and the reads of that sample.
+// An image folder's listing: its classes, each image's path and label, and every folder
+// walked with its modification time. Implemented by folder_walk.cpp (the walk) and
+// folder_listing.cpp (the listing as text: the cache entry, and the index one rank gives
+// the others).
+//
+// The walk reads names only (getdents, with each entry's type from d_type): no image is
+// stat'ed or opened, so on a network filesystem a listing costs the metadata server one
+// readdir per folder, not one request per file (the metadata storm of issue 36). Entries
+// whose type d_type does not give (DT_UNKNOWN on some network filesystems, and links) are
+// stat'ed, as they must be.
+//
+// A listing is kept in the cache folder (cache_dir.hpp, "folders") and used again while
+// each walked folder still has the time it had: adding, removing or renaming a file (or a
+// class) changes its folder's time. A file rewritten in place does not; the content sample
+// the source hashes (content_sample.hpp) is what catches that. A re-open then costs one
+// stat per folder and the reads of that sample.
 #pragma once
 
 #include <cstdint>
@@ -29,19 +36,35 @@ struct FolderListing {
   // image: a million allocations cost more than the rest of a cached open.
   std::string paths;
   std::vector<uint64_t> path_at;  // where each image's path starts in `paths`
-  std::vector<uint64_t> sizes;
   std::vector<int32_t> labels;
   std::vector<FolderStamp> folders;  // the root first, then every folder walked
-  uint64_t names_hash = 0;           // of the class names, the files' paths and sizes
+  uint64_t names_hash = 0;           // of the class names and the files' relative paths
 
   size_t size() const { return path_at.size(); }
   const char* path(size_t i) const { return paths.data() + path_at[i]; }
   void add(std::string_view root, std::string_view rel);  // root + rel, as the next image
 };
 
+struct WalkOptions {
+  // false: every entry's type is asked with a stat, as on a filesystem whose getdents
+  // gives DT_UNKNOWN (the tests' stand-in for one: no filesystem here gives it).
+  bool trust_dtype = true;
+};
+
 // Walks `root` (a folder): its subfolders are the classes, the images anywhere under each
 // (links to folders followed) their samples. Throws std::filesystem::filesystem_error.
-FolderListing walk_image_folder(const std::string& root);
+FolderListing walk_image_folder(const std::string& root, const WalkOptions& options = {});
+
+// A folder's modification time (following links), nullopt when it cannot be stat'ed.
+std::optional<int64_t> folder_mtime_ns(const std::string& path);
+
+// The listing as text, and back. read_listing_text gives nullopt unless `text` is a whole
+// listing of this version made for the same `root` (spelled the same, and the same folder
+// from this process's working folder); with check_folders, also unless every folder in it
+// still has its recorded time (one stat each).
+std::optional<std::string> listing_text(const std::string& root, const FolderListing& listing);
+std::optional<FolderListing> read_listing_text(const std::string& root, std::string_view text,
+                                               bool check_folders);
 
 // The listing of `root` kept in the cache, when there is one and every folder in it still
 // has its recorded time; nullopt otherwise (and when caching is off).

@@ -1,3 +1,5 @@
+#include <cinttypes>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <system_error>
@@ -5,7 +7,6 @@
 #include "sources/content_sample.hpp"
 #include "sources/file_read.hpp"
 #include "sources/folder_listing.hpp"
-#include "sources/image_names.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/sources/image_source.hpp"
 
@@ -17,76 +18,112 @@ namespace {
 
 const char* kLayoutHint = "expected ROOT/CLASS/IMAGE.jpg (ImageNet / torchvision ImageFolder layout)";
 
-}  // namespace
+// "data/" and "data" name one folder: its images' paths are spelled "data/CLASS/...".
+std::string without_trailing_slashes(const std::string& root) {
+  const size_t end = root.find_last_not_of('/');
+  return end == std::string::npos ? root.substr(0, 1) : root.substr(0, end + 1);
+}
 
-ImageFolderSource::ImageFolderSource(const std::string& root) : root_(root) {
+void check_is_folder(const std::string& root) {
   const fs::file_status st = dataset_path_status(root, "folder", "check the dataset path");
   if (!fs::is_directory(st)) throw Error(root, "is not a folder", kLayoutHint);
+}
+
+// The index's first line: the fingerprint and the mean image size, before the listing.
+constexpr const char* kIndexHead = "stoker-image-folder-index %016" PRIx64 " %" PRIu64 "\n";
+
+}  // namespace
+
+ImageFolderSource::ImageFolderSource(const std::string& root) : root_(without_trailing_slashes(root)) {
+  check_is_folder(root_);
   // The cached listing when its folders are unchanged (one stat per folder: issue 36);
   // else the walk, kept for the next open.
-  std::optional<FolderListing> cached = load_folder_listing(root);
+  std::optional<FolderListing> cached = load_folder_listing(root_);
   if (cached) {
-    take(std::move(*cached));
+    listing_ = std::make_unique<FolderListing>(std::move(*cached));
     try {
-      fingerprint_ = content_sample_hash(content(), names_hash_);
+      sample_content();
       return;
     } catch (const Error&) {
-      // A file rewritten in place since (shorter, or gone): its folder's time did not
-      // move, the content sample found it. Walked again below, as on a first open.
+      // A sampled file gone since (removed and its folder's time restored?): walked again.
     }
   }
   FolderListing walked;
   try {
-    walked = walk_image_folder(root);
+    walked = walk_image_folder(root_);
   } catch (const fs::filesystem_error& e) {
-    throw Error(e.path1().empty() ? root : e.path1().string(),
+    throw Error(e.path1().empty() ? root_ : e.path1().string(),
                 "cannot be read: " + e.code().message(), fs_error_hint(e.code()));
   }
   if (walked.size() == 0) {
-    throw Error(root,
+    throw Error(root_,
                 walked.classes.empty() ? "holds no class subfolders"
                                        : "holds no images (.jpg/.jpeg/.png/.webp) in its " +
                                              std::to_string(walked.classes.size()) +
                                              " class subfolders",
                 kLayoutHint);
   }
-  store_folder_listing(root, walked);
-  take(std::move(walked));
-  fingerprint_ = content_sample_hash(content(), names_hash_);
+  store_folder_listing(root_, walked);
+  listing_ = std::make_unique<FolderListing>(std::move(walked));
+  sample_content();
 }
 
-void ImageFolderSource::take(FolderListing&& l) {
-  classes_ = std::move(l.classes);
-  paths_ = std::move(l.paths);
-  path_at_ = std::move(l.path_at);
-  sizes_ = std::move(l.sizes);
-  total_bytes_ = 0;
-  for (uint64_t bytes : sizes_) total_bytes_ += bytes;
-  labels_ = std::move(l.labels);
-  names_hash_ = l.names_hash;
+ImageFolderSource::ImageFolderSource(FromIndex, std::string root) : root_(std::move(root)) {}
+
+ImageFolderSource::~ImageFolderSource() = default;
+
+std::shared_ptr<ImageFolderSource> ImageFolderSource::from_index(const std::string& root,
+                                                                 std::string_view index) {
+  const std::string base = without_trailing_slashes(root);
+  check_is_folder(base);
+  uint64_t fingerprint = 0, mean = 0;
+  const size_t head_end = index.find('\n');
+  if (head_end == std::string_view::npos) return nullptr;
+  const std::string head(index.substr(0, head_end + 1));
+  if (std::sscanf(head.c_str(), kIndexHead, &fingerprint, &mean) != 2) return nullptr;
+  auto listing = read_listing_text(base, index.substr(head_end + 1), /*check_folders=*/false);
+  if (!listing || listing->size() == 0) return nullptr;
+  std::shared_ptr<ImageFolderSource> s(new ImageFolderSource(FromIndex{}, base));
+  s->listing_ = std::make_unique<FolderListing>(std::move(*listing));
+  s->fingerprint_ = fingerprint;
+  s->mean_bytes_ = mean;
+  return s;
 }
 
-std::vector<ContentFile> ImageFolderSource::content() const {
-  std::vector<ContentFile> files;
-  files.reserve(sizes_.size());
-  for (size_t i = 0; i < sizes_.size(); ++i) files.push_back({paths_.data() + path_at_[i], sizes_[i]});
-  return files;
+std::string ImageFolderSource::index() const {
+  const auto text = listing_text(root_, *listing_);
+  if (!text) return {};
+  char head[96];
+  std::snprintf(head, sizeof head, kIndexHead, fingerprint_, mean_bytes_);
+  return head + *text;
 }
+
+void ImageFolderSource::sample_content() {
+  const FolderListing& l = *listing_;
+  const FilesSample sample =
+      sample_of_files([&l](uint64_t i) { return l.path(i); }, l.size(), l.names_hash);
+  fingerprint_ = sample.hash;
+  mean_bytes_ = sample.files == 0 ? 0 : sample.bytes / sample.files;
+}
+
+uint64_t ImageFolderSource::size() const { return listing_->size(); }
+
+const std::vector<std::string>& ImageFolderSource::classes() const { return listing_->classes; }
+
+int64_t ImageFolderSource::label(uint64_t index) const { return listing_->labels[index]; }
 
 RawSample ImageFolderSource::read(uint64_t index, std::vector<std::byte>& scratch) const {
-  const char* path = paths_.data() + path_at_[index];
-  return {read_file_sample(path, sizes_[index], index, scratch), labels_[index]};
+  return {read_file_sample(listing_->path(index), index, scratch), listing_->labels[index]};
 }
 
 std::string ImageFolderSource::location(uint64_t index) const {
-  return index < path_at_.size() ? std::string(paths_.data() + path_at_[index])
-                                 : root_ + "[" + std::to_string(index) + "]";
+  return index < size() ? std::string(listing_->path(index)) : root_ + "[" + std::to_string(index) + "]";
 }
 
 std::string ImageFolderSource::describe() const {
-  return "image folder " + root_ + ": " + std::to_string(sizes_.size()) + " images in " +
-         std::to_string(classes_.size()) + " classes, " +
-         std::to_string(total_bytes_ / (1024 * 1024)) + " MiB";
+  return "image folder " + root_ + ": " + std::to_string(size()) + " images in " +
+         std::to_string(listing_->classes.size()) + " classes, ~" +
+         std::to_string(mean_bytes_ * size() / (1024 * 1024)) + " MiB";
 }
 
 }  // namespace stoker

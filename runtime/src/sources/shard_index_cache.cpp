@@ -21,15 +21,13 @@ namespace {
 constexpr const char* kMagic = "stoker-shard-index v1";
 
 // "path=ABS size=S mtime=NS variant=V": what an entry must match to be used.
-std::optional<std::string> identity(const std::string& shard, const std::string& variant) {
-  struct stat st {};
-  if (::stat(shard.c_str(), &st) != 0) return std::nullopt;
+std::optional<std::string> identity(const std::string& shard, const ShardStamp& stamp,
+                                    const std::string& variant) {
   std::error_code ec;
   const fs::path abs = fs::absolute(shard, ec);
   if (ec) return std::nullopt;
-  const int64_t mtime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  return "path=" + abs.string() + " size=" + std::to_string(st.st_size) +
-         " mtime=" + std::to_string(mtime) + " variant=" + variant;
+  return "path=" + abs.string() + " size=" + std::to_string(stamp.size) +
+         " mtime=" + std::to_string(stamp.mtime_ns) + " variant=" + variant;
 }
 
 std::string entry_path(const std::string& dir, const std::string& id) {
@@ -42,10 +40,17 @@ std::string entry_path(const std::string& dir, const std::string& id) {
 
 std::string shard_cache_dir() { return cache_dir("shards"); }
 
-std::optional<ShardSummary> load_shard_summary(const std::string& shard,
+std::optional<ShardStamp> shard_stamp(const std::string& shard) {
+  struct stat st {};
+  if (::stat(shard.c_str(), &st) != 0) return std::nullopt;
+  return ShardStamp{static_cast<uint64_t>(st.st_size),
+                    static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+std::optional<ShardSummary> load_shard_summary(const std::string& shard, const ShardStamp& stamp,
                                                const std::string& variant) {
   const std::string dir = shard_cache_dir();
-  const auto id = identity(shard, variant);
+  const auto id = identity(shard, stamp, variant);
   if (dir.empty() || !id) return std::nullopt;
   std::ifstream in(entry_path(dir, *id));
   std::string magic_line, id_line;
@@ -60,10 +65,10 @@ std::optional<ShardSummary> load_shard_summary(const std::string& shard,
   return s;
 }
 
-void store_shard_summary(const std::string& shard, const std::string& variant,
-                         const ShardSummary& summary) {
+void store_shard_summary(const std::string& shard, const ShardStamp& stamp,
+                         const std::string& variant, const ShardSummary& summary) {
   const std::string dir = shard_cache_dir();
-  const auto id = identity(shard, variant);
+  const auto id = identity(shard, stamp, variant);
   if (dir.empty() || !id) return;
   std::error_code ec;
   fs::create_directories(dir, ec);

@@ -23,10 +23,18 @@ struct ShardSummary {
 // The folder entries go to, or "" when caching is off or there is no home.
 std::string shard_cache_dir();
 
+// What an entry is checked against: the shard's size and modification time, from one stat
+// (nullopt when it cannot be stat'ed), taken once per open and given to both calls below.
+struct ShardStamp {
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+};
+std::optional<ShardStamp> shard_stamp(const std::string& shard);
+
 // `variant` tells apart summaries made with different reading options (labels or not).
-std::optional<ShardSummary> load_shard_summary(const std::string& shard,
+std::optional<ShardSummary> load_shard_summary(const std::string& shard, const ShardStamp& stamp,
                                                const std::string& variant);
-void store_shard_summary(const std::string& shard, const std::string& variant,
-                         const ShardSummary& summary);
+void store_shard_summary(const std::string& shard, const ShardStamp& stamp,
+                         const std::string& variant, const ShardSummary& summary);
 
 }  // namespace stoker

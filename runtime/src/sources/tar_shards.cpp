@@ -32,15 +32,12 @@ const char* codec_word(ByteStream::Codec c) {
   return c == ByteStream::Codec::Gzip ? "gzip" : "zstd";
 }
 
-// The shards' files and sizes, for the content part of the fingerprint.
-std::vector<ContentFile> shard_contents(const std::vector<std::string>& shards) {
+// The shards' files and sizes (as each was found when indexed or counted: no stat again),
+// for the content part of the fingerprint.
+std::vector<ContentFile> shard_contents(const std::vector<std::string>& shards,
+                                        const std::vector<uint64_t>& sizes) {
   std::vector<ContentFile> files;
-  for (const std::string& shard : shards) {
-    std::error_code ec;
-    const uint64_t size = fs::file_size(shard, ec);
-    if (ec) throw Error(shard, "cannot be read: " + ec.message(), "check the shard's permissions");
-    files.push_back({shard.c_str(), size});
-  }
+  for (size_t i = 0; i < shards.size(); ++i) files.push_back({shards[i].c_str(), sizes[i]});
   return files;
 }
 
@@ -143,7 +140,7 @@ TarShardSource::TarShardSource(const std::vector<std::string>& inputs, TarShardO
     samples_ += shard_samples_.back();
     fingerprint_ = fnv1a(hash, fingerprint_);
   }
-  fingerprint_ = content_sample_hash(shard_contents(shards_), fingerprint_);
+  fingerprint_ = content_sample_hash(shard_contents(shards_, shard_bytes_), fingerprint_);
   if (samples_ == 0) {
     throw Error(shards_.front(), "the tar shards hold no image samples",
                 "expected members like KEY.jpg (+ KEY.cls) in WebDataset naming");
@@ -154,6 +151,7 @@ TarShardSource::~TarShardSource() = default;
 
 uint64_t TarShardSource::index_shard(uint32_t shard) {
   ByteStream in(shards_[shard], kIndexReadBytes, true);
+  shard_bytes_.push_back(in.file_size());
   if (in.codec() != ByteStream::Codec::Plain) {
     throw Error(shards_[shard],
                 std::string("is a ") + codec_word(in.codec()) +
@@ -183,9 +181,14 @@ uint64_t TarShardSource::count_shard(uint32_t shard) {
   // "+links": summaries counted since hard links are samples and a cut shard's rest is one;
   // an older summary of the same file counted otherwise and is not reused.
   const std::string variant = std::string(options_.labels ? "labels" : "no-labels") + "+links";
-  std::optional<ShardSummary> summary = load_shard_summary(path, variant);
+  // One stat per shard: the cache entry's check, and the shard's size for the fingerprint.
+  const std::optional<ShardStamp> stamp = shard_stamp(path);
+  std::optional<ShardSummary> summary;
+  if (stamp) summary = load_shard_summary(path, *stamp, variant);
+  if (summary) shard_bytes_.push_back(stamp->size);
   if (!summary) {
     ByteStream in(path, kStreamReadBytes, false);
+    shard_bytes_.push_back(in.file_size());
     TarSampleWalker walker(in, options_.labels);
     TarSample s;
     summary = ShardSummary{0, 0, kFnvOffset};
@@ -199,7 +202,7 @@ uint64_t TarShardSource::count_shard(uint32_t shard) {
       ++summary->samples;
       summary->hash = cut_hash(cut, summary->hash);
     }
-    store_shard_summary(path, variant, *summary);
+    if (stamp) store_shard_summary(path, *stamp, variant, *summary);
   }
   shard_samples_.push_back(summary->samples);
   total_bytes_ += summary->bytes;

@@ -55,7 +55,6 @@ void expect_same(const FolderListing& a, const FolderListing& b) {
   EXPECT_EQ(a.classes, b.classes);
   EXPECT_EQ(a.paths, b.paths);
   EXPECT_EQ(a.path_at, b.path_at);
-  EXPECT_EQ(a.sizes, b.sizes);
   EXPECT_EQ(a.labels, b.labels);
   EXPECT_EQ(a.names_hash, b.names_hash);
   ASSERT_EQ(a.folders.size(), b.folders.size());
@@ -80,7 +79,7 @@ TEST_F(FolderCache, ACachedListingIsTheWalksAndGivesTheSameSource) {
     EXPECT_EQ(again.location(i), first.location(i));
     EXPECT_EQ(again.label(i), first.label(i));
   }
-  EXPECT_EQ(again.bytes(), first.bytes());
+  EXPECT_EQ(again.mean_bytes(), first.mean_bytes());
 }
 
 TEST_F(FolderCache, AFolderChangedInTheLastSecondsIsNotKept) {
@@ -120,12 +119,15 @@ TEST_F(FaultsFolderCache, AFileRewrittenInPlaceIsStillAnotherDataset) {
   ASSERT_TRUE(load_folder_listing(root()).has_value());
   write_file(data_ / "dog/d.webp", std::string(900, 'D'));  // same size, same folder time
   settle();
-  EXPECT_NE(ImageFolderSource(root()).fingerprint(), before);
-  write_file(data_ / "dog/d.webp", std::string(100, 'd'));  // shorter: walked again
+  const uint64_t same_size = ImageFolderSource(root()).fingerprint();
+  EXPECT_NE(same_size, before);
+  write_file(data_ / "dog/d.webp", std::string(100, 'd'));  // shorter
   settle();
   const ImageFolderSource shorter(root());
-  EXPECT_EQ(shorter.bytes(), 700u + 300u + 500u + 100u);
-  // Longer: the listing (100 bytes) is used, and the sample is the whole file as it is now.
+  EXPECT_NE(shorter.fingerprint(), before);
+  EXPECT_NE(shorter.fingerprint(), same_size);
+  EXPECT_EQ(shorter.mean_bytes(), (700u + 300u + 500u + 100u) / 4);
+  // Longer: the sample is the whole file as it is now.
   write_file(data_ / "dog/d.webp", std::string(5000, 'L'));
   settle();
   const ImageFolderSource longer(root());
@@ -133,6 +135,48 @@ TEST_F(FaultsFolderCache, AFileRewrittenInPlaceIsStillAnotherDataset) {
   std::vector<std::byte> scratch;
   EXPECT_EQ(longer.read(3, scratch).bytes.size(), 5000u);
   EXPECT_EQ(longer.read(0, scratch).bytes.size(), 700u);
+}
+
+// Some network filesystems give no type in getdents (DT_UNKNOWN): each entry is stat'ed
+// then, and the listing is the same.
+TEST_F(FaultsFolderCache, EntriesWithoutATypeAreStatedAndListTheSame) {
+  std::filesystem::create_symlink(data_ / "cat/more", data_ / "dog/linked");  // a folder link
+  std::filesystem::create_symlink(data_ / "nowhere.jpg", data_ / "dog/dangling.jpg");
+  const FolderListing typed = walk_image_folder(root());
+  const FolderListing untyped = walk_image_folder(root(), {.trust_dtype = false});
+  expect_same(typed, untyped);
+  ASSERT_EQ(typed.size(), 5u);  // a, b, more/c, d, and c again through the link
+  EXPECT_EQ(std::string(typed.path(4)), root() + "/dog/linked/c.png");
+}
+
+// The index one rank gives the others (issue 36): the same source, made without walking the
+// folder or reading a file of it.
+TEST_F(FolderCache, TheIndexGivesTheSameSourceWithoutListingTheFolder) {
+  const ImageFolderSource listed(root());
+  const std::string index = listed.index();
+  ASSERT_FALSE(index.empty());
+  write_file(data_ / "emu/new.jpg", std::string(30, 'n'));  // not in the index: never walked
+  fs::remove(data_ / "cat/a.jpg");                           // nor read
+  const auto taken = ImageFolderSource::from_index(root() + "/", index);
+  ASSERT_NE(taken, nullptr);
+  EXPECT_EQ(taken->fingerprint(), listed.fingerprint());
+  EXPECT_EQ(taken->mean_bytes(), listed.mean_bytes());
+  EXPECT_EQ(taken->classes(), listed.classes());
+  ASSERT_EQ(taken->size(), listed.size());
+  for (uint64_t i = 0; i < listed.size(); ++i) {
+    EXPECT_EQ(taken->location(i), listed.location(i));
+    EXPECT_EQ(taken->label(i), listed.label(i));
+  }
+  EXPECT_EQ(taken->index(), index);
+}
+
+TEST_F(FaultsFolderCache, AnIndexOfAnotherRootOrCutShortIsNotTaken) {
+  const std::string index = ImageFolderSource(root()).index();
+  EXPECT_EQ(ImageFolderSource::from_index(data_ / "cat", index), nullptr);
+  EXPECT_EQ(ImageFolderSource::from_index(root(), index.substr(0, index.size() - 3)), nullptr);
+  EXPECT_EQ(ImageFolderSource::from_index(root(), index + "0 extra.jpg\n"), nullptr);
+  EXPECT_EQ(ImageFolderSource::from_index(root(), ""), nullptr);
+  EXPECT_EQ(ImageFolderSource::from_index(root(), "stoker-image-folder-index zz\n"), nullptr);
 }
 
 TEST_F(FaultsFolderCache, WritersAtOnceLeaveOneWholeEntry) {

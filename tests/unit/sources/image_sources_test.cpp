@@ -116,7 +116,9 @@ TEST(FaultsImageFolder, EachFilesystemErrorGetsItsOwnHint) {
   }
 }
 
-TEST(ImageFolder, AFileThatShrankOrVanishedIsASampleError) {
+// The listing has no sizes (the walk stats no file, issue 36): a file rewritten since is read
+// as it is now (a cut image is then the decoder's error), and one removed is a SampleError.
+TEST(ImageFolder, AFileThatVanishedIsASampleErrorAndOneRewrittenIsReadAsItIsNow) {
   ImageDir d;
   write_file(d / "c/a.jpg", std::string("abcdef"));
   write_file(d / "c/b.jpg", std::string("abcdef"));
@@ -124,19 +126,13 @@ TEST(ImageFolder, AFileThatShrankOrVanishedIsASampleError) {
   write_file(d / "c/a.jpg", std::string("abc"));
   std::filesystem::remove(d / "c/b.jpg");
   std::vector<std::byte> scratch;
-  try {
-    src.read(0, scratch);
-    FAIL() << "no error";
-  } catch (const SampleError& e) {
-    EXPECT_EQ(e.index, 0u);
-    EXPECT_EQ(e.location, d / "c/a.jpg");
-    EXPECT_NE(e.what.find("truncated"), std::string::npos) << e.what;
-  }
+  EXPECT_EQ(src.read(0, scratch).bytes.size(), 3u);
   try {
     src.read(1, scratch);
     FAIL() << "no error";
   } catch (const SampleError& e) {
     EXPECT_EQ(e.index, 1u);
+    EXPECT_EQ(e.location, d / "c/b.jpg");
     EXPECT_NE(e.what.find("cannot open"), std::string::npos) << e.what;
   }
 }

@@ -66,6 +66,12 @@ std::string agree_waiting_line(uint64_t rank, uint64_t epoch, const std::string&
 std::string agree_timeout_text(uint64_t epoch, const std::string& missing,
                                const AgreeWait& wait);
 
+// The same for a rank waiting for rank 0's listing of the image folder `root`
+// (shared_listing.hpp): rank 1 says it, the others stay quiet.
+std::string listing_waiting_line(uint64_t rank, const std::string& root,
+                                 std::chrono::seconds waited, const AgreeWait& wait);
+std::string listing_timeout_text(const std::string& root, const AgreeWait& wait);
+
 // The ranks of a world of `world_size` > 1 that cannot be checked (no MPI world, no
 // torch.distributed): prints one line on stderr the first time in this process; returns
 // the text stats() reports.

@@ -3,54 +3,65 @@
 // order. Images are the files named .jpg, .jpeg, .png or .webp (any letter case) under each class
 // folder, recursively, in sorted path order, classes in order: the same order as
 // ImageFolder's. The name only selects the files; the decoder reads their first bytes.
-// The folder is scanned once, at construction (or its listing read back from stoker's cache
-// while its folders are unchanged: src/sources/folder_listing.hpp); read() opens and preads
-// one file.
+// The folder is listed once, at construction (names only: no image is stat'ed or opened
+// but the content sample's), or its listing read back from stoker's cache while its folders
+// are unchanged (src/sources/folder_listing.hpp), or taken from the index another rank made
+// (index(), from_index(): one listing per job, distributed/shared_listing.hpp). read() opens,
+// fstats and preads one file.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "stoker/sources/source.hpp"
 
 namespace stoker {
 
-struct ContentFile;    // sources/content_sample.hpp
-struct FolderListing;  // sources/folder_listing.hpp
+struct FolderListing;  // src/sources/folder_listing.hpp
 
 class ImageFolderSource : public Source {
  public:
   // Throws stoker::Error naming `root` when it is missing, not a folder, unreadable, or
   // holds no image in a class subfolder.
   explicit ImageFolderSource(const std::string& root);
+  ~ImageFolderSource() override;
 
-  uint64_t size() const override { return sizes_.size(); }
-  // The file's bytes in `scratch` (all of them, also when it is longer than listed). A file
-  // that cannot be opened or is shorter than at scan time throws SampleError naming it.
+  // The source another process made of the same `root` (its index()), without listing the
+  // folder or reading its files: one stat of the root. nullptr when `index` is not a whole
+  // index of this root as this process names it (another spelling or working folder, or
+  // another version of stoker): the caller then lists the folder itself.
+  static std::shared_ptr<ImageFolderSource> from_index(const std::string& root,
+                                                       std::string_view index);
+  // This source as text for from_index (its listing, fingerprint and mean size); "" when it
+  // cannot be written as one (a name that holds a newline).
+  std::string index() const;
+
+  uint64_t size() const override;
+  // The file's bytes in `scratch` (all of them, as it is now). A file that cannot be opened
+  // or read throws SampleError naming it.
   RawSample read(uint64_t index, std::vector<std::byte>& scratch) const override;
   std::string location(uint64_t index) const override;  // the file's path
-  // Hash of the class names, the images' paths relative to the root, their sizes, and a
-  // sample of their content (src/sources/content_sample.hpp), made at construction.
+  // Hash of the class names, the images' paths relative to the root, and a sample of files
+  // (their sizes and content: src/sources/content_sample.hpp), made when listed.
   uint64_t fingerprint() const override { return fingerprint_; }
   std::string describe() const override;
 
-  const std::vector<std::string>& classes() const { return classes_; }
-  int64_t label(uint64_t index) const { return labels_[index]; }
-  uint64_t bytes() const { return total_bytes_; }  // of all images
+  const std::vector<std::string>& classes() const;
+  int64_t label(uint64_t index) const;
+  // The mean size of an image, as the content sample found it (the listing has no sizes).
+  uint64_t mean_bytes() const { return mean_bytes_; }
 
  private:
-  void take(FolderListing&& listing);           // its names, sizes and labels
-  std::vector<ContentFile> content() const;     // the images, for the content sample
+  struct FromIndex {};
+  ImageFolderSource(FromIndex, std::string root);
+  void sample_content();  // fingerprint_ and mean_bytes_, from listing_
 
   std::string root_;
-  std::vector<std::string> classes_;
-  std::string paths_;                // NUL-terminated full paths, back to back
-  std::vector<uint64_t> path_at_;    // offset of each image's path in paths_
-  std::vector<uint64_t> sizes_;
-  std::vector<int32_t> labels_;
-  uint64_t fingerprint_ = 0, total_bytes_ = 0;
-  uint64_t names_hash_ = 0;  // of the classes, the paths and sizes: the fingerprint's start
+  std::unique_ptr<FolderListing> listing_;
+  uint64_t fingerprint_ = 0, mean_bytes_ = 0;
 };
 
 }  // namespace stoker

@@ -95,6 +95,7 @@ class TarShardSource : public ShardStreamSource {
   TarShardOptions options_;
   std::vector<std::string> shards_;
   std::vector<uint64_t> shard_samples_, shard_first_;  // count and first index per shard
+  std::vector<uint64_t> shard_bytes_;                  // each shard file's size
   std::vector<Entry> entries_;                         // random access only
   std::vector<SampleError> cuts_;                      // random access: cut shards' rests
   uint64_t samples_ = 0, fingerprint_ = 0, total_bytes_ = 0;

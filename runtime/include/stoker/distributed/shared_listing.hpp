@@ -1,0 +1,45 @@
+// One listing of an image folder per job, not one per rank (issue 36). Rank 0 lists the
+// folder (or reads its listing from STOKER_CACHE_DIR) and sends the source's index
+// (ImageFolderSource::index) to the others, which take it (from_index) without a stat, an
+// open or a readdir of the folder's files: when 512 ranks start, the metadata server sees
+// one listing, not 512. Over MPI (a broadcast on stoker's own communicator), here; over
+// torch.distributed's store, by the Python module (stoker/_listing_share.py), with the same
+// message and the same texts.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "stoker/sources/image_source.hpp"
+
+namespace stoker {
+
+// The image folder `root` for a loader of `world_size` ranks that checks its ranks (`agree`): shared over MPI when this process's world is MPI's and world_size > 1
+// (the loader's start is collective then anyway); else listed here, as
+// ImageFolderSource(root). Collective in the first case: it waits for rank 0 as the epoch
+// agreement waits (a note from rank 1 every STOKER_AGREE_WARN seconds, MPI_Abort after
+// STOKER_AGREE_TIMEOUT). Throws as list_and_share and take_shared_listing below.
+std::shared_ptr<const ImageFolderSource> open_image_folder(const std::string& root,
+                                                           uint64_t world_size, bool agree);
+
+// Rank 0's side, whatever the transport: lists `root` and gives send() the message for the
+// others ("ok\n" + the index). When the folder cannot be listed, send() gets "error\n" + the
+// stoker::Error's text, and the error is thrown here too.
+std::shared_ptr<const ImageFolderSource> list_and_share(
+    const std::string& root, const std::function<void(const std::string&)>& send);
+
+// Rank 0's message when something before the listing failed on it (`what`).
+std::string shared_listing_error(const std::string& what);
+
+// Another rank's side: the source from rank 0's `message`. Throws stoker::Error naming
+// rank 0's error when it could not list the folder. A message this rank cannot take (rank 0
+// was given another root, or runs another stoker version) is one line on stderr naming why,
+// and this rank lists `root` itself: the epoch agreement then compares the datasets.
+std::shared_ptr<const ImageFolderSource> take_shared_listing(const std::string& root,
+                                                             std::string_view message,
+                                                             uint64_t rank);
+
+}  // namespace stoker

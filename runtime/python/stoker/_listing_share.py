@@ -1,0 +1,94 @@
+"""One listing of an image folder per job over torch.distributed (issue 36): rank 0 lists
+the folder (or reads its cached listing) and puts the message the C++ side makes of it
+(stoker/distributed/shared_listing.hpp) in the group's store, compressed; every other rank
+takes it from there and lists nothing: no stat, open or readdir of the dataset's files.
+Under MPI the C++ side shares it by a broadcast; with no group each rank lists the folder.
+
+It waits like the epoch agreement: rank 1 says every STOKER_AGREE_WARN seconds that it
+waits for rank 0, and a rank gives up with stoker.Error after STOKER_AGREE_TIMEOUT (0:
+never). Rank 0 waits until every rank has read the message before removing it, so that it
+never leaves, taking the store with it, while a rank still reads.
+"""
+import itertools
+import os
+import sys
+import zlib
+
+from . import _stoker
+from ._agree import store_wait
+from ._world import torch_group
+
+__all__ = ["ListingShare"]
+
+# Shares made by this process: every rank builds its loaders in the same order (like
+# collectives), so the n-th share has the same keys on every rank.
+_shares = itertools.count()
+
+
+class ListingShare:
+    """Rank 0's or another rank's part of one shared listing."""
+
+    def __init__(self, dist, root):
+        self.store = dist.distributed_c10d._get_default_store()
+        self.rank, self.world = dist.get_rank(), dist.get_world_size()
+        self.root = root
+        self.prefix = f"stoker/listing/{next(_shares)}"
+        self.limits = _stoker.agree_wait()
+        self.sent = False
+
+    @classmethod
+    def for_loader(cls, kind, source, agreement):
+        """The share for Loader(kind, source) on this rank, or None: not an image folder, a
+        world of one, agree=False, MPI (the C++ side shares), or no torch.distributed group
+        of the loader's size."""
+        if kind != "images" or source.get("root") is None or agreement.world_size <= 1:
+            return None
+        if agreement.mode in ("off", "MPI"):
+            return None
+        dist = torch_group()
+        if dist is None or dist.get_world_size() != agreement.world_size:
+            return None
+        return cls(dist, os.fspath(source["root"]))
+
+    def role(self):
+        """What the C++ side gets as source['_share']: rank 0 sends, the others take."""
+        if self.rank == 0:
+            return ("send", self._send)
+        return ("take", self._receive())
+
+    def fail(self, error):
+        """Rank 0 failed before its listing was sent: the others get its error."""
+        if self.rank == 0 and not self.sent:
+            self._send(_stoker.shared_listing_error(str(error)))
+
+    def _send(self, message):
+        p = self.prefix
+        self.sent = True
+        self.store.set(f"{p}/message", zlib.compress(message, 1))
+        self.store.add(f"{p}/ready", 1)
+        store_wait(self.store, f"{p}/read", self.world - 1, self.limits, lambda waited: None,
+                   lambda: f"rank 0: the other ranks did not read its listing of {self.root} "
+                           f"within {self.limits[1]} s (STOKER_AGREE_TIMEOUT)")
+        for key in ("message", "ready", "read"):
+            self.store.delete_key(f"{p}/{key}")
+
+    def _receive(self):
+        p = self.prefix
+
+        def note(waited):
+            if self.rank == 1:
+                print(_stoker.listing_waiting_line(self.rank, self.root, waited),
+                      file=sys.stderr, flush=True)
+
+        try:
+            store_wait(self.store, f"{p}/ready", 1, self.limits, note,
+                       lambda: f"rank {self.rank}: " + _stoker.listing_timeout_text(self.root))
+            message = zlib.decompress(self.store.get(f"{p}/message"))
+            self.store.add(f"{p}/read", 1)
+        except RuntimeError as e:  # the store went away: rank 0 (its host) has exited
+            if isinstance(e, _stoker.Error):
+                raise
+            raise _stoker.Error(f"rank {self.rank}: torch.distributed's store failed while "
+                                f"waiting for rank 0's listing of {self.root} (rank 0, which "
+                                f"holds it, may have exited): {e}") from None
+        return message
