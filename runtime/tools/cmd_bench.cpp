@@ -11,6 +11,7 @@
 #include "bench.hpp"
 #include "command.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/plan/local_plan.hpp"
 #include "stoker/transforms/copy_transform.hpp"
 #include "stoker/sources/image_source.hpp"
 #include "stoker/transforms/image_transforms.hpp"
@@ -48,7 +49,8 @@ std::shared_ptr<const Source> open_images(const ImageArgs& a) {
   TarShardOptions o;
   o.labels = !a.no_labels;
   const std::vector<std::string> shards = list_tar_shards(a.paths);
-  o.stream = stream_shards(shards, a.stream ? std::optional(true) : std::nullopt);
+  o.stream = stream_shards(shards, a.stream ? std::optional(true) : std::nullopt,
+                           !a.stream && plan_for_this_process().plan.stream);
   return std::make_shared<TarShardSource>(shards, o);
 }
 

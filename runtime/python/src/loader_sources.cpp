@@ -14,6 +14,7 @@
 #include "stoker/sources/record_source.hpp"
 #include "stoker/sources/tar_source.hpp"
 #include "stoker/sources/token_source.hpp"
+#include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/plan.hpp"
 #include "token_widen.hpp"
 
@@ -31,7 +32,10 @@ std::shared_ptr<const Source> shard_source(const std::vector<std::string>& paths
   TarShardOptions o;
   o.labels = labels;
   const auto shards = list_tar_shards(paths);
-  o.stream = stream_shards(shards, stream, options.plan ? &*options.plan : nullptr);
+  // Only when the caller did not say: planning loads the machine's topology.
+  o.stream = stream_shards(shards, stream,
+                           !stream && (options.plan ? options.plan->stream
+                                                    : plan_for_this_process().plan.stream));
   return std::make_shared<TarShardSource>(shards, o);
 }
 

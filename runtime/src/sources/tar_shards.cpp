@@ -12,7 +12,6 @@
 #include "sources/tar_format.hpp"
 #include "sources/tar_walk.hpp"
 #include "stoker/common/error.hpp"
-#include "stoker/plan/local_plan.hpp"
 #include "stoker/sources/tar_source.hpp"
 
 namespace stoker {
@@ -95,9 +94,9 @@ bool is_tar_shard_name(const std::string& path) {
 }
 
 bool stream_shards(const std::vector<std::string>& shards, std::optional<bool> asked,
-                   const Plan* plan) {
+                   bool plan_streams) {
   if (asked) return *asked;
-  if (plan ? plan->stream : plan_for_this_process().plan.stream) return true;
+  if (plan_streams) return true;
   return std::any_of(shards.begin(), shards.end(), is_compressed_shard_name);
 }
 

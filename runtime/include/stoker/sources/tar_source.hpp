@@ -31,8 +31,6 @@
 
 namespace stoker {
 
-struct Plan;  // stoker/plan/plan.hpp
-
 struct TarShardOptions {
   bool labels = true;   // false: label-free shards; every label is -1
   bool stream = false;  // read as streams (required for .tar.gz and .tar.zst)
@@ -49,11 +47,11 @@ bool is_tar_shard_name(const std::string& path);
 bool is_compressed_shard_name(const std::string& path);
 
 // Whether `shards` are read as streams (TarShardOptions::stream), the one rule of
-// stoker.Loader and `stoker bench`: as `asked` when given; else when the plan streams (its
-// profile's Stream; `plan` null: this process's, plan_for_this_process) or a shard is
-// compressed (those are only read as streams).
+// stoker.Loader and `stoker bench`: as `asked` when given; else when the plan streams
+// (`plan_streams`: its profile's Stream, which the caller reads from the rank's plan) or a
+// shard is compressed (those are only read as streams).
 bool stream_shards(const std::vector<std::string>& shards, std::optional<bool> asked,
-                   const Plan* plan = nullptr);
+                   bool plan_streams);
 
 class TarShardSource : public ShardStreamSource {
  public:
