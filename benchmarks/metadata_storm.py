@@ -6,7 +6,9 @@ the filesystem's metadata server, per rank and per job, and the time to the firs
                                [--latency-ms 0.5] [--before PYTHONPATH]
 
 1. RANKS processes open a FILES-file tree at once (one job), each under strace -f -y, and
-   the calls on the tree's paths are counted (stat family, openat, getdents64): torchvision's
+   the calls on the tree's paths are counted (stat of a path, openat, getdents64: the calls
+   that ask a network filesystem's metadata server; and, apart, fstat of a file already open,
+   which the client answers from what the open fetched): torchvision's
    ImageFolder; stoker as it was before (--before PYTHONPATH: a build of the commit before
    issue 36's listing, every rank walking and stat'ing every file); and this stoker, with
    each rank alone (no process group: each lists), then as one job (a gloo process group:
@@ -90,13 +92,16 @@ def traced_job(probe, root, ranks, env, work):
                           starter], env=env, capture_output=True, text=True)
     if got.returncode != 0:
         raise SystemExit(f"metadata_storm: the job failed: {got.stderr[-2000:]}")
-    counts = {"stat": 0, "openat": 0, "getdents64": 0}
+    counts = {"stat": 0, "fstat": 0, "openat": 0, "getdents64": 0}
     with open(trace) as f:
         for line in f:
             if root not in line or "resumed>" in line:  # a call strace split in two: once
                 continue
             name = line.split()[1].split("(")[0]
-            counts["stat" if "stat" in name else name] += 1
+            if "stat" in name:  # of a path, or of a file already open (a descriptor first)
+                args = line.split("(", 1)[1]
+                name = "fstat" if name == "fstat" or args[:1].isdigit() else "stat"
+            counts[name] += 1
     os.remove(trace)
     return counts
 
@@ -148,16 +153,15 @@ def main():
     ]
     print(f"\n{a.ranks} ranks open {a.files} files in {a.files // 1000} folders: calls on the "
           f"tree per job (per rank); model: {a.latency_ms} ms of the metadata server a call")
-    print("| | stat family | openat | getdents64 | metadata calls per job | modelled s per "
-          "job |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| | stat of a path | openat | getdents64 | metadata calls per job | modelled s per "
+          "job | fstat of an open file |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name, probe, env in rows:
         c = traced_job(probe, small, a.ranks, env, work)
-        job = sum(c.values())
-        print(f"| {name} | {c['stat']:,} ({c['stat'] // a.ranks:,}) | {c['openat']:,} "
-              f"({c['openat'] // a.ranks:,}) | {c['getdents64']:,} "
-              f"({c['getdents64'] // a.ranks:,}) | {job:,} | "
-              f"{job * a.latency_ms / 1000:.2f} |", flush=True)
+        job = c["stat"] + c["openat"] + c["getdents64"]
+        cells = " | ".join(f"{c[k]:,} ({c[k] // a.ranks:,})" for k in ("stat", "openat", "getdents64"))
+        print(f"| {name} | {cells} | {job:,} | {job * a.latency_ms / 1000:.2f} | "
+              f"{c['fstat']:,} ({c['fstat'] // a.ranks:,}) |", flush=True)
     if a.big:
         t = time.monotonic()
         make_tree(big, a.big)
