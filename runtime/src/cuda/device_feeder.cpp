@@ -19,14 +19,19 @@ DeviceBatch& DeviceBatch::operator=(DeviceBatch&& o) noexcept {
     core_ = std::move(o.core_);
     buffer_ = std::exchange(o.buffer_, -1);
     data_ = o.data_;
+    spec_ = std::move(o.spec_);  // the same object: shape_.spec stays valid
     shape_ = o.shape_;
   }
   return *this;
 }
 
 DeviceBatch::DeviceBatch(std::shared_ptr<FeederCore> core, const HandedBatch& h)
-    : core_(std::move(core)), buffer_(h.buffer), data_(h.data) {
-  shape_ = {h.labels, h.spec, h.size, h.capacity, h.epoch, h.number};
+    : core_(std::move(core)), buffer_(h.buffer), data_(h.data), spec_(h.spec) {
+  shape_ = {h.labels, spec_.get(), h.size, h.capacity, h.epoch, h.number};
+}
+
+DeviceBatch make_device_batch(std::shared_ptr<FeederCore> core, const HandedBatch& handed) {
+  return DeviceBatch(std::move(core), handed);
 }
 
 DeviceBatch::~DeviceBatch() {
@@ -107,7 +112,7 @@ std::optional<DeviceBatch> DeviceFeeder::next() {
   cuda::DeviceScope scope(core_->device(), core_->where());
   std::optional<HandedBatch> handed = core_->next(loader_);
   if (!handed) return std::nullopt;
-  return DeviceBatch(core_, *handed);
+  return make_device_batch(core_, *handed);
 }
 
 FeederStats DeviceFeeder::stats() const {

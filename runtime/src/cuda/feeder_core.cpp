@@ -18,7 +18,7 @@ FeederCore::FeederCore(std::shared_ptr<CopyEngine> engine, FeederStats stats, bo
                        SampleSpec spec)
     : engine_(std::move(engine)),
       timing_(timing),
-      spec_(std::move(spec)),
+      spec_(std::make_shared<const SampleSpec>(std::move(spec))),
       buffers_(stats.depth),
       queue_(stats.depth),
       stats_(std::move(stats)) {
@@ -56,7 +56,7 @@ FeederCore::~FeederCore() {
 // All buffers or none, and capacity_ set only once they exist: a caller that frees GPU
 // memory and calls next() again gets a fresh attempt, not copies into null buffers.
 void FeederCore::allocate(size_t capacity) {
-  const size_t labels_offset = round_up(capacity * spec_.bytes(), kDeviceAlign);
+  const size_t labels_offset = round_up(capacity * spec_->bytes(), kDeviceAlign);
   const size_t bytes = labels_offset + capacity * sizeof(int64_t);
   size_t total_bytes = 0;
   const size_t free_bytes = engine_->free_bytes(&total_bytes);
@@ -183,9 +183,9 @@ HandedBatch FeederCore::hand_out() {
   b.read_on = nullptr;
   b.waited = false;
   ++stats_.batches;
-  return {index,     b.device, reinterpret_cast<const int64_t*>(b.device + labels_offset_),
-          &spec_,    b.size,   capacity_,
-          b.epoch,   b.number};
+  return {index,   b.device, reinterpret_cast<const int64_t*>(b.device + labels_offset_),
+          spec_,   b.size,   capacity_,
+          b.epoch, b.number};
 }
 
 std::optional<HandedBatch> FeederCore::next(Loader& loader) {

@@ -24,7 +24,8 @@ struct HandedBatch {
   int buffer = -1;
   const std::byte* data = nullptr;    // device memory: samples
   const int64_t* labels = nullptr;    // device memory: labels
-  const SampleSpec* spec = nullptr;
+  // Shared, not pointed into the core: a DeviceBatch may outlive the feeder and its core.
+  std::shared_ptr<const SampleSpec> spec;
   size_t size = 0, capacity = 0;
   uint64_t epoch = 0, number = 0;
 };
@@ -85,7 +86,7 @@ class FeederCore {
   std::mutex mu_;
   const std::shared_ptr<CopyEngine> engine_;
   const bool timing_;
-  const SampleSpec spec_;
+  const std::shared_ptr<const SampleSpec> spec_;
   size_t capacity_ = 0, labels_offset_ = 0;
   CopyEngine::Stream stream_ = nullptr;
   std::vector<Buffer> buffers_;

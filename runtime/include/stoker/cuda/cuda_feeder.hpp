@@ -103,13 +103,19 @@ class DeviceBatch : public BatchShape {
   void release(void* consumer_stream = nullptr);
 
  private:
-  friend class DeviceFeeder;
+  friend DeviceBatch make_device_batch(std::shared_ptr<FeederCore>, const HandedBatch&);
   DeviceBatch(std::shared_ptr<FeederCore> core, const HandedBatch& handed);
   void release_unreleased() noexcept;
   std::shared_ptr<FeederCore> core_;
   int buffer_ = -1;
   const void* data_ = nullptr;
+  // Owned with the core, not pointed into it: spec() stays valid after the feeder is gone.
+  std::shared_ptr<const SampleSpec> spec_;
 };
+
+// A handed-out buffer of the feeder's core as a DeviceBatch (DeviceFeeder::next; the unit
+// tests drive the core on a simulated GPU through it).
+DeviceBatch make_device_batch(std::shared_ptr<FeederCore> core, const HandedBatch& handed);
 
 class DeviceFeeder {
  public:
