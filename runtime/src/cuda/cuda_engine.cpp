@@ -23,6 +23,20 @@ class CudaEngine final : public CopyEngine {
                 "cudaStreamCreateWithFlags", where_);
     return s;
   }
+  bool on_device(Stream s) override {
+    const cudaStream_t cs = stream(s);
+    // The special handles name the current device's default streams: ours, in each call.
+    if (!cs || cs == cudaStreamLegacy || cs == cudaStreamPerThread) return true;
+#if CUDART_VERSION >= 12080
+    cuda::DeviceScope on(device_, where_);
+    int device = -1;
+    cuda::check(cuda::counted(cudaStreamGetDevice(cs, &device)), "cudaStreamGetDevice", where_,
+                "pass a live cudaStream_t");
+    return device == device_;
+#else
+    return true;  // no runtime call says it before CUDA 12.8: cudaEventRecord will fail
+#endif
+  }
   Event create_event(bool timing) override {
     cuda::DeviceScope on(device_, where_);
     cudaEvent_t e = nullptr;

@@ -40,12 +40,19 @@ DeviceBatch::~DeviceBatch() {
 
 // A batch dropped without release(): released as release() without a stream is (on the
 // stream given to wait_on(), else after the device's queued work; FeederCore::release).
+// Should that fail, the buffer is still given back after the device's work: a buffer held
+// by no batch would be lost to the feeder for good.
 void DeviceBatch::release_unreleased() noexcept {
   try {
     release();
   } catch (...) {
-    // A destructor must not throw; the buffer stays marked as held, and the feeder's
-    // next() reports the CUDA error through its own calls.
+    try {
+      core_->release_after_device(buffer_);
+    } catch (...) {
+      // A destructor must not throw; the feeder's next() reports the CUDA error through
+      // its own calls.
+    }
+    core_.reset();
   }
 }
 
@@ -65,10 +72,12 @@ void DeviceBatch::synchronize() const {
   if (core_) core_->synchronize(buffer_);
 }
 
+// The batch lets go of the core only once the release succeeded: a release that threw
+// (a stream of another GPU) leaves the buffer with this batch, to be released again.
 void DeviceBatch::release(void* consumer_stream) {
   if (!core_) return;
-  std::shared_ptr<FeederCore> core = std::move(core_);
-  core->release(buffer_, consumer_stream);
+  core_->release(buffer_, consumer_stream);
+  core_.reset();
 }
 
 // ---- DeviceFeeder

@@ -232,10 +232,20 @@ std::optional<HandedBatch> FeederCore::next(Loader& loader) {
   return hand_out();
 }
 
+namespace {
+constexpr const char* kOwnGpu = "pass a stream of the batch's GPU";
+}
+
+// Refused before anything is queued: a wait across GPUs is valid CUDA, but the release
+// point must later be recorded on this stream, which cudaEventRecord refuses for another
+// GPU's, and the buffer would then be lost to the feeder.
 void FeederCore::wait_on(int index, void* consumer_stream) {
   std::lock_guard lock(mu_);
+  if (!engine_->on_device(consumer_stream)) {
+    throw Error(where(), "wait_on() was given a stream of another GPU", kOwnGpu);
+  }
   Buffer& b = buffers_[index];
-  engine_->stream_wait(consumer_stream, b.copied, "pass a stream of the batch's GPU");
+  engine_->stream_wait(consumer_stream, b.copied, kOwnGpu);
   b.read_on = consumer_stream;  // where the batch is read: release() without a stream
   b.waited = true;              // orders the buffer's reuse after this stream
 }
@@ -249,9 +259,15 @@ void FeederCore::synchronize(int b) {
 // ordered with non-blocking streams (the trainer's, torch's side streams), so without a
 // stream the release point is the stream given to wait_on(); without that either, the
 // feeder cannot know where the batch was read and waits for the device's queued work.
+// The buffer is given back only once the release point is recorded, so a release that
+// throws can be made again.
 void FeederCore::release(int index, void* consumer_stream) {
   std::lock_guard lock(mu_);
   Buffer& b = buffers_[index];
+  if (consumer_stream && !engine_->on_device(consumer_stream)) {
+    throw Error(where(), "release() was given a stream of another GPU",
+                "release a DeviceBatch with a stream of its GPU");
+  }
   if (!consumer_stream && b.waited) consumer_stream = b.read_on;
   if (consumer_stream || b.waited) {
     engine_->record(b.consumed, consumer_stream,
@@ -262,6 +278,13 @@ void FeederCore::release(int index, void* consumer_stream) {
     b.consumed_pending = false;
   }
   b.held = false;
+}
+
+void FeederCore::release_after_device(int index) {
+  std::lock_guard lock(mu_);
+  engine_->synchronize_device();
+  buffers_[index].consumed_pending = false;
+  buffers_[index].held = false;
 }
 
 void FeederCore::add_input_wait(uint64_t ns) {

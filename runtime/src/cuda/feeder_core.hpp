@@ -40,10 +40,15 @@ class FeederCore {
   // The next batch of the loader's epoch, its copy queued (DeviceFeeder::next); nullopt at
   // the epoch's end, once every host batch went back to the loader.
   std::optional<HandedBatch> next(Loader& loader);
-  // The consumer's side of one handed-out buffer (DeviceBatch's calls).
+  // The consumer's side of one handed-out buffer (DeviceBatch's calls). wait_on() refuses a
+  // stream of another GPU (no release point could be recorded on it); when release()
+  // throws, the buffer stays the consumer's, to be released again.
   void wait_on(int b, void* consumer_stream);
   void synchronize(int b);
   void release(int b, void* consumer_stream);
+  // The last resort of a batch whose release() failed (its destructor): the buffer is
+  // reused after the device's queued work.
+  void release_after_device(int b);
   // Waits for every copy and returns every host batch (epoch end, shutdown).
   void drain();
 

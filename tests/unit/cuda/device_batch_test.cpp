@@ -1,5 +1,6 @@
 // DeviceBatch, the consumer's handle on a device buffer, over the feeder's core on the
-// simulated engine (sim_engine.hpp): what it keeps after the feeder is gone (issue 39). DeviceBatch is built with CUDA only; these tests make no CUDA call.
+// simulated engine (sim_engine.hpp): what it keeps when a release fails and after the feeder
+// is gone (issue 39). DeviceBatch is built with CUDA only; these tests make no CUDA call.
 #include <gtest/gtest.h>
 
 #if STOKER_HAVE_CUDA
@@ -33,6 +34,27 @@ struct ZeroingAllocator {
     return true;
   }
 };
+
+// release() on a stream of another GPU fails (cudaEventRecord's rule). The batch used to let
+// go of its buffer before the release, so the failed one lost it for good, and a depth-2
+// feeder then said "the consumer holds all 2 device buffers" while the consumer held one.
+TEST(FaultsDeviceBatch, AReleaseThatFailsKeepsTheBufferForAnotherRelease) {
+  FeederSim sim(8);
+  CopyEngine::Stream other = sim.engine->create_stream_on(1);
+  sim.loader->start_epoch();
+  DeviceBatch first = make_device_batch(sim.core, *sim.core->next(*sim.loader));
+  EXPECT_THROW(first.release(other), Error);
+  EXPECT_TRUE(static_cast<bool>(first)) << "the batch still holds its buffer";
+  first.release(sim.consumer);
+  EXPECT_FALSE(static_cast<bool>(first));
+  DeviceBatch second = make_device_batch(sim.core, *sim.core->next(*sim.loader));
+  std::optional<HandedBatch> third;
+  EXPECT_NO_THROW(third = sim.core->next(*sim.loader)) << "one buffer held, one free";
+  ASSERT_TRUE(third.has_value());
+  second.release(sim.consumer);
+  sim.core->release(third->buffer, sim.consumer);
+  EXPECT_EQ(cuda_calls(), 0u);
+}
 
 // A batch kept past its feeder (a loop that logs the last batch's shape): spec() and bytes()
 // read the feeder core's spec through a pointer, after the core was freed. The core here

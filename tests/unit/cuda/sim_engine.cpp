@@ -35,11 +35,21 @@ void SimEngine::stop() noexcept {
 }
 
 CopyEngine::Stream SimEngine::create_stream() {
+  return create_stream_on(0);
+}
+
+CopyEngine::Stream SimEngine::create_stream_on(int device) {
   std::lock_guard lock(mu_);
   queues_.push_back(std::make_unique<Queue>());
   Queue* q = queues_.back().get();
+  q->device = device;
   q->thread = std::thread([this, q] { run(q); });
   return queues_.size() == 1 ? nullptr : q;
+}
+
+bool SimEngine::on_device(Stream s) {
+  std::lock_guard lock(mu_);
+  return queue(s)->device == 0;
 }
 
 void SimEngine::destroy_stream(Stream s) noexcept {
@@ -160,9 +170,15 @@ void SimEngine::copy(std::byte* device, const std::byte* host, size_t bytes, Str
            }});
 }
 
-void SimEngine::record(Event e, Stream s, const char*) {
+void SimEngine::record(Event e, Stream s, const char* todo) {
   auto* ev = static_cast<SimEvent*>(e);
   std::unique_lock lock(mu_);
+  if (queue(s)->device != 0) {  // every event is GPU 0's
+    throw Error(where_,
+                "cudaEventRecord: invalid resource handle (simulated): a stream of GPU " +
+                    std::to_string(queue(s)->device),
+                todo);
+  }
   Op op;
   op.record = ev;
   op.gen = ++ev->recorded;

@@ -8,7 +8,10 @@
 //     then lands on the device;
 //   - the legacy default stream (nullptr) is one more stream, ordered with no other;
 //   - device memory is checked: a copy or a kernel that touches memory already freed (or
-//     never allocated) is recorded as a fault instead of being done.
+//     never allocated) is recorded as a fault instead of being done;
+//   - the engine is GPU 0 of several: a test may make streams of another GPU, on which an
+//     event of GPU 0 cannot be recorded (cudaEventRecord's rule), though they may wait for
+//     one.
 // The test's "kernels" are launch()ed on a stream and read device memory with read().
 #pragma once
 
@@ -36,6 +39,7 @@ class SimEngine final : public CopyEngine {
 
   const std::string& where() const override { return where_; }
   Stream create_stream() override;
+  bool on_device(Stream s) override;
   Event create_event(bool timing) override;
   void destroy_stream(Stream s) noexcept override;
   void destroy_event(Event) noexcept override {}  // kept: a queued operation may name it
@@ -61,6 +65,9 @@ class SimEngine final : public CopyEngine {
   std::vector<std::string> faults();  // device memory used while not allocated
   size_t live_blocks();               // device allocations not freed
 
+  // A stream of another GPU of the same machine (the engine's own is GPU 0).
+  Stream create_stream_on(int device);
+
  private:
   using Clock = std::chrono::steady_clock;
   struct SimEvent {
@@ -77,6 +84,7 @@ class SimEngine final : public CopyEngine {
   struct Queue {
     std::deque<Op> ops;  // the front one is running
     bool closed = false;
+    int device = 0;
     std::thread thread;
   };
   struct Block {
