@@ -39,7 +39,7 @@ DeviceBatch::~DeviceBatch() {
 }
 
 // A batch dropped without release(): released as release() without a stream is (on the
-// stream given to wait_on(), else after the device's queued work; FeederCore::release).
+// streams given to wait_on(), else after the device's queued work; FeederCore::release).
 // Should that fail, the buffer is still given back after the device's work: a buffer held
 // by no batch would be lost to the feeder for good.
 void DeviceBatch::release_unreleased() noexcept {

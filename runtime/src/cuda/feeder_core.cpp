@@ -1,5 +1,6 @@
 #include "cuda/feeder_core.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -25,7 +26,7 @@ FeederCore::FeederCore(std::shared_ptr<CopyEngine> engine, FeederStats stats, bo
   stream_ = engine_->create_stream();
   for (Buffer& b : buffers_) {
     b.copied = engine_->create_event(timing_);
-    b.consumed = engine_->create_event(false);
+    b.consumed.push_back(engine_->create_event(false));
     if (timing_) b.start = engine_->create_event(true);
   }
 }
@@ -38,7 +39,7 @@ FeederCore::~FeederCore() {
   try {
     bool unknown = false;
     for (Buffer& b : buffers_) {
-      if (b.consumed_pending) engine_->wait(b.consumed);
+      for (size_t i = 0; i < b.consumed_pending; ++i) engine_->wait(b.consumed[i]);
       unknown |= b.held;
     }
     if (unknown) engine_->synchronize_device();
@@ -48,7 +49,8 @@ FeederCore::~FeederCore() {
   for (Buffer& b : buffers_) {
     b.host.reset();
     engine_->deallocate(b.device);
-    for (CopyEngine::Event e : {b.start, b.copied, b.consumed}) engine_->destroy_event(e);
+    for (CopyEngine::Event e : {b.start, b.copied}) engine_->destroy_event(e);
+    for (CopyEngine::Event e : b.consumed) engine_->destroy_event(e);
   }
   engine_->destroy_stream(stream_);
 }
@@ -147,11 +149,10 @@ void FeederCore::issue(int index, Batch&& host) {
     engine_->wait(b.copied);
     finish_copy(b);
   }
-  if (b.consumed_pending) {
-    // The consumer's kernels that read this buffer must be done before it is overwritten.
-    engine_->stream_wait(stream_, b.consumed);
-    b.consumed_pending = false;
-  }
+  // The consumer's kernels that read this buffer, on every stream, must be done before it
+  // is overwritten.
+  for (size_t i = 0; i < b.consumed_pending; ++i) engine_->stream_wait(stream_, b.consumed[i]);
+  b.consumed_pending = 0;
   if (timing_) engine_->record(b.start, stream_);
   const size_t data_bytes = host.bytes(), label_bytes = host.size() * sizeof(int64_t);
   if (data_bytes) engine_->copy(b.device, host.data(), data_bytes, stream_);
@@ -180,8 +181,7 @@ HandedBatch FeederCore::hand_out() {
   Buffer& b = buffers_[index];
   b.queued = false;
   b.held = true;
-  b.read_on = nullptr;
-  b.waited = false;
+  b.read_on.clear();
   ++stats_.batches;
   return {index,   b.device, reinterpret_cast<const int64_t*>(b.device + labels_offset_),
           spec_,   b.size,   capacity_,
@@ -246,8 +246,10 @@ void FeederCore::wait_on(int index, void* consumer_stream) {
   }
   Buffer& b = buffers_[index];
   engine_->stream_wait(consumer_stream, b.copied, kOwnGpu);
-  b.read_on = consumer_stream;  // where the batch is read: release() without a stream
-  b.waited = true;              // orders the buffer's reuse after this stream
+  // Every stream the batch is read on orders the buffer's reuse (release() records on each).
+  if (std::find(b.read_on.begin(), b.read_on.end(), consumer_stream) == b.read_on.end()) {
+    b.read_on.push_back(consumer_stream);
+  }
 }
 
 void FeederCore::synchronize(int b) {
@@ -257,33 +259,41 @@ void FeederCore::synchronize(int b) {
 // Ordering rule: the next copy into the buffer waits for `consumed`, so `consumed` must be
 // recorded on the stream whose kernels read the batch. The legacy default stream is not
 // ordered with non-blocking streams (the trainer's, torch's side streams), so without a
-// stream the release point is the stream given to wait_on(); without that either, the
+// stream the release points are the streams given to wait_on(); without those, the
 // feeder cannot know where the batch was read and waits for the device's queued work.
-// The buffer is given back only once the release point is recorded, so a release that
-// throws can be made again.
+// A batch read on several streams (a compute and a side stream) has a release point on each:
+// the next copy waits for all of them, not for the last stream alone. The buffer is given
+// back only once every point is recorded, so a release that throws can be made again.
 void FeederCore::release(int index, void* consumer_stream) {
   std::lock_guard lock(mu_);
   Buffer& b = buffers_[index];
-  if (consumer_stream && !engine_->on_device(consumer_stream)) {
-    throw Error(where(), "release() was given a stream of another GPU",
-                "release a DeviceBatch with a stream of its GPU");
+  std::vector<void*> streams = b.read_on;
+  if (consumer_stream &&
+      std::find(streams.begin(), streams.end(), consumer_stream) == streams.end()) {
+    if (!engine_->on_device(consumer_stream)) {
+      throw Error(where(), "release() was given a stream of another GPU",
+                  "release a DeviceBatch with a stream of its GPU");
+    }
+    streams.push_back(consumer_stream);
   }
-  if (!consumer_stream && b.waited) consumer_stream = b.read_on;
-  if (consumer_stream || b.waited) {
-    engine_->record(b.consumed, consumer_stream,
-                    "release a DeviceBatch with a stream of its GPU");
-    b.consumed_pending = true;
-  } else {
+  if (streams.empty()) {
     engine_->synchronize_device();
-    b.consumed_pending = false;
+    b.consumed_pending = 0;
+    b.held = false;
+    return;
   }
+  while (b.consumed.size() < streams.size()) b.consumed.push_back(engine_->create_event(false));
+  for (size_t i = 0; i < streams.size(); ++i) {
+    engine_->record(b.consumed[i], streams[i], "release a DeviceBatch with a stream of its GPU");
+  }
+  b.consumed_pending = streams.size();
   b.held = false;
 }
 
 void FeederCore::release_after_device(int index) {
   std::lock_guard lock(mu_);
   engine_->synchronize_device();
-  buffers_[index].consumed_pending = false;
+  buffers_[index].consumed_pending = 0;
   buffers_[index].held = false;
 }
 

@@ -41,8 +41,9 @@ class FeederCore {
   // the epoch's end, once every host batch went back to the loader.
   std::optional<HandedBatch> next(Loader& loader);
   // The consumer's side of one handed-out buffer (DeviceBatch's calls). wait_on() refuses a
-  // stream of another GPU (no release point could be recorded on it); when release()
-  // throws, the buffer stays the consumer's, to be released again.
+  // stream of another GPU (no release point could be recorded on it); release() records
+  // one on every stream the batch was waited on, and on `consumer_stream`; when it throws,
+  // the buffer stays the consumer's, to be released again.
   void wait_on(int b, void* consumer_stream);
   void synchronize(int b);
   void release(int b, void* consumer_stream);
@@ -62,12 +63,13 @@ class FeederCore {
  private:
   struct Buffer {
     std::byte* device = nullptr;  // samples at 0, labels at labels_offset_
-    CopyEngine::Event start = nullptr, copied = nullptr, consumed = nullptr;
+    CopyEngine::Event start = nullptr, copied = nullptr;
+    // Release points, one per stream the batch was read on; kept from batch to batch.
+    std::vector<CopyEngine::Event> consumed;
+    size_t consumed_pending = 0;  // release() recorded consumed[0, n): the next copy waits
     bool queued = false, held = false;
-    bool consumed_pending = false;  // release() recorded `consumed`; the next copy waits on it
-    bool waited = false;            // wait_on() was called since the buffer was handed out,
-    void* read_on = nullptr;        // last with this stream
-    std::optional<Batch> host;      // kept until `copied` has completed
+    std::vector<void*> read_on;  // every stream given to wait_on() since the hand-out
+    std::optional<Batch> host;   // kept until `copied` has completed
     uint64_t copy_bytes = 0;
     size_t size = 0;
     uint64_t epoch = 0, number = 0;

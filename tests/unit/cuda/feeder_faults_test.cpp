@@ -12,6 +12,40 @@ using std::chrono::microseconds;
 using test::FeederSim;
 using test::SimEngine;
 
+// Longer than a copy into the buffer takes: a copy not ordered after it lands mid-read.
+constexpr microseconds kLongKernel{20000};
+
+// Each batch is read by a long kernel on the consumer's stream and a short one on a side
+// stream (a second compute or copy stream), then released without a stream or on the side
+// stream. The next copy into its buffer must wait for both streams: it used to wait for the
+// last stream given to wait_on() (or the release's) only, and overwrote the buffer while the
+// long kernel still read it.
+void read_on_two_streams(bool release_on_side) {
+  FeederSim sim(12);
+  CopyEngine::Stream side = sim.engine->create_stream();
+  sim.loader->start_epoch();
+  uint64_t n = 0;
+  while (std::optional<HandedBatch> h = sim.core->next(*sim.loader)) {
+    sim.step(*h, kLongKernel);  // wait_on(consumer), a kernel that archives what it read
+    sim.core->wait_on(h->buffer, side);
+    sim.engine->launch(side, microseconds(500), nullptr);
+    sim.core->release(h->buffer, release_on_side ? side : nullptr);
+    ++n;
+  }
+  sim.engine->synchronize_device();
+  EXPECT_EQ(n, 12u);
+  sim.expect_archive_intact();
+  EXPECT_EQ(sim.engine->faults(), std::vector<std::string>{});
+}
+
+TEST(FaultsFeederOrder, ABatchReadOnTwoStreamsAndDroppedWaitsForBoth) {
+  read_on_two_streams(false);
+}
+
+TEST(FaultsFeederOrder, ABatchReleasedOnOneOfTwoStreamsItWasReadOnWaitsForBoth) {
+  read_on_two_streams(true);
+}
+
 // A wait across GPUs is valid CUDA, but the release point would then be recorded on that
 // stream, which fails: the buffer was lost. wait_on() now refuses it, names the cause, and the
 // batch is released as usual afterwards; the epoch loses nothing.

@@ -74,7 +74,7 @@ class DeviceBatch : public BatchShape {
   DeviceBatch& operator=(DeviceBatch&& o) noexcept;
   DeviceBatch(const DeviceBatch&) = delete;
   DeviceBatch& operator=(const DeviceBatch&) = delete;
-  // Without release(): releases on the stream last given to wait_on(), or, when none was or
+  // Without release(): releases on the streams given to wait_on(), or, when none was or
   // that fails, after the device has finished its queued work. Errors are swallowed here.
   ~DeviceBatch();
   explicit operator bool() const { return core_ != nullptr; }
@@ -96,12 +96,13 @@ class DeviceBatch : public BatchShape {
   // release point could not be recorded on it).
   void wait_on(void* consumer_stream) const;
   void synchronize() const;  // blocks the host until the copy is done
-  // Gives the buffer back: the feeder reuses it once `consumer_stream` has run everything
-  // queued on it so far (the kernels that read the batch). Without a stream (nullptr): the
-  // stream last given to wait_on(), or, when none was, the feeder waits for the device's
-  // queued work here (the legacy default stream is not ordered with non-blocking streams,
-  // so it cannot stand for "the consumer's stream"). Idempotent. When it throws (a stream
-  // of another GPU), the batch keeps its buffer and may be released again.
+  // Gives the buffer back: the feeder reuses it once `consumer_stream` and every stream
+  // given to wait_on() have run everything queued on them so far (the kernels that read the
+  // batch). Without a stream (nullptr): the streams given to wait_on(), or, when none was,
+  // the feeder waits for the device's queued work here (the legacy default stream is not
+  // ordered with non-blocking streams, so it cannot stand for "the consumer's stream").
+  // Idempotent. When it throws (a stream of another GPU), the batch keeps its buffer and may
+  // be released again.
   void release(void* consumer_stream = nullptr);
 
  private:
