@@ -23,12 +23,26 @@ FeederCore::FeederCore(std::shared_ptr<CopyEngine> engine, FeederStats stats, bo
       buffers_(stats.depth),
       queue_(stats.depth),
       stats_(std::move(stats)) {
-  stream_ = engine_->create_stream();
-  for (Buffer& b : buffers_) {
-    b.copied = engine_->create_event(timing_);
-    b.consumed.push_back(engine_->create_event(false));
-    if (timing_) b.start = engine_->create_event(true);
+  // A throwing constructor runs no destructor: what was created so far is destroyed here.
+  try {
+    stream_ = engine_->create_stream();
+    for (Buffer& b : buffers_) {
+      b.copied = engine_->create_event(timing_);
+      b.consumed.push_back(engine_->create_event(false));
+      if (timing_) b.start = engine_->create_event(true);
+    }
+  } catch (...) {
+    destroy_handles();
+    throw;
   }
+}
+
+void FeederCore::destroy_handles() noexcept {
+  for (Buffer& b : buffers_) {
+    for (CopyEngine::Event e : {b.start, b.copied}) engine_->destroy_event(e);
+    for (CopyEngine::Event e : b.consumed) engine_->destroy_event(e);
+  }
+  engine_->destroy_stream(stream_);
 }
 
 FeederCore::~FeederCore() {
@@ -49,10 +63,8 @@ FeederCore::~FeederCore() {
   for (Buffer& b : buffers_) {
     b.host.reset();
     engine_->deallocate(b.device);
-    for (CopyEngine::Event e : {b.start, b.copied}) engine_->destroy_event(e);
-    for (CopyEngine::Event e : b.consumed) engine_->destroy_event(e);
   }
-  engine_->destroy_stream(stream_);
+  destroy_handles();
 }
 
 // All buffers or none, and capacity_ set only once they exist: a caller that frees GPU
@@ -80,13 +92,19 @@ void FeederCore::allocate(size_t capacity) {
   stats_.buffer_bytes = bytes;
 }
 
+// The slot goes back first: the copy is done, whatever its timing says. A time that cannot
+// be read leaves the copy untimed (outside timed_bytes) rather than failing the batch: had
+// it thrown, the slot would stay held and every later next() would throw the same error.
+// A broken device still fails the next call that matters (a copy, a query).
 void FeederCore::finish_copy(Buffer& buf) {
-  if (timing_) {
+  buf.host.reset();  // the slot goes back to the loader's pool
+  if (!timing_) return;
+  try {
     const double ms = engine_->elapsed_ms(buf.start, buf.copied);
     stats_.h2d_ns += static_cast<uint64_t>(ms * 1e6);
     stats_.timed_bytes += buf.copy_bytes;
+  } catch (const Error&) {
   }
-  buf.host.reset();  // the slot goes back to the loader's pool
 }
 
 void FeederCore::reap() {

@@ -88,7 +88,8 @@ class FeederCore {
   HandedBatch hand_out();
   void add_input_wait(uint64_t ns);
   void allocate(size_t capacity);
-  void finish_copy(Buffer& buf);  // after `copied` completed: timing, host slot back
+  void finish_copy(Buffer& buf);    // after `copied` completed: host slot back, timing
+  void destroy_handles() noexcept;  // the stream and every event (destructor, failed ctor)
 
   std::mutex mu_;
   const std::shared_ptr<CopyEngine> engine_;

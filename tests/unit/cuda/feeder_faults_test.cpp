@@ -75,5 +75,37 @@ TEST(FaultsFeederRelease, WaitOnAStreamOfAnotherGpuIsRefused) {
   sim.expect_archive_intact();
 }
 
+// A constructor that throws runs no destructor: the stream and the events created before the
+// failing one leaked, on every retry.
+TEST(FaultsFeederCore, AConstructorThatFailsLeavesNoStreamOrEvent) {
+  auto engine = std::make_shared<SimEngine>(microseconds(100));
+  const SampleSpec spec{DType::U16, {256}};
+  const size_t before = engine->live_handles();
+  for (int after : {0, 1, 3, 5}) {  // 2 buffers x 3 events with timing: each may fail
+    engine->fail_create_event_after(after);
+    EXPECT_THROW(FeederCore(engine, FeederSim::identity(), true, spec), Error);
+    EXPECT_EQ(engine->live_handles(), before) << "after " << after << " events were made";
+  }
+  engine->fail_create_event_after(-1);
+  { FeederCore core(engine, FeederSim::identity(), true, spec); }
+  EXPECT_EQ(engine->live_handles(), before) << "a feeder core destroys what it made";
+}
+
+// The copies completed, but their times cannot be read (cudaEventElapsedTime failing): each
+// host slot must still go back to the loader and the epoch end with every batch intact. The
+// time was read before the slot was given back, so the error left the slot held and every
+// later next() threw it again.
+TEST(FaultsFeederCore, ACopyWhoseTimeCannotBeReadStillGivesItsSlotBack) {
+  FeederSim sim(10);
+  sim.engine->fail_elapsed(true);
+  EXPECT_EQ(sim.epoch(microseconds(500), true), 10u);
+  sim.expect_archive_intact();
+  const FeederStats s = sim.core->stats();
+  EXPECT_EQ(s.batches, 10u);
+  EXPECT_GT(s.bytes, 0u);
+  EXPECT_EQ(s.timed_bytes, 0u) << "an untimed copy is not counted as timed";
+  EXPECT_EQ(s.h2d_ns, 0u);
+}
+
 }  // namespace
 }  // namespace stoker

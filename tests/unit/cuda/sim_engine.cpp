@@ -63,8 +63,36 @@ void SimEngine::destroy_stream(Stream s) noexcept {
 
 CopyEngine::Event SimEngine::create_event(bool) {
   std::lock_guard lock(mu_);
+  if (create_event_budget_ == 0) {
+    throw Error(where_, "cudaEventCreateWithFlags: out of memory (simulated)");
+  }
+  if (create_event_budget_ > 0) --create_event_budget_;
   events_.push_back(std::make_unique<SimEvent>());
   return events_.back().get();
+}
+
+void SimEngine::destroy_event(Event e) noexcept {
+  if (!e) return;
+  std::lock_guard lock(mu_);
+  static_cast<SimEvent*>(e)->destroyed = true;
+}
+
+void SimEngine::fail_create_event_after(int after) {
+  std::lock_guard lock(mu_);
+  create_event_budget_ = after;
+}
+
+void SimEngine::fail_elapsed(bool fail) {
+  std::lock_guard lock(mu_);
+  fail_elapsed_ = fail;
+}
+
+size_t SimEngine::live_handles() {
+  std::lock_guard lock(mu_);
+  size_t n = 0;
+  for (size_t i = 1; i < queues_.size(); ++i) n += !queues_[i]->closed;
+  for (const auto& e : events_) n += !e->destroyed;
+  return n;
 }
 
 SimEngine::Queue* SimEngine::queue(Stream s) {
@@ -213,6 +241,9 @@ void SimEngine::wait(Event e) {
 
 double SimEngine::elapsed_ms(Event from, Event to) {
   std::lock_guard lock(mu_);
+  if (fail_elapsed_) {
+    throw Error(where_, "cudaEventElapsedTime: invalid resource handle (simulated)");
+  }
   const auto d = static_cast<SimEvent*>(to)->when - static_cast<SimEvent*>(from)->when;
   return std::chrono::duration<double, std::milli>(d).count();
 }

@@ -11,7 +11,9 @@
 //     never allocated) is recorded as a fault instead of being done;
 //   - the engine is GPU 0 of several: a test may make streams of another GPU, on which an
 //     event of GPU 0 cannot be recorded (cudaEventRecord's rule), though they may wait for
-//     one.
+//     one;
+//   - faults on demand: the n-th event creation fails, event timings cannot be read; and
+//     every stream and event destroyed is counted, so leaks show.
 // The test's "kernels" are launch()ed on a stream and read device memory with read().
 #pragma once
 
@@ -42,7 +44,7 @@ class SimEngine final : public CopyEngine {
   bool on_device(Stream s) override;
   Event create_event(bool timing) override;
   void destroy_stream(Stream s) noexcept override;
-  void destroy_event(Event) noexcept override {}  // kept: a queued operation may name it
+  void destroy_event(Event e) noexcept override;  // counted; kept: an operation may name it
   size_t free_bytes(size_t* total) override;
   std::byte* allocate(size_t bytes) override;
   void deallocate(std::byte* device) noexcept override;
@@ -67,12 +69,17 @@ class SimEngine final : public CopyEngine {
 
   // A stream of another GPU of the same machine (the engine's own is GPU 0).
   Stream create_stream_on(int device);
+  // The next `after` event creations succeed, the one after them throws (-1: none fails).
+  void fail_create_event_after(int after);
+  void fail_elapsed(bool fail);  // elapsed_ms() throws, as for events without timing
+  size_t live_handles();  // streams (the legacy default one aside) and events not destroyed
 
  private:
   using Clock = std::chrono::steady_clock;
   struct SimEvent {
     uint64_t recorded = 0, completed = 0;  // generations: done when completed >= recorded
     Clock::time_point when{};              // when the last completed record ran
+    bool destroyed = false;
   };
   struct Op {
     Duration time{0};
@@ -107,6 +114,8 @@ class SimEngine final : public CopyEngine {
   std::map<const std::byte*, Block> blocks_;  // freed ones stay, so no address is reused
   size_t free_ = size_t{1} << 30;
   std::vector<std::string> faults_;
+  int create_event_budget_ = -1;  // event creations left before one fails; -1: no limit
+  bool fail_elapsed_ = false;
 };
 
 }  // namespace stoker::test
