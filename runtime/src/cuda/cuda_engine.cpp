@@ -92,8 +92,9 @@ class CudaEngine final : public CopyEngine {
     const cudaError_t r = cuda::counted(cudaEventQuery(event(e)));
     if (r == cudaErrorNotReady) {
       // "Not ready" is an answer, not a failure, yet the runtime leaves it in the thread's
-      // last-error slot, where the application's next launch check (torch's) would find it.
-      cuda::counted(cudaGetLastError());
+      // last-error slot, where the application's next launch check (torch's) would find it:
+      // cleared, unless the slot held the application's own error (cuda_call.hpp).
+      cuda::clear_own_error();
       return false;
     }
     cuda::check(r, "cudaEventQuery", where_);
@@ -129,7 +130,7 @@ class CudaEngine final : public CopyEngine {
   void quietly(Call call) noexcept {
     try {
       cuda::DeviceScope on(device_, where_);
-      if (cuda::counted(call()) != cudaSuccess) cuda::counted(cudaGetLastError());
+      if (cuda::counted(call()) != cudaSuccess) cuda::clear_own_error();
     } catch (...) {
     }
   }
