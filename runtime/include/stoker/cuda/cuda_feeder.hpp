@@ -48,7 +48,11 @@ struct FeederStats {
   uint64_t bytes = 0;            // bytes copied host -> device (samples + labels)
   uint64_t h2d_ns = 0;           // GPU time of those copies (CUDA events; 0 without timing)
   uint64_t timed_bytes = 0;      // bytes of the copies whose time is in h2d_ns
-  uint64_t input_wait_ns = 0;    // time next() blocked in Loader::next()
+  // Host time next() blocked in Loader::next(). Not in it: the GPU-side waits wait_on()
+  // queues (the consumer's kernels waiting for a copy), which no host clock sees, and the
+  // host time of copies from a pageable arena (host_pinned false), which cudaMemcpyAsync
+  // stages on the host inside next() (see DeviceFeeder::next).
+  uint64_t input_wait_ns = 0;
   bool host_pinned = false;      // the loader's arena is page-locked
   double h2d_gb_per_s() const {  // copy bandwidth, GB/s (1e9 bytes)
     return h2d_ns ? static_cast<double>(timed_bytes) / static_cast<double>(h2d_ns) : 0.0;
@@ -134,8 +138,12 @@ class DeviceFeeder {
   // The next batch of the loader's current epoch, on the GPU (its copy may still be in
   // flight: wait_on() or synchronize() before reading). nullopt at the epoch's end, as
   // Loader::next(): start the next one on the loader (set_epoch + start_epoch), then call
-  // next() again. Throws what Loader::next() throws, and
-  // stoker::Error for a failed CUDA call or a GPU without room for the buffers.
+  // next() again. Throws what Loader::next() throws, and stoker::Error for a failed CUDA
+  // call or a GPU without room for the buffers.
+  // With a pageable arena (the pin failed: FeederStats::host_pinned false) the host stages
+  // each copy, after the copy stream's earlier work, before cudaMemcpyAsync returns: inside
+  // this call and under the feeder's lock, so next() may take a whole copy's time that
+  // input_wait_ns does not count. Pin the arena (LoaderOptions::pinner, make_host_pinner).
   std::optional<DeviceBatch> next();
 
   FeederStats stats() const;
