@@ -40,11 +40,22 @@ CopyEngine::Stream SimEngine::create_stream() {
 
 CopyEngine::Stream SimEngine::create_stream_on(int device) {
   std::lock_guard lock(mu_);
+  Queue* q = new_queue(device, false);
+  return queues_.size() == 1 ? nullptr : q;
+}
+
+CopyEngine::Stream SimEngine::create_blocking_stream() {
+  std::lock_guard lock(mu_);
+  return new_queue(0, true);
+}
+
+SimEngine::Queue* SimEngine::new_queue(int device, bool blocking) {
   queues_.push_back(std::make_unique<Queue>());
   Queue* q = queues_.back().get();
   q->device = device;
+  q->blocking = blocking;
   q->thread = std::thread([this, q] { run(q); });
-  return queues_.size() == 1 ? nullptr : q;
+  return q;
 }
 
 bool SimEngine::on_device(Stream s) {
@@ -92,17 +103,53 @@ size_t SimEngine::live_handles() {
   size_t n = 0;
   for (size_t i = 1; i < queues_.size(); ++i) n += !queues_[i]->closed;
   for (const auto& e : events_) n += !e->destroyed;
-  return n;
+  return n - per_thread_.size();  // the per-thread streams are the engine's own
 }
 
 SimEngine::Queue* SimEngine::queue(Stream s) {
-  return s ? static_cast<Queue*>(s) : queues_.front().get();
+  if (!s || s == legacy_handle()) return queues_.front().get();
+  if (s == per_thread_handle()) {
+    Queue*& q = per_thread_[std::this_thread::get_id()];
+    if (!q) q = new_queue(0, true);
+    return q;
+  }
+  return static_cast<Queue*>(s);
+}
+
+// The legacy default stream's implicit synchronisation: an operation on it waits for the
+// work queued before on every blocking stream, and one on a blocking stream for the legacy
+// stream's. Non-blocking streams take no part.
+void SimEngine::enqueue(Queue* q, Op op) {
+  Queue* legacy = queues_.front().get();
+  if (q == legacy) {
+    for (size_t i = 1; i < queues_.size(); ++i) {
+      if (queues_[i]->blocking) order_after(legacy, queues_[i].get());
+    }
+  } else if (q->blocking) {
+    order_after(q, legacy);
+  }
+  q->ops.push_back(std::move(op));
+}
+
+void SimEngine::order_after(Queue* waiter, Queue* q) {
+  if (q->ops.empty()) return;
+  events_.push_back(std::make_unique<SimEvent>());
+  SimEvent* ev = events_.back().get();
+  ev->destroyed = true;  // the engine's own: not a handle a caller could leak
+  Op mark;
+  mark.record = ev;
+  mark.gen = ++ev->recorded;
+  q->ops.push_back(std::move(mark));
+  Op wait;
+  wait.wait = ev;
+  wait.gen = ev->recorded;
+  waiter->ops.push_back(std::move(wait));
 }
 
 void SimEngine::push(Stream s, Op op) {
   {
     std::lock_guard lock(mu_);
-    queue(s)->ops.push_back(std::move(op));
+    enqueue(queue(s), std::move(op));
   }
   cv_.notify_all();
 }
@@ -210,7 +257,7 @@ void SimEngine::record(Event e, Stream s, const char* todo) {
   Op op;
   op.record = ev;
   op.gen = ++ev->recorded;
-  queue(s)->ops.push_back(std::move(op));
+  enqueue(queue(s), std::move(op));
   lock.unlock();
   cv_.notify_all();
 }
@@ -221,7 +268,7 @@ void SimEngine::stream_wait(Stream s, Event e, const char*) {
   Op op;
   op.wait = ev;
   op.gen = ev->recorded;  // the record in place now; later ones do not count
-  queue(s)->ops.push_back(std::move(op));
+  enqueue(queue(s), std::move(op));
   lock.unlock();
   cv_.notify_all();
 }

@@ -6,7 +6,10 @@
 //     complete later than they were queued;
 //   - a copy reads its source when it completes, as DMA does: a host slot refilled before
 //     then lands on the device;
-//   - the legacy default stream (nullptr) is one more stream, ordered with no other;
+//   - the legacy default stream (nullptr, or the handle cudaStreamLegacy) is one more
+//     stream, not ordered with the non-blocking streams (the feeder's, a test's consumer)
+//     but with the blocking ones, as CUDA's is: work on it waits for theirs queued before,
+//     theirs for its; cudaStreamPerThread names a blocking stream of the calling thread;
 //   - device memory is checked: a copy or a kernel that touches memory already freed (or
 //     never allocated) is recorded as a fault instead of being done;
 //   - the engine is GPU 0 of several: a test may make streams of another GPU, on which an
@@ -21,6 +24,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -69,6 +73,10 @@ class SimEngine final : public CopyEngine {
 
   // A stream of another GPU of the same machine (the engine's own is GPU 0).
   Stream create_stream_on(int device);
+  Stream create_blocking_stream();  // cudaStreamCreate's: ordered with the legacy stream
+  // CUDA's special handles, by value (cuda_runtime.h: cudaStreamLegacy, cudaStreamPerThread).
+  static Stream legacy_handle() { return reinterpret_cast<Stream>(uintptr_t{1}); }
+  static Stream per_thread_handle() { return reinterpret_cast<Stream>(uintptr_t{2}); }
   // The next `after` event creations succeed, the one after them throws (-1: none fails).
   void fail_create_event_after(int after);
   void fail_elapsed(bool fail);  // elapsed_ms() throws, as for events without timing
@@ -92,6 +100,7 @@ class SimEngine final : public CopyEngine {
     std::deque<Op> ops;  // the front one is running
     bool closed = false;
     int device = 0;
+    bool blocking = false;  // ordered with the legacy default stream
     std::thread thread;
   };
   struct Block {
@@ -99,7 +108,11 @@ class SimEngine final : public CopyEngine {
     size_t size = 0;
     bool live = true;
   };
-  Queue* queue(Stream s);  // under mu_; nullptr: the legacy default stream
+  Queue* queue(Stream s);  // under mu_; resolves the special handles
+  Queue* new_queue(int device, bool blocking);  // under mu_
+  // Under mu_: queues `op` on `q` after the implicit waits of the legacy stream's rules.
+  void enqueue(Queue* q, Op op);
+  void order_after(Queue* waiter, Queue* q);  // under mu_: waiter waits for q's work so far
   void push(Stream s, Op op);
   void run(Queue* q);
   bool live(const void* p, size_t n) const;  // under mu_
@@ -111,6 +124,7 @@ class SimEngine final : public CopyEngine {
   std::condition_variable cv_;
   std::vector<std::unique_ptr<Queue>> queues_;  // [0]: the legacy default stream
   std::vector<std::unique_ptr<SimEvent>> events_;
+  std::map<std::thread::id, Queue*> per_thread_;  // cudaStreamPerThread of each thread
   std::map<const std::byte*, Block> blocks_;  // freed ones stay, so no address is reused
   size_t free_ = size_t{1} << 30;
   std::vector<std::string> faults_;
