@@ -15,7 +15,8 @@ std::string at(const void* p) {
 }
 }  // namespace
 
-SimEngine::SimEngine(Duration copy_time) : copy_time_(copy_time) {
+SimEngine::SimEngine(Duration copy_time, double gb_per_s)
+    : copy_time_(copy_time), gb_per_s_(gb_per_s) {
   create_stream();  // queues_[0]: the legacy default stream
 }
 
@@ -91,6 +92,11 @@ void SimEngine::destroy_event(Event e) noexcept {
 void SimEngine::fail_create_event_after(int after) {
   std::lock_guard lock(mu_);
   create_event_budget_ = after;
+}
+
+void SimEngine::set_pageable(bool pageable) {
+  std::lock_guard lock(mu_);
+  pageable_ = pageable;
 }
 
 void SimEngine::fail_elapsed(bool fail) {
@@ -235,7 +241,10 @@ void SimEngine::copy(std::byte* device, const std::byte* host, size_t bytes, Str
                               " is not device memory");
     }
   }
-  push(s, {copy_time_, [this, device, host, bytes] {
+  const Duration time =
+      copy_time_ + (gb_per_s_ > 0 ? Duration(static_cast<int64_t>(bytes / (gb_per_s_ * 1e3)))
+                                  : Duration(0));
+  push(s, {time, [this, device, host, bytes] {
              std::lock_guard lock(mu_);
              if (!live(device, bytes)) {
                faults_.push_back("a copy landed in freed device memory at " + at(device));
@@ -243,6 +252,12 @@ void SimEngine::copy(std::byte* device, const std::byte* host, size_t bytes, Str
              }
              std::memcpy(device, host, bytes);  // the source as it is now, as DMA reads it
            }});
+  bool pageable = false;
+  {
+    std::lock_guard lock(mu_);
+    pageable = pageable_;
+  }
+  if (pageable) synchronize(s);  // the host stages the copy: back once it is done
 }
 
 void SimEngine::record(Event e, Stream s, const char* todo) {

@@ -15,6 +15,8 @@
 //   - the engine is GPU 0 of several: a test may make streams of another GPU, on which an
 //     event of GPU 0 cannot be recorded (cudaEventRecord's rule), though they may wait for
 //     one;
+//   - a copy takes a fixed time plus its bytes at a rate, if one is given; copies from
+//     pageable memory (set_pageable) return only once done, as cudaMemcpyAsync stages them;
 //   - faults on demand: the n-th event creation fails, event timings cannot be read; and
 //     every stream and event destroyed is counted, so leaks show.
 // The test's "kernels" are launch()ed on a stream and read device memory with read().
@@ -40,7 +42,8 @@ class SimEngine final : public CopyEngine {
  public:
   using Duration = std::chrono::microseconds;
   // Every copy takes `copy_time` once its stream reaches it.
-  explicit SimEngine(Duration copy_time);
+  // Every copy takes `copy_time`, plus its bytes at `gb_per_s` (1e9 bytes/s) when not 0.
+  explicit SimEngine(Duration copy_time, double gb_per_s = 0);
   ~SimEngine() override;  // runs what is still queued, then joins its threads
 
   const std::string& where() const override { return where_; }
@@ -80,6 +83,7 @@ class SimEngine final : public CopyEngine {
   // The next `after` event creations succeed, the one after them throws (-1: none fails).
   void fail_create_event_after(int after);
   void fail_elapsed(bool fail);  // elapsed_ms() throws, as for events without timing
+  void set_pageable(bool pageable);  // copy() blocks the host until the copy is done
   size_t live_handles();  // streams (the legacy default one aside) and events not destroyed
 
  private:
@@ -119,6 +123,7 @@ class SimEngine final : public CopyEngine {
   void stop() noexcept;
 
   const Duration copy_time_;
+  const double gb_per_s_;
   const std::string where_ = "simulated GPU";
   std::mutex mu_;
   std::condition_variable cv_;
@@ -130,6 +135,7 @@ class SimEngine final : public CopyEngine {
   std::vector<std::string> faults_;
   int create_event_budget_ = -1;  // event creations left before one fails; -1: no limit
   bool fail_elapsed_ = false;
+  bool pageable_ = false;
 };
 
 }  // namespace stoker::test
