@@ -1,6 +1,7 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -12,6 +13,10 @@ namespace {
 
 constexpr int kTile = 16;
 constexpr int kThreads = 256;
+// The longest the host waits for the GPU's queued work: a peer that stopped without NCCL
+// seeing an error would otherwise hold the step forever. A step of this trainer takes
+// milliseconds; NCCL's own watchdog in torch allows 30 minutes for a collective.
+constexpr auto kWaitLimit = std::chrono::minutes(10);
 
 __global__ void gemm_kernel(int M, int N, int K, const float* a, long a_m, long a_k, const float* b,
                             long b_k, long b_n, float* c, bool accumulate) {
@@ -102,9 +107,13 @@ unsigned blocks(size_t n) {
 class CudaOps : public MathOps {
  public:
   CudaOps(int device, std::string gpu, void* stream)
-      : device_(device), gpu_(std::move(gpu)), stream_(static_cast<cudaStream_t>(stream)) {}
+      : device_(device), gpu_(std::move(gpu)), stream_(static_cast<cudaStream_t>(stream)) {
+    check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreate");
+  }
   ~CudaOps() override {
     if (row_loss_) cudaFree(row_loss_);
+    if (staging_) cudaFreeHost(staging_);
+    cudaEventDestroy(done_);
   }
   std::string name() const override { return "cuda " + gpu_; }
 
@@ -121,26 +130,42 @@ class CudaOps : public MathOps {
     return static_cast<int64_t*>(p);
   }
   void free_i64(int64_t* p) override { cudaFree(p); }
+  // Both directions go through page-locked memory: a copy with pageable memory returns only
+  // once it is done (or, host to device, once the stream's earlier work is), so the host
+  // would wait inside the driver behind an allreduce a dead peer never finishes, where no
+  // check can run. With pinned memory the copy is queued and synchronize() polls.
   void upload(float* dst, const float* src, size_t n) override {
-    check(cudaMemcpyAsync(dst, src, n * sizeof(float), cudaMemcpyHostToDevice, stream_),
+    std::memcpy(staging(n), src, n * sizeof(float));
+    check(cudaMemcpyAsync(dst, staging_, n * sizeof(float), cudaMemcpyHostToDevice, stream_),
           "cudaMemcpyAsync");
     synchronize();
   }
   void download(float* dst, const float* src, size_t n) override {
-    check(cudaMemcpyAsync(dst, src, n * sizeof(float), cudaMemcpyDeviceToHost, stream_),
+    check(cudaMemcpyAsync(staging(n), src, n * sizeof(float), cudaMemcpyDeviceToHost, stream_),
           "cudaMemcpyAsync");
     synchronize();
+    std::memcpy(dst, staging_, n * sizeof(float));
   }
-  // Polls rather than cudaStreamSynchronize: an NCCL allreduce queued on the stream waits
-  // for every peer, forever if one died, and only polling lets the check (the reducer's
-  // ncclCommGetAsyncError) see the failure and stop the wait.
+  // Polls an event rather than cudaStreamSynchronize: an NCCL allreduce queued on the stream
+  // waits for every peer, forever if one died, and only polling lets the check (the
+  // reducer's ncclCommGetAsyncError) see the failure and stop the wait; the deadline ends a
+  // wait on a peer that stopped without an error NCCL reports.
   void synchronize() override {
+    check(cudaEventRecord(done_, stream_), "cudaEventRecord");
+    const auto deadline = std::chrono::steady_clock::now() + kWaitLimit;
     for (;;) {
-      const cudaError_t e = cudaStreamQuery(stream_);
+      const cudaError_t e = cudaEventQuery(done_);
       if (e == cudaSuccess) return;
-      if (e != cudaErrorNotReady) check(e, "cudaStreamQuery");
+      if (e != cudaErrorNotReady) check(e, "cudaEventQuery");
       cudaGetLastError();  // "not ready" is no error: leave nothing for the next check
       if (wait_check_) wait_check_();
+      if (std::chrono::steady_clock::now() > deadline) {
+        throw Error("GPU " + gpu_,
+                    "the step's work did not finish within " +
+                        std::to_string(std::chrono::seconds(kWaitLimit).count()) +
+                        " s (a collective waiting for a rank that stopped?)",
+                    "look at the other ranks' errors; NCCL_DEBUG=INFO shows the collectives");
+      }
       std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
   }
@@ -198,9 +223,26 @@ class CudaOps : public MathOps {
     cudaGetLastError();
     throw Error("GPU " + gpu_, std::string(what) + ": " + cudaGetErrorString(e));
   }
+  // Page-locked host memory for at least n floats. Grown, rarely: cudaFreeHost waits for
+  // the device, which is why the buffer is kept rather than made per copy.
+  float* staging(size_t n) {
+    if (n > staging_floats_) {
+      if (staging_) cudaFreeHost(staging_);
+      staging_ = nullptr;
+      staging_floats_ = 0;
+      void* p = nullptr;
+      check(cudaMallocHost(&p, n * sizeof(float)), "cudaMallocHost");
+      staging_ = static_cast<float*>(p);
+      staging_floats_ = n;
+    }
+    return staging_;
+  }
   int device_;
   std::string gpu_;
   cudaStream_t stream_;
+  cudaEvent_t done_ = nullptr;  // recorded by synchronize(), polled
+  float* staging_ = nullptr;
+  size_t staging_floats_ = 0;
   float* row_loss_ = nullptr;
   int row_loss_rows_ = 0;
   std::vector<float> host_loss_;

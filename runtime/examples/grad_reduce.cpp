@@ -1,5 +1,7 @@
 #include "grad_reduce.hpp"
 
+#include <cstdio>
+#include <exception>
 #include <vector>
 
 #include "stoker/common/error.hpp"
@@ -108,8 +110,19 @@ class NcclReducer : public GradReducer {
     check(ncclCommInitRank(&comm_, static_cast<int>(w.world_size), id, static_cast<int>(w.rank)),
           "ncclCommInitRank");
   }
+  // While unwinding, a collective may never finish (a dead peer), and ncclCommDestroy waits
+  // for the communicator's queued work: it is aborted instead.
   ~NcclReducer() override {
-    if (comm_) ncclCommDestroy(comm_);
+    if (!comm_) return;
+    if (std::uncaught_exceptions() > 0) {
+      ncclCommAbort(comm_);
+    } else {
+      ncclCommDestroy(comm_);
+    }
+  }
+  void abort() override {
+    if (comm_) ncclCommAbort(comm_);
+    comm_ = nullptr;
   }
   std::string describe() const override {
     return "NCCL allreduce over " + std::to_string(world_.world_size) + " ranks";
@@ -192,12 +205,27 @@ double max_over_ranks(const World& world, double v) {
   return v;
 }
 
+bool world_abortable(const World& world) {
+#if STOKER_HAVE_MPI
+  return world.mpi && world.world_size > 1;
+#else
+  (void)world;
+  return false;
+#endif
+}
+
 void abort_world(const World& world, int code) {
 #if STOKER_HAVE_MPI
-  if (world.mpi && world.world_size > 1) MPI_Abort(MPI_COMM_WORLD, code);
+  if (world_abortable(world)) MPI_Abort(MPI_COMM_WORLD, code);
 #endif
   (void)world;
   (void)code;
+}
+
+void fail(const World& world, const std::exception& e) {
+  std::fprintf(stderr, "stoker_train: error: %s\n", e.what());
+  std::fflush(stderr);
+  abort_world(world, 2);  // no other rank waits forever in a collective
 }
 
 }  // namespace stoker::train

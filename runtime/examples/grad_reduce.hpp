@@ -21,6 +21,9 @@ class GradReducer {
   // Throws when a reduction already queued can never complete (a peer failed): called
   // while the host waits for the GPU (MathOps::set_wait_check).
   virtual void check() {}
+  // Ends the reductions in flight (ncclCommAbort) so that nothing waits for them any more:
+  // on an error, before the GPU's queued work is waited for.
+  virtual void abort() {}
 };
 
 // Where the gradients live and how they may be reduced.
@@ -41,5 +44,9 @@ double max_over_ranks(const World& world, double v);
 // Stops every rank (MPI_Abort) when one fails under MPI, so no rank waits forever in a
 // collective; returns normally without MPI.
 void abort_world(const World& world, int code);
+// Whether abort_world() stops the world (several ranks under MPI).
+bool world_abortable(const World& world);
+// Prints `e` as the trainer's error line, then abort_world(world, 2).
+void fail(const World& world, const std::exception& e);
 
 }  // namespace stoker::train

@@ -42,9 +42,7 @@ int main(int argc, char** argv) {
     stoker::train::run(o, world);
     return 0;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "stoker_train: error: %s\n", e.what());
-    std::fflush(stderr);
-    stoker::train::abort_world(world, 2);  // no other rank waits forever in a collective
+    stoker::train::fail(world, e);  // several ranks: run() stopped the world already
     return 2;
   }
 }

@@ -1,6 +1,8 @@
 // Faults of the device path that a read of the code found (need a GPU; skip without one):
 // a DeviceBatch dropped without release(stream) while a kernel on the consumer's
-// non-blocking stream still reads it, and pinning that changed the caller's device.
+// non-blocking stream still reads it, the application's pending error cleared by the
+// feeder, and pinning that changed the caller's device.
+#include <optional>
 #include <vector>
 
 #include "gpu_fixture.hpp"
@@ -46,6 +48,38 @@ TEST(FaultsFeeder, ADroppedBatchIsNotOverwrittenWhileItsStreamStillReadsIt) {
   STOKER_CUDA_OK(cudaStreamSynchronize(s));
   EXPECT_EQ(std::vector<uint16_t>(read, read + bytes / 2), expected);
   cudaFreeHost(read);
+  cudaStreamDestroy(s);
+}
+
+// An error the application has not read yet (a failed call, as a failed torch launch
+// leaves one) must still be in the thread's last-error slot after the feeder's calls: the
+// feeder's "not ready" queries used to clear the slot whatever it held (issue 39, N5). A
+// spin on the feeder's copy stream keeps each next() finding a copy not done yet.
+TEST(FaultsFeeder, AnApplicationsPendingErrorSurvivesTheFeedersQueries) {
+  STOKER_GPU_OR_SKIP(bus);
+  TempDir dir;
+  const uint64_t seq = 255;
+  auto src = std::make_shared<TokenFileSource>(test::write_tokens(dir, 64 * seq + 1), seq);
+  Plan plan = test::gpu_test_plan(bus, 4, 256ull << 20);
+  Loader loader(src, std::make_shared<CopyTransform>(src->spec()),
+                test::gpu_loader_options(plan, 8, DeviceFeeder::kDefaultDepth + 1));
+  DeviceFeeder feeder(loader);
+  cudaStream_t s;
+  STOKER_CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  loader.start_epoch();
+  int batches = 0;
+  for (;;) {
+    ASSERT_NE(cudaSetDevice(-1), cudaSuccess);  // the application's error, not read yet
+    std::optional<DeviceBatch> b = feeder.next();
+    EXPECT_NE(cudaGetLastError(), cudaSuccess) << "batch " << batches << ": swallowed";
+    if (!b) break;
+    b->wait_on(s);
+    b->release(s);
+    stoker_spin(20'000'000, b->stream());  // ~10 ms: the next copies are not done
+    ++batches;
+  }
+  EXPECT_GE(batches, 4) << "a few next() calls with copies in flight";
+  STOKER_CUDA_OK(cudaStreamSynchronize(s));
   cudaStreamDestroy(s);
 }
 

@@ -79,7 +79,7 @@ TEST(FaultsTrainer, RanksOnAGpuAndOnTheCpuStopWithAMessage) {
   if (std::string(STOKER_MPIEXEC).empty()) GTEST_SKIP() << "built without MPI";
   test::TempDir dir;
   const std::string args = " --data " + tokens(dir) + " --kind tokens --seq-len 16 --max-steps 20";
-  const std::string mpirun = std::string(STOKER_MPIEXEC) + " --allow-run-as-root --oversubscribe";
+  const std::string mpirun = std::string(STOKER_MPIEXEC) + " " + STOKER_MPIEXEC_FLAGS;
   // Rank 0 on the GPU, rank 1 on the CPU; `timeout` turns a hang into status 124.
   const auto r = test::run_command("timeout 120 env" + loopback_env() + " " + mpirun + " -np 1 " +
                                    trainer("--device gpu" + args) + " : -np 1 " +

@@ -46,8 +46,9 @@ class SimCopy:
 class SimSide:
     """CudaSide's interface (copy, hand_over) on the simulated stream. close() ends its thread."""
 
-    def __init__(self, copy_time=0.004):
+    def __init__(self, copy_time=0.004, fail_after=None):
         self.copy_time = copy_time
+        self.fail_after = fail_after  # copy() raises after queuing this many of its copies
         self.in_flight_when_asked = []  # per copy: earlier copies not done yet
         self._queue = collections.deque()
         self._all = []
@@ -57,6 +58,16 @@ class SimSide:
         self._thread.start()
 
     def copy(self, tensors):
+        if self.fail_after is not None:  # as a CUDA error on the labels' copy would
+            self._queue_copy(tensors[: self.fail_after])
+            raise RuntimeError("CUDA error: out of memory (simulated, on the batch's second copy)")
+        return self._queue_copy(tensors)
+
+    def synchronize(self):
+        for copy in list(self._all):
+            copy.wait()
+
+    def _queue_copy(self, tensors):
         out = [torch.empty_like(t) for t in tensors]
         copy = SimCopy(out, [(t.data_ptr(), t.numel() * t.element_size()) for t in tensors])
         with self._cv:

@@ -2,8 +2,8 @@
 late and read their host slot when they complete, as DMA does), against the real C++ loader,
 without CUDA: no slot goes back to the loader while its copy still reads it, and
 held_batches=1 keeps a copy in flight while the loader is asked for the next batch (it used
-to wait for every copy first, so copies never overlapped the loader). Issue 27; the same on a
-GPU is test_gpu_loader.py."""
+to wait for every copy first, so copies never overlapped the loader), also when a copy fails
+half way (issue 39). Issue 27; the same on a GPU is test_gpu_loader.py."""
 import unittest
 
 import numpy as np
@@ -63,6 +63,25 @@ class CopiesOnASimulatedDevice(NoLeftovers, unittest.TestCase):
         self.assertGreaterEqual(overlapped, len(asks) // 2,
                                 f"a copy was in flight at {overlapped} of {len(asks)} asks")
         self.assertLessEqual(max(asks), 1, "never more than held_batches copies in flight")
+
+
+class ACopyThatFailsHalfWay(NoLeftovers, unittest.TestCase):
+    def test_the_slot_is_not_given_back_while_its_queued_copy_reads_it(self):
+        # The batch's data copy is queued, its labels' copy fails: the views of the slot die
+        # with the exception, and the loader's workers refill the slot (the 0xFF below). The
+        # data copy queued before must have read the slot first (issue 39, N7).
+        side = SimSide(copy_time=0.05, fail_after=1)
+        self.addCleanup(side.close)
+        copies = DeviceCopies(side, 2)
+        data = np.arange(4096, dtype=np.uint8).reshape(8, 512)
+        labels = np.arange(8, dtype=np.int64)
+        with self.assertRaisesRegex(RuntimeError, "simulated"):
+            copies.queue((data, labels, labels.copy(), 0, 0))
+        expected = data.copy()
+        data[:] = 0xFF  # the slot refilled
+        side.synchronize()
+        np.testing.assert_array_equal(side._all[0].out[0].numpy(), expected)
+        self.assertEqual(copies.stats()["in_flight"], 0)
 
 
 if __name__ == "__main__":

@@ -154,6 +154,10 @@ class CudaSide:
             end.record(self.stream)
         return _Copy(out, start, end)
 
+    def synchronize(self):
+        """Blocks until every copy queued on the side stream is done."""
+        self.stream.synchronize()
+
     def hand_over(self, copy):
         """The copy's tensors, made safe for the caller's current stream on the device."""
         stream = self._torch.cuda.current_stream(self.device)
@@ -192,7 +196,18 @@ class DeviceCopies:
 
         data, labels, indices, _epoch, _number = views
         host = (torch.from_numpy(data), torch.from_numpy(labels))
-        copy = self.side.copy(host)
+        try:
+            copy = self.side.copy(host)
+        except BaseException:
+            # The batch's first copy may be queued already (the labels' then failed): it
+            # reads the slot, which goes back to the loader, to be refilled, as soon as the
+            # views die with this exception. The side's stream is waited for first; an
+            # error of that wait would only hide the one that matters.
+            try:
+                self.side.synchronize()
+            except Exception:  # noqa: BLE001
+                pass
+            raise
         self._pending.append((copy, host))
         # The indices stay on the host, copied out of the slot: a loop that keeps them must
         # not keep the slot too (it would count against held_batches).

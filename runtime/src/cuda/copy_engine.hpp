@@ -12,7 +12,9 @@
 //   - copy() returns before the copy: its source must stay untouched until an event
 //     recorded after it has completed;
 //   - record() captures the stream's work queued so far; done() and wait() look at the last
-//     record; stream_wait() makes a stream wait for the record in place when it is called.
+//     record; stream_wait() makes a stream wait for the record in place when it is called;
+//   - an event is recorded only on a stream of its own GPU (cudaEventRecord fails on another
+//     GPU's stream), while a stream may wait for an event of any GPU.
 // Each call throws stoker::Error (naming the GPU) on a failure; the destroy_*() calls and
 // deallocate() never throw.
 #pragma once
@@ -32,6 +34,9 @@ class CopyEngine {
   virtual const std::string& where() const = 0;  // "GPU <bus id>" for error messages
 
   virtual Stream create_stream() = 0;         // non-blocking
+  // Whether `s` is a stream of the engine's GPU: the special handles (nullptr, the legacy
+  // and per-thread default streams) are, and so is a stream whose GPU cannot be asked.
+  virtual bool on_device(Stream s) = 0;
   virtual Event create_event(bool timing) = 0;  // timing: elapsed_ms() may be asked
   virtual void destroy_stream(Stream s) noexcept = 0;
   virtual void destroy_event(Event e) noexcept = 0;

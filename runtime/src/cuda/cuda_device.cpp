@@ -10,6 +10,26 @@ namespace stoker {
 namespace cuda {
 namespace {
 std::atomic<uint64_t> g_calls{0};
+thread_local int t_scopes = 0;            // ErrorSlotScopes open on this thread
+thread_local bool t_app_error = false;  // the slot held an error as the outermost began
+}  // namespace
+
+ErrorSlotCalls& error_slot_calls() {
+  static ErrorSlotCalls calls{cudaPeekAtLastError, cudaGetLastError};
+  return calls;
+}
+
+ErrorSlotScope::ErrorSlotScope() {
+  if (t_scopes++ == 0) t_app_error = counted(error_slot_calls().peek()) != cudaSuccess;
+}
+
+ErrorSlotScope::~ErrorSlotScope() {
+  --t_scopes;
+}
+
+void clear_own_error() {
+  if (t_scopes > 0 && t_app_error) return;
+  counted(error_slot_calls().get());
 }
 
 cudaError_t counted(cudaError_t result) {
@@ -25,7 +45,7 @@ std::string describe(const char* call, cudaError_t result) {
 void check(cudaError_t result, const char* call, const std::string& where,
            const std::string& todo) {
   if (result == cudaSuccess) return;
-  counted(cudaGetLastError());  // reset the sticky error so later checks start clean
+  clear_own_error();
   throw Error(where, describe(call, result), todo);
 }
 
@@ -43,10 +63,11 @@ const Probe& probe() {
   static Probe p;
   static std::once_flag once;
   std::call_once(once, [] {
+    cuda::ErrorSlotScope slot;
     int n = 0;
     cudaError_t e = cuda::counted(cudaGetDeviceCount(&n));
     if (e != cudaSuccess) {
-      cuda::counted(cudaGetLastError());
+      cuda::clear_own_error();
       p.why = "no usable GPU: " + cuda::describe("cudaGetDeviceCount", e);
     } else if (n == 0) {
       p.why = "no usable GPU: the CUDA runtime sees no device";
@@ -78,9 +99,10 @@ GpuAvailability plan_gpu(const Plan& plan) {
   const Probe& p = probe();
   if (p.devices == 0) return {false, -1, p.why};
   int device = -1;
+  cuda::ErrorSlotScope slot;
   cudaError_t e = cuda::counted(cudaDeviceGetByPCIBusId(&device, plan.gpu.c_str()));
   if (e != cudaSuccess) {
-    cuda::counted(cudaGetLastError());
+    cuda::clear_own_error();
     throw Error("STOKER_GPU=" + plan.gpu,
                 "the plan's GPU is not visible to this process; CUDA sees " +
                     std::to_string(p.devices) + " device(s): " + visible_bus_ids(p.devices),

@@ -23,6 +23,20 @@ class CudaEngine final : public CopyEngine {
                 "cudaStreamCreateWithFlags", where_);
     return s;
   }
+  bool on_device(Stream s) override {
+    const cudaStream_t cs = stream(s);
+    // The special handles name the current device's default streams: ours, in each call.
+    if (!cs || cs == cudaStreamLegacy || cs == cudaStreamPerThread) return true;
+#if CUDART_VERSION >= 12080
+    cuda::DeviceScope on(device_, where_);
+    int device = -1;
+    cuda::check(cuda::counted(cudaStreamGetDevice(cs, &device)), "cudaStreamGetDevice", where_,
+                "pass a live cudaStream_t");
+    return device == device_;
+#else
+    return true;  // no runtime call says it before CUDA 12.8: cudaEventRecord will fail
+#endif
+  }
   Event create_event(bool timing) override {
     cuda::DeviceScope on(device_, where_);
     cudaEvent_t e = nullptr;
@@ -78,8 +92,9 @@ class CudaEngine final : public CopyEngine {
     const cudaError_t r = cuda::counted(cudaEventQuery(event(e)));
     if (r == cudaErrorNotReady) {
       // "Not ready" is an answer, not a failure, yet the runtime leaves it in the thread's
-      // last-error slot, where the application's next launch check (torch's) would find it.
-      cuda::counted(cudaGetLastError());
+      // last-error slot, where the application's next launch check (torch's) would find it:
+      // cleared, unless the slot held the application's own error (cuda_call.hpp).
+      cuda::clear_own_error();
       return false;
     }
     cuda::check(r, "cudaEventQuery", where_);
@@ -115,7 +130,7 @@ class CudaEngine final : public CopyEngine {
   void quietly(Call call) noexcept {
     try {
       cuda::DeviceScope on(device_, where_);
-      if (cuda::counted(call()) != cudaSuccess) cuda::counted(cudaGetLastError());
+      if (cuda::counted(call()) != cudaSuccess) cuda::clear_own_error();
     } catch (...) {
     }
   }

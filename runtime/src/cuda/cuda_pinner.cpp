@@ -44,12 +44,12 @@ bool CudaHostPinner::pin(void* base, size_t bytes, std::string* why) {
   try {
     cuda::DeviceScope on_plan_gpu(gpu.device, "CudaHostPinner::pin");
     e = cuda::counted(cudaHostRegister(base, bytes, cudaHostRegisterPortable));
+    if (e != cudaSuccess) cuda::clear_own_error();
   } catch (const Error& err) {
     if (why) *why = std::string("not page-locked: ") + err.what();
     return false;
   }
   if (e != cudaSuccess) {
-    cuda::counted(cudaGetLastError());
     if (why) {
       *why = "not page-locked (" + std::to_string(bytes) +
              " bytes): " + cuda::describe("cudaHostRegister", e) + "; " + register_hint(e);
@@ -67,7 +67,7 @@ void CudaHostPinner::unpin(void* base, size_t) noexcept {
   // this call (DeviceScope restores nothing there, see device_scope.hpp).
   try {
     cuda::DeviceScope on_plan_gpu(device_, "CudaHostPinner::unpin");
-    if (cuda::counted(cudaHostUnregister(base)) != cudaSuccess) cuda::counted(cudaGetLastError());
+    if (cuda::counted(cudaHostUnregister(base)) != cudaSuccess) cuda::clear_own_error();
   } catch (...) {
   }
   device_ = -1;

@@ -19,14 +19,19 @@ DeviceBatch& DeviceBatch::operator=(DeviceBatch&& o) noexcept {
     core_ = std::move(o.core_);
     buffer_ = std::exchange(o.buffer_, -1);
     data_ = o.data_;
+    spec_ = std::move(o.spec_);  // the same object: shape_.spec stays valid
     shape_ = o.shape_;
   }
   return *this;
 }
 
 DeviceBatch::DeviceBatch(std::shared_ptr<FeederCore> core, const HandedBatch& h)
-    : core_(std::move(core)), buffer_(h.buffer), data_(h.data) {
-  shape_ = {h.labels, h.spec, h.size, h.capacity, h.epoch, h.number};
+    : core_(std::move(core)), buffer_(h.buffer), data_(h.data), spec_(h.spec) {
+  shape_ = {h.labels, spec_.get(), h.size, h.capacity, h.epoch, h.number};
+}
+
+DeviceBatch make_device_batch(std::shared_ptr<FeederCore> core, const HandedBatch& handed) {
+  return DeviceBatch(std::move(core), handed);
 }
 
 DeviceBatch::~DeviceBatch() {
@@ -34,13 +39,20 @@ DeviceBatch::~DeviceBatch() {
 }
 
 // A batch dropped without release(): released as release() without a stream is (on the
-// stream given to wait_on(), else after the device's queued work; FeederCore::release).
+// streams given to wait_on(), else after the device's queued work; FeederCore::release).
+// Should that fail, the buffer is still given back after the device's work: a buffer held
+// by no batch would be lost to the feeder for good.
 void DeviceBatch::release_unreleased() noexcept {
   try {
     release();
   } catch (...) {
-    // A destructor must not throw; the buffer stays marked as held, and the feeder's
-    // next() reports the CUDA error through its own calls.
+    try {
+      core_->release_after_device(buffer_);
+    } catch (...) {
+      // A destructor must not throw; the feeder's next() reports the CUDA error through
+      // its own calls.
+    }
+    core_.reset();
   }
 }
 
@@ -60,10 +72,12 @@ void DeviceBatch::synchronize() const {
   if (core_) core_->synchronize(buffer_);
 }
 
+// The batch lets go of the core only once the release succeeded: a release that threw
+// (a stream of another GPU) leaves the buffer with this batch, to be released again.
 void DeviceBatch::release(void* consumer_stream) {
   if (!core_) return;
-  std::shared_ptr<FeederCore> core = std::move(core_);
-  core->release(buffer_, consumer_stream);
+  core_->release(buffer_, consumer_stream);
+  core_.reset();
 }
 
 // ---- DeviceFeeder
@@ -107,7 +121,7 @@ std::optional<DeviceBatch> DeviceFeeder::next() {
   cuda::DeviceScope scope(core_->device(), core_->where());
   std::optional<HandedBatch> handed = core_->next(loader_);
   if (!handed) return std::nullopt;
-  return DeviceBatch(core_, *handed);
+  return make_device_batch(core_, *handed);
 }
 
 FeederStats DeviceFeeder::stats() const {

@@ -20,7 +20,7 @@ PrimaryCtxGetState primary_ctx_get_state() {
         cudaGetDriverEntryPoint("cuDevicePrimaryCtxGetState", &p, cudaEnableDefault, &found));
 #endif
     if (e != cudaSuccess || found != cudaDriverEntryPointSuccess) {
-      counted(cudaGetLastError());
+      clear_own_error();
       p = nullptr;
     }
     return reinterpret_cast<PrimaryCtxGetState>(p);

@@ -34,6 +34,7 @@ class DeviceScope {
   DeviceScope& operator=(const DeviceScope&) = delete;
 
  private:
+  ErrorSlotScope slot_;  // first: it looks at the slot before the scope's own calls
   int previous_ = 0;
 };
 

@@ -1,5 +1,6 @@
 #include "cuda/feeder_core.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -18,16 +19,30 @@ FeederCore::FeederCore(std::shared_ptr<CopyEngine> engine, FeederStats stats, bo
                        SampleSpec spec)
     : engine_(std::move(engine)),
       timing_(timing),
-      spec_(std::move(spec)),
+      spec_(std::make_shared<const SampleSpec>(std::move(spec))),
       buffers_(stats.depth),
       queue_(stats.depth),
       stats_(std::move(stats)) {
-  stream_ = engine_->create_stream();
-  for (Buffer& b : buffers_) {
-    b.copied = engine_->create_event(timing_);
-    b.consumed = engine_->create_event(false);
-    if (timing_) b.start = engine_->create_event(true);
+  // A throwing constructor runs no destructor: what was created so far is destroyed here.
+  try {
+    stream_ = engine_->create_stream();
+    for (Buffer& b : buffers_) {
+      b.copied = engine_->create_event(timing_);
+      b.consumed.push_back(engine_->create_event(false));
+      if (timing_) b.start = engine_->create_event(true);
+    }
+  } catch (...) {
+    destroy_handles();
+    throw;
   }
+}
+
+void FeederCore::destroy_handles() noexcept {
+  for (Buffer& b : buffers_) {
+    for (CopyEngine::Event e : {b.start, b.copied}) engine_->destroy_event(e);
+    for (CopyEngine::Event e : b.consumed) engine_->destroy_event(e);
+  }
+  engine_->destroy_stream(stream_);
 }
 
 FeederCore::~FeederCore() {
@@ -38,7 +53,7 @@ FeederCore::~FeederCore() {
   try {
     bool unknown = false;
     for (Buffer& b : buffers_) {
-      if (b.consumed_pending) engine_->wait(b.consumed);
+      for (size_t i = 0; i < b.consumed_pending; ++i) engine_->wait(b.consumed[i]);
       unknown |= b.held;
     }
     if (unknown) engine_->synchronize_device();
@@ -48,15 +63,14 @@ FeederCore::~FeederCore() {
   for (Buffer& b : buffers_) {
     b.host.reset();
     engine_->deallocate(b.device);
-    for (CopyEngine::Event e : {b.start, b.copied, b.consumed}) engine_->destroy_event(e);
   }
-  engine_->destroy_stream(stream_);
+  destroy_handles();
 }
 
 // All buffers or none, and capacity_ set only once they exist: a caller that frees GPU
 // memory and calls next() again gets a fresh attempt, not copies into null buffers.
 void FeederCore::allocate(size_t capacity) {
-  const size_t labels_offset = round_up(capacity * spec_.bytes(), kDeviceAlign);
+  const size_t labels_offset = round_up(capacity * spec_->bytes(), kDeviceAlign);
   const size_t bytes = labels_offset + capacity * sizeof(int64_t);
   size_t total_bytes = 0;
   const size_t free_bytes = engine_->free_bytes(&total_bytes);
@@ -78,13 +92,19 @@ void FeederCore::allocate(size_t capacity) {
   stats_.buffer_bytes = bytes;
 }
 
+// The slot goes back first: the copy is done, whatever its timing says. A time that cannot
+// be read leaves the copy untimed (outside timed_bytes) rather than failing the batch: had
+// it thrown, the slot would stay held and every later next() would throw the same error.
+// A broken device still fails the next call that matters (a copy, a query).
 void FeederCore::finish_copy(Buffer& buf) {
-  if (timing_) {
+  buf.host.reset();  // the slot goes back to the loader's pool
+  if (!timing_) return;
+  try {
     const double ms = engine_->elapsed_ms(buf.start, buf.copied);
     stats_.h2d_ns += static_cast<uint64_t>(ms * 1e6);
     stats_.timed_bytes += buf.copy_bytes;
+  } catch (const Error&) {
   }
-  buf.host.reset();  // the slot goes back to the loader's pool
 }
 
 void FeederCore::reap() {
@@ -147,11 +167,10 @@ void FeederCore::issue(int index, Batch&& host) {
     engine_->wait(b.copied);
     finish_copy(b);
   }
-  if (b.consumed_pending) {
-    // The consumer's kernels that read this buffer must be done before it is overwritten.
-    engine_->stream_wait(stream_, b.consumed);
-    b.consumed_pending = false;
-  }
+  // The consumer's kernels that read this buffer, on every stream, must be done before it
+  // is overwritten.
+  for (size_t i = 0; i < b.consumed_pending; ++i) engine_->stream_wait(stream_, b.consumed[i]);
+  b.consumed_pending = 0;
   if (timing_) engine_->record(b.start, stream_);
   const size_t data_bytes = host.bytes(), label_bytes = host.size() * sizeof(int64_t);
   if (data_bytes) engine_->copy(b.device, host.data(), data_bytes, stream_);
@@ -180,12 +199,11 @@ HandedBatch FeederCore::hand_out() {
   Buffer& b = buffers_[index];
   b.queued = false;
   b.held = true;
-  b.read_on = nullptr;
-  b.waited = false;
+  b.read_on.clear();
   ++stats_.batches;
-  return {index,     b.device, reinterpret_cast<const int64_t*>(b.device + labels_offset_),
-          &spec_,    b.size,   capacity_,
-          b.epoch,   b.number};
+  return {index,   b.device, reinterpret_cast<const int64_t*>(b.device + labels_offset_),
+          spec_,   b.size,   capacity_,
+          b.epoch, b.number};
 }
 
 std::optional<HandedBatch> FeederCore::next(Loader& loader) {
@@ -232,12 +250,24 @@ std::optional<HandedBatch> FeederCore::next(Loader& loader) {
   return hand_out();
 }
 
+namespace {
+constexpr const char* kOwnGpu = "pass a stream of the batch's GPU";
+}
+
+// Refused before anything is queued: a wait across GPUs is valid CUDA, but the release
+// point must later be recorded on this stream, which cudaEventRecord refuses for another
+// GPU's, and the buffer would then be lost to the feeder.
 void FeederCore::wait_on(int index, void* consumer_stream) {
   std::lock_guard lock(mu_);
+  if (!engine_->on_device(consumer_stream)) {
+    throw Error(where(), "wait_on() was given a stream of another GPU", kOwnGpu);
+  }
   Buffer& b = buffers_[index];
-  engine_->stream_wait(consumer_stream, b.copied, "pass a stream of the batch's GPU");
-  b.read_on = consumer_stream;  // where the batch is read: release() without a stream
-  b.waited = true;              // orders the buffer's reuse after this stream
+  engine_->stream_wait(consumer_stream, b.copied, kOwnGpu);
+  // Every stream the batch is read on orders the buffer's reuse (release() records on each).
+  if (std::find(b.read_on.begin(), b.read_on.end(), consumer_stream) == b.read_on.end()) {
+    b.read_on.push_back(consumer_stream);
+  }
 }
 
 void FeederCore::synchronize(int b) {
@@ -247,21 +277,42 @@ void FeederCore::synchronize(int b) {
 // Ordering rule: the next copy into the buffer waits for `consumed`, so `consumed` must be
 // recorded on the stream whose kernels read the batch. The legacy default stream is not
 // ordered with non-blocking streams (the trainer's, torch's side streams), so without a
-// stream the release point is the stream given to wait_on(); without that either, the
+// stream the release points are the streams given to wait_on(); without those, the
 // feeder cannot know where the batch was read and waits for the device's queued work.
+// A batch read on several streams (a compute and a side stream) has a release point on each:
+// the next copy waits for all of them, not for the last stream alone. The buffer is given
+// back only once every point is recorded, so a release that throws can be made again.
 void FeederCore::release(int index, void* consumer_stream) {
   std::lock_guard lock(mu_);
   Buffer& b = buffers_[index];
-  if (!consumer_stream && b.waited) consumer_stream = b.read_on;
-  if (consumer_stream || b.waited) {
-    engine_->record(b.consumed, consumer_stream,
-                    "release a DeviceBatch with a stream of its GPU");
-    b.consumed_pending = true;
-  } else {
-    engine_->synchronize_device();
-    b.consumed_pending = false;
+  std::vector<void*> streams = b.read_on;
+  if (consumer_stream &&
+      std::find(streams.begin(), streams.end(), consumer_stream) == streams.end()) {
+    if (!engine_->on_device(consumer_stream)) {
+      throw Error(where(), "release() was given a stream of another GPU",
+                  "release a DeviceBatch with a stream of its GPU");
+    }
+    streams.push_back(consumer_stream);
   }
+  if (streams.empty()) {
+    engine_->synchronize_device();
+    b.consumed_pending = 0;
+    b.held = false;
+    return;
+  }
+  while (b.consumed.size() < streams.size()) b.consumed.push_back(engine_->create_event(false));
+  for (size_t i = 0; i < streams.size(); ++i) {
+    engine_->record(b.consumed[i], streams[i], "release a DeviceBatch with a stream of its GPU");
+  }
+  b.consumed_pending = streams.size();
   b.held = false;
+}
+
+void FeederCore::release_after_device(int index) {
+  std::lock_guard lock(mu_);
+  engine_->synchronize_device();
+  buffers_[index].consumed_pending = 0;
+  buffers_[index].held = false;
 }
 
 void FeederCore::add_input_wait(uint64_t ns) {

@@ -24,7 +24,8 @@ struct HandedBatch {
   int buffer = -1;
   const std::byte* data = nullptr;    // device memory: samples
   const int64_t* labels = nullptr;    // device memory: labels
-  const SampleSpec* spec = nullptr;
+  // Shared, not pointed into the core: a DeviceBatch may outlive the feeder and its core.
+  std::shared_ptr<const SampleSpec> spec;
   size_t size = 0, capacity = 0;
   uint64_t epoch = 0, number = 0;
 };
@@ -39,10 +40,16 @@ class FeederCore {
   // The next batch of the loader's epoch, its copy queued (DeviceFeeder::next); nullopt at
   // the epoch's end, once every host batch went back to the loader.
   std::optional<HandedBatch> next(Loader& loader);
-  // The consumer's side of one handed-out buffer (DeviceBatch's calls).
+  // The consumer's side of one handed-out buffer (DeviceBatch's calls). wait_on() refuses a
+  // stream of another GPU (no release point could be recorded on it); release() records
+  // one on every stream the batch was waited on, and on `consumer_stream`; when it throws,
+  // the buffer stays the consumer's, to be released again.
   void wait_on(int b, void* consumer_stream);
   void synchronize(int b);
   void release(int b, void* consumer_stream);
+  // The last resort of a batch whose release() failed (its destructor): the buffer is
+  // reused after the device's queued work.
+  void release_after_device(int b);
   // Waits for every copy and returns every host batch (epoch end, shutdown).
   void drain();
 
@@ -56,12 +63,13 @@ class FeederCore {
  private:
   struct Buffer {
     std::byte* device = nullptr;  // samples at 0, labels at labels_offset_
-    CopyEngine::Event start = nullptr, copied = nullptr, consumed = nullptr;
+    CopyEngine::Event start = nullptr, copied = nullptr;
+    // Release points, one per stream the batch was read on; kept from batch to batch.
+    std::vector<CopyEngine::Event> consumed;
+    size_t consumed_pending = 0;  // release() recorded consumed[0, n): the next copy waits
     bool queued = false, held = false;
-    bool consumed_pending = false;  // release() recorded `consumed`; the next copy waits on it
-    bool waited = false;            // wait_on() was called since the buffer was handed out,
-    void* read_on = nullptr;        // last with this stream
-    std::optional<Batch> host;      // kept until `copied` has completed
+    std::vector<void*> read_on;  // every stream given to wait_on() since the hand-out
+    std::optional<Batch> host;   // kept until `copied` has completed
     uint64_t copy_bytes = 0;
     size_t size = 0;
     uint64_t epoch = 0, number = 0;
@@ -80,12 +88,13 @@ class FeederCore {
   HandedBatch hand_out();
   void add_input_wait(uint64_t ns);
   void allocate(size_t capacity);
-  void finish_copy(Buffer& buf);  // after `copied` completed: timing, host slot back
+  void finish_copy(Buffer& buf);    // after `copied` completed: host slot back, timing
+  void destroy_handles() noexcept;  // the stream and every event (destructor, failed ctor)
 
   std::mutex mu_;
   const std::shared_ptr<CopyEngine> engine_;
   const bool timing_;
-  const SampleSpec spec_;
+  const std::shared_ptr<const SampleSpec> spec_;
   size_t capacity_ = 0, labels_offset_ = 0;
   CopyEngine::Stream stream_ = nullptr;
   std::vector<Buffer> buffers_;

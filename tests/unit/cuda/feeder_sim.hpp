@@ -39,12 +39,15 @@ struct FeederSim {
         engine(std::make_shared<SimEngine>(copy_time)) {
     options.held_batches = kDepth + 1;  // as the feeder's users set it
     loader = make_loader();
-    FeederStats identity;
-    identity.gpu = "sim";
-    identity.device = 0;
-    identity.depth = kDepth;
-    core = std::make_shared<FeederCore>(engine, identity, true, source->spec());
+    core = std::make_shared<FeederCore>(engine, identity(), true, source->spec());
     consumer = engine->create_stream();
+  }
+  static FeederStats identity() {
+    FeederStats id;
+    id.gpu = "sim";
+    id.device = 0;
+    id.depth = kDepth;
+    return id;
   }
   ~FeederSim() {
     engine->synchronize_device();  // no kernel left to read what the core frees

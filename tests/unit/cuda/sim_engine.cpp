@@ -15,7 +15,8 @@ std::string at(const void* p) {
 }
 }  // namespace
 
-SimEngine::SimEngine(Duration copy_time) : copy_time_(copy_time) {
+SimEngine::SimEngine(Duration copy_time, double gb_per_s)
+    : copy_time_(copy_time), gb_per_s_(gb_per_s) {
   create_stream();  // queues_[0]: the legacy default stream
 }
 
@@ -35,11 +36,32 @@ void SimEngine::stop() noexcept {
 }
 
 CopyEngine::Stream SimEngine::create_stream() {
+  return create_stream_on(0);
+}
+
+CopyEngine::Stream SimEngine::create_stream_on(int device) {
   std::lock_guard lock(mu_);
+  Queue* q = new_queue(device, false);
+  return queues_.size() == 1 ? nullptr : q;
+}
+
+CopyEngine::Stream SimEngine::create_blocking_stream() {
+  std::lock_guard lock(mu_);
+  return new_queue(0, true);
+}
+
+SimEngine::Queue* SimEngine::new_queue(int device, bool blocking) {
   queues_.push_back(std::make_unique<Queue>());
   Queue* q = queues_.back().get();
+  q->device = device;
+  q->blocking = blocking;
   q->thread = std::thread([this, q] { run(q); });
-  return queues_.size() == 1 ? nullptr : q;
+  return q;
+}
+
+bool SimEngine::on_device(Stream s) {
+  std::lock_guard lock(mu_);
+  return queue(s)->device == 0;
 }
 
 void SimEngine::destroy_stream(Stream s) noexcept {
@@ -53,18 +75,87 @@ void SimEngine::destroy_stream(Stream s) noexcept {
 
 CopyEngine::Event SimEngine::create_event(bool) {
   std::lock_guard lock(mu_);
+  if (create_event_budget_ == 0) {
+    throw Error(where_, "cudaEventCreateWithFlags: out of memory (simulated)");
+  }
+  if (create_event_budget_ > 0) --create_event_budget_;
   events_.push_back(std::make_unique<SimEvent>());
   return events_.back().get();
 }
 
+void SimEngine::destroy_event(Event e) noexcept {
+  if (!e) return;
+  std::lock_guard lock(mu_);
+  static_cast<SimEvent*>(e)->destroyed = true;
+}
+
+void SimEngine::fail_create_event_after(int after) {
+  std::lock_guard lock(mu_);
+  create_event_budget_ = after;
+}
+
+void SimEngine::set_pageable(bool pageable) {
+  std::lock_guard lock(mu_);
+  pageable_ = pageable;
+}
+
+void SimEngine::fail_elapsed(bool fail) {
+  std::lock_guard lock(mu_);
+  fail_elapsed_ = fail;
+}
+
+size_t SimEngine::live_handles() {
+  std::lock_guard lock(mu_);
+  size_t n = 0;
+  for (size_t i = 1; i < queues_.size(); ++i) n += !queues_[i]->closed;
+  for (const auto& e : events_) n += !e->destroyed;
+  return n - per_thread_.size();  // the per-thread streams are the engine's own
+}
+
 SimEngine::Queue* SimEngine::queue(Stream s) {
-  return s ? static_cast<Queue*>(s) : queues_.front().get();
+  if (!s || s == legacy_handle()) return queues_.front().get();
+  if (s == per_thread_handle()) {
+    Queue*& q = per_thread_[std::this_thread::get_id()];
+    if (!q) q = new_queue(0, true);
+    return q;
+  }
+  return static_cast<Queue*>(s);
+}
+
+// The legacy default stream's implicit synchronisation: an operation on it waits for the
+// work queued before on every blocking stream, and one on a blocking stream for the legacy
+// stream's. Non-blocking streams take no part.
+void SimEngine::enqueue(Queue* q, Op op) {
+  Queue* legacy = queues_.front().get();
+  if (q == legacy) {
+    for (size_t i = 1; i < queues_.size(); ++i) {
+      if (queues_[i]->blocking) order_after(legacy, queues_[i].get());
+    }
+  } else if (q->blocking) {
+    order_after(q, legacy);
+  }
+  q->ops.push_back(std::move(op));
+}
+
+void SimEngine::order_after(Queue* waiter, Queue* q) {
+  if (q->ops.empty()) return;
+  events_.push_back(std::make_unique<SimEvent>());
+  SimEvent* ev = events_.back().get();
+  ev->destroyed = true;  // the engine's own: not a handle a caller could leak
+  Op mark;
+  mark.record = ev;
+  mark.gen = ++ev->recorded;
+  q->ops.push_back(std::move(mark));
+  Op wait;
+  wait.wait = ev;
+  wait.gen = ev->recorded;
+  waiter->ops.push_back(std::move(wait));
 }
 
 void SimEngine::push(Stream s, Op op) {
   {
     std::lock_guard lock(mu_);
-    queue(s)->ops.push_back(std::move(op));
+    enqueue(queue(s), std::move(op));
   }
   cv_.notify_all();
 }
@@ -150,7 +241,10 @@ void SimEngine::copy(std::byte* device, const std::byte* host, size_t bytes, Str
                               " is not device memory");
     }
   }
-  push(s, {copy_time_, [this, device, host, bytes] {
+  const Duration time =
+      copy_time_ + (gb_per_s_ > 0 ? Duration(static_cast<int64_t>(bytes / (gb_per_s_ * 1e3)))
+                                  : Duration(0));
+  push(s, {time, [this, device, host, bytes] {
              std::lock_guard lock(mu_);
              if (!live(device, bytes)) {
                faults_.push_back("a copy landed in freed device memory at " + at(device));
@@ -158,15 +252,27 @@ void SimEngine::copy(std::byte* device, const std::byte* host, size_t bytes, Str
              }
              std::memcpy(device, host, bytes);  // the source as it is now, as DMA reads it
            }});
+  bool pageable = false;
+  {
+    std::lock_guard lock(mu_);
+    pageable = pageable_;
+  }
+  if (pageable) synchronize(s);  // the host stages the copy: back once it is done
 }
 
-void SimEngine::record(Event e, Stream s, const char*) {
+void SimEngine::record(Event e, Stream s, const char* todo) {
   auto* ev = static_cast<SimEvent*>(e);
   std::unique_lock lock(mu_);
+  if (queue(s)->device != 0) {  // every event is GPU 0's
+    throw Error(where_,
+                "cudaEventRecord: invalid resource handle (simulated): a stream of GPU " +
+                    std::to_string(queue(s)->device),
+                todo);
+  }
   Op op;
   op.record = ev;
   op.gen = ++ev->recorded;
-  queue(s)->ops.push_back(std::move(op));
+  enqueue(queue(s), std::move(op));
   lock.unlock();
   cv_.notify_all();
 }
@@ -177,7 +283,7 @@ void SimEngine::stream_wait(Stream s, Event e, const char*) {
   Op op;
   op.wait = ev;
   op.gen = ev->recorded;  // the record in place now; later ones do not count
-  queue(s)->ops.push_back(std::move(op));
+  enqueue(queue(s), std::move(op));
   lock.unlock();
   cv_.notify_all();
 }
@@ -197,6 +303,9 @@ void SimEngine::wait(Event e) {
 
 double SimEngine::elapsed_ms(Event from, Event to) {
   std::lock_guard lock(mu_);
+  if (fail_elapsed_) {
+    throw Error(where_, "cudaEventElapsedTime: invalid resource handle (simulated)");
+  }
   const auto d = static_cast<SimEvent*>(to)->when - static_cast<SimEvent*>(from)->when;
   return std::chrono::duration<double, std::milli>(d).count();
 }

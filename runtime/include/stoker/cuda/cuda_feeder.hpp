@@ -48,7 +48,11 @@ struct FeederStats {
   uint64_t bytes = 0;            // bytes copied host -> device (samples + labels)
   uint64_t h2d_ns = 0;           // GPU time of those copies (CUDA events; 0 without timing)
   uint64_t timed_bytes = 0;      // bytes of the copies whose time is in h2d_ns
-  uint64_t input_wait_ns = 0;    // time next() blocked in Loader::next()
+  // Host time next() blocked in Loader::next(). Not in it: the GPU-side waits wait_on()
+  // queues (the consumer's kernels waiting for a copy), which no host clock sees, and the
+  // host time of copies from a pageable arena (host_pinned false), which cudaMemcpyAsync
+  // stages on the host inside next() (see DeviceFeeder::next).
+  uint64_t input_wait_ns = 0;
   bool host_pinned = false;      // the loader's arena is page-locked
   double h2d_gb_per_s() const {  // copy bandwidth, GB/s (1e9 bytes)
     return h2d_ns ? static_cast<double>(timed_bytes) / static_cast<double>(h2d_ns) : 0.0;
@@ -74,8 +78,8 @@ class DeviceBatch : public BatchShape {
   DeviceBatch& operator=(DeviceBatch&& o) noexcept;
   DeviceBatch(const DeviceBatch&) = delete;
   DeviceBatch& operator=(const DeviceBatch&) = delete;
-  // Without release(): releases on the stream last given to wait_on(), or, when none was,
-  // after the device has finished its queued work. Errors are swallowed here.
+  // Without release(): releases on the streams given to wait_on(), or, when none was or
+  // that fails, after the device has finished its queued work. Errors are swallowed here.
   ~DeviceBatch();
   explicit operator bool() const { return core_ != nullptr; }
 
@@ -92,24 +96,33 @@ class DeviceBatch : public BatchShape {
   void* stream() const;
   void* ready_event() const;
   // Makes `consumer_stream` (a cudaStream_t; nullptr: the default stream) wait for the
-  // copy, without blocking the host.
+  // copy, without blocking the host. Throws stoker::Error for a stream of another GPU (a
+  // release point could not be recorded on it).
   void wait_on(void* consumer_stream) const;
   void synchronize() const;  // blocks the host until the copy is done
-  // Gives the buffer back: the feeder reuses it once `consumer_stream` has run everything
-  // queued on it so far (the kernels that read the batch). Without a stream (nullptr): the
-  // stream last given to wait_on(), or, when none was, the feeder waits for the device's
-  // queued work here (the legacy default stream is not ordered with non-blocking streams,
-  // so it cannot stand for "the consumer's stream"). Idempotent.
+  // Gives the buffer back: the feeder reuses it once `consumer_stream` and every stream
+  // given to wait_on() have run everything queued on them so far (the kernels that read the
+  // batch). Without a stream (nullptr): the streams given to wait_on(), or, when none was,
+  // the feeder waits for the device's queued work here (the legacy default stream is not
+  // ordered with non-blocking streams, so it cannot stand for "the consumer's stream").
+  // Idempotent. When it throws (a stream of another GPU), the batch keeps its buffer and may
+  // be released again.
   void release(void* consumer_stream = nullptr);
 
  private:
-  friend class DeviceFeeder;
+  friend DeviceBatch make_device_batch(std::shared_ptr<FeederCore>, const HandedBatch&);
   DeviceBatch(std::shared_ptr<FeederCore> core, const HandedBatch& handed);
   void release_unreleased() noexcept;
   std::shared_ptr<FeederCore> core_;
   int buffer_ = -1;
   const void* data_ = nullptr;
+  // Owned with the core, not pointed into it: spec() stays valid after the feeder is gone.
+  std::shared_ptr<const SampleSpec> spec_;
 };
+
+// A handed-out buffer of the feeder's core as a DeviceBatch (DeviceFeeder::next; the unit
+// tests drive the core on a simulated GPU through it).
+DeviceBatch make_device_batch(std::shared_ptr<FeederCore> core, const HandedBatch& handed);
 
 class DeviceFeeder {
  public:
@@ -125,8 +138,12 @@ class DeviceFeeder {
   // The next batch of the loader's current epoch, on the GPU (its copy may still be in
   // flight: wait_on() or synchronize() before reading). nullopt at the epoch's end, as
   // Loader::next(): start the next one on the loader (set_epoch + start_epoch), then call
-  // next() again. Throws what Loader::next() throws, and
-  // stoker::Error for a failed CUDA call or a GPU without room for the buffers.
+  // next() again. Throws what Loader::next() throws, and stoker::Error for a failed CUDA
+  // call or a GPU without room for the buffers.
+  // With a pageable arena (the pin failed: FeederStats::host_pinned false) the host stages
+  // each copy, after the copy stream's earlier work, before cudaMemcpyAsync returns: inside
+  // this call and under the feeder's lock, so next() may take a whole copy's time that
+  // input_wait_ns does not count. Pin the arena (LoaderOptions::pinner, make_host_pinner).
   std::optional<DeviceBatch> next();
 
   FeederStats stats() const;
