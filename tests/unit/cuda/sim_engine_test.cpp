@@ -32,8 +32,9 @@ struct Order {
 TEST(SimEngine, TheLegacyStreamWaitsForBlockingStreamsNotForNonBlockingOnes) {
   SimEngine engine(microseconds(100));
   Order order;
+  // A second apart: no scheduling delay on a loaded machine reorders them.
   engine.launch(engine.create_blocking_stream(), microseconds(30000), order.mark("blocking"));
-  engine.launch(engine.create_stream(), microseconds(90000), order.mark("non-blocking"));
+  engine.launch(engine.create_stream(), microseconds(1'000'000), order.mark("non-blocking"));
   engine.launch(nullptr, microseconds(0), order.mark("legacy"));
   engine.synchronize_device();
   EXPECT_EQ(order.ran, (std::vector<std::string>{"blocking", "legacy", "non-blocking"}));
@@ -42,7 +43,7 @@ TEST(SimEngine, TheLegacyStreamWaitsForBlockingStreamsNotForNonBlockingOnes) {
 TEST(SimEngine, BlockingAndPerThreadStreamsWaitForTheLegacyStream) {
   SimEngine engine(microseconds(100));
   Order order;
-  engine.launch(SimEngine::legacy_handle(), microseconds(30000), order.mark("legacy"));
+  engine.launch(SimEngine::legacy_handle(), microseconds(1'000'000), order.mark("legacy"));
   engine.launch(engine.create_blocking_stream(), microseconds(0), order.mark("blocking"));
   engine.launch(SimEngine::per_thread_handle(), microseconds(0), order.mark("per-thread"));
   engine.launch(engine.create_stream(), microseconds(0), order.mark("non-blocking"));
