@@ -23,10 +23,20 @@
 #include "loader/skip_log.hpp"
 #include "loader/stream_feed.hpp"
 #include "stoker/common/fork_check.hpp"
-#include "stoker/loader/loader.hpp"
+#include "stoker/distributed/sampler.hpp"
+#include "stoker/loader/batch.hpp"
+#include "stoker/loader/loader_options.hpp"
+#include "stoker/loader/loader_stats.hpp"
 #include "stoker/loader/prefetch_controller.hpp"
+#include "stoker/sources/source.hpp"
+#include "stoker/transforms/transform.hpp"
 
 namespace stoker {
+
+class LoaderCore;
+class MetricsWriter;
+class RunRecorder;
+class WorkerPool;
 
 // A forked child's last reference must not destroy the core: its condition variables still
 // count the parent's waiting workers, and destroying them would wait forever.

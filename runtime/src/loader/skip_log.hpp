@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "stoker/common/error.hpp"
-#include "stoker/loader/loader.hpp"
+#include "stoker/loader/loader_options.hpp"
 
 namespace stoker {
 

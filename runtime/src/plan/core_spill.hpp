@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "plan/core_assignment.hpp"
+#include "plan/core_units.hpp"
 
 namespace stoker::planner {
 

@@ -1,9 +1,7 @@
-// The planner's units and how near a node is: the pieces of the core assignment that the
-// spill shares (core_assignment.hpp).
+#include "plan/core_units.hpp"
+
 #include <algorithm>
 #include <limits>
-
-#include "plan/core_assignment.hpp"
 
 namespace stoker::planner {
 
