@@ -15,10 +15,12 @@ and Debian's prometheus scraping it every second, both on 127.0.0.1 at ports pic
 with stoker's consoles/ as its console templates; the packages' own services are not used.
 Runs a tuned two-node job whose ranks write their metrics there (STOKER_METRICS with {job}
 and {rank}), then checks: each file passes `promtool check metrics` (format and naming);
-Prometheus holds exactly the files' final numbers under job_id/rank/node, with its own
+Prometheus holds exactly the files' final numbers under jobid/job_id/rank/node, with its own
 `job` label intact; the job's wait share and throughput (the gauge and rate() of the
 counter) are there, and so is the job in every query that the admin guide and the Grafana
-dashboard (consoles/grafana-stoker.json) give; the job's and the node's pages show the
+dashboard (consoles/grafana-stoker.json) give; the admin guide's join with jobstats' GPU
+exporter (its series written by the test, no GPU here) finds the job when its GPUs idle and
+only then; the job's and the node's pages show the
 job's id, its wait share and plots with points, with no script errors; a hostile label
 value is not rendered as HTML.
 Stops every process it started. Exit 0 passed, 1 failed, 77 skipped (no cluster, or the
@@ -175,7 +177,7 @@ def file_value(files, rank, name):
 
 
 def check_prometheus(api, files, job, trainer_out):
-    sel = f'job_id="{job}"'
+    sel = f'jobid="{job}"'
     # Prometheus holds the final files once its scrape after the job's last write is in.
     final = {r: file_value(files, r, "stoker_last_write_timestamp_seconds")[0] for r in files}
     def scraped_final():
@@ -193,8 +195,10 @@ def check_prometheus(api, files, job, trainer_out):
         check(f"rank {rank}: the wait share is the file's, between 0 and 1",
               value is not None and float(s["value"][1]) == value and 0 <= value <= 1,
               f"{s['value'][1]} vs {value}")
-        check(f"rank {rank}: labels job_id, step_id, rank, node as the file has them",
-              all(m.get(k) == labels.get(k) for k in ("job_id", "step_id", "rank", "node"))
+        check(f"rank {rank}: labels jobid, job_id (its earlier name), step_id, rank, node as "
+              "the file has them",
+              all(m.get(k) == labels.get(k) for k in ("jobid", "job_id", "step_id", "rank", "node"))
+              and m.get("jobid") == m.get("job_id") == job
               and m.get("node") == f"n{int(rank) + 1}", str(m))
         check(f"rank {rank}: Prometheus's own job label is the scrape job's, not renamed",
               m.get("job") == "stoker-nodes" and "exported_job" not in m, str(m))
@@ -225,7 +229,7 @@ def check_queries(api, job, where, queries):
             continue
         if f'"{job}"' in q or q.startswith("topk"):
             check(f"{where}'s query {q} finds the job",
-                  any(r["metric"].get("job_id", job) == job for r in result), str(result))
+                  any(r["metric"].get("jobid", job) == job for r in result), str(result))
 
 
 def check_shipped_queries(api, job):
@@ -239,16 +243,16 @@ def check_shipped_queries(api, job):
     dashboard = json.loads((SRC / "consoles/grafana-stoker.json").read_text())
     exprs = [t["expr"] for panel in dashboard["panels"] for t in panel["targets"]]
     check("the Grafana dashboard has its panels' queries", len(exprs) >= 5, str(exprs))
-    check_queries(api, job, "the Grafana dashboard", [e.replace("$job_id", job) for e in exprs])
+    check_queries(api, job, "the Grafana dashboard", [e.replace("$jobid", job) for e in exprs])
 
 
 def check_pages(api, port, job, out):
     base = f"http://127.0.0.1:{port}/consoles"
     # The page's own expression, so its number and the expected text round alike.
     share = api.scalar(
-        f'100 * avg(last_over_time(stoker_consumer_wait_ratio{{job_id="{job}"}}[1d]))')
+        f'100 * avg(last_over_time(stoker_consumer_wait_ratio{{jobid="{job}"}}[1d]))')
     looked = subprocess.run(
-        [sys.executable, str(BROWSER_CHECK), f"{base}/stoker-job.html?job_id={job}",
+        [sys.executable, str(BROWSER_CHECK), f"{base}/stoker-job.html?jobid={job}",
          "--screenshot", str(out / "console-job.png"), "--expect-text", f"Job {job}: input health",
          "--expect-text", f"{share:.1f} %", "--expect-selector", "#wait svg path",
          "--expect-selector", "#throughput svg path", "--expect-selector", "#depth svg path"],
@@ -264,13 +268,74 @@ def check_pages(api, port, job, out):
           looked.returncode == 0, looked.stdout + looked.stderr)
     # Bad input: the pages refuse a job id or node name that is not one, and never print one
     # as HTML (a user can write any label value into the textfile folder).
-    page = get(f"{base}/stoker-job.html?job_id=" + urllib.parse.quote('1"}<b>x</b>'))
+    page = get(f"{base}/stoker-job.html?jobid=" + urllib.parse.quote('1"}<b>x</b>'))
+    page = get(f"{base}/stoker-job.html?job_id={job}")
+    check("the job's page still answers to job_id=, the parameter's earlier name",
+          f"Job {job}: input health" in page, page[-400:])
     check("a job id that is not a number: one clear line, escaped",
           "Give the Slurm job id" in page and "<b>x</b>" not in page, page[-400:])
     page = get(f"{base}/stoker-node.html")
     check("the all-nodes page lists n1 and n2 and prints no user-written markup",
           "stoker-node.html?node=n1" in page and "stoker-node.html?node=n2" in page
           and "<img" not in page, page[-600:])
+
+
+# The GPU exporter jobstats uses (plazonic/nvidia_gpu_prometheus_exporter): its per-GPU series
+# carry jobid (the Slurm job id) among their labels, and nvidia_gpu_jobId holds the job id as
+# its value. No GPU here: the test writes such series itself, in that format.
+GPU_FAMILIES = {
+    "nvidia_gpu_duty_cycle": "Percent of time over the past sample period during which one or "
+                             "more kernels were executing on the GPU device",
+    "nvidia_gpu_jobId": "JobId number of a job currently using this GPU as reported by Slurm",
+}
+
+
+def write_gpu_series(textfile, gpus):
+    """gpus: [(jobid, minor, duty cycle %)], as the GPU exporter would give them."""
+    lines = []
+    for name, help_text in GPU_FAMILIES.items():
+        lines += [f"# HELP {name} {help_text}", f"# TYPE {name} gauge"]
+        for jobid, minor, duty in gpus:
+            labels = (f'GPU_I_ID="",jobid="{jobid}",minor_number="{minor}",name="NVIDIA H200",'
+                      f'ordinal="{minor}",userid="1000",uuid="GPU-{jobid}-{minor}"')
+            value = duty if name == "nvidia_gpu_duty_cycle" else jobid
+            lines.append(f"{name}{{{labels}}} {value}")
+    tmp = textfile / "gpu.prom.tmp"
+    tmp.write_text("\n".join(lines) + "\n")
+    tmp.rename(textfile / "gpu.prom")
+
+
+def check_jobstats_join(api, job, textfile):
+    """The admin guide's join of stoker's series to jobstats' GPU exporter's, on jobid: the job
+    is found when its GPUs idle and it waited for input, not when its GPUs are busy, and not a
+    job with GPU series but no stoker series. The duty cycle's window is cut from 10 minutes to
+    3 seconds so that each case sees only its own GPU values; the wait threshold is half the
+    job's measured wait (this machine's speed decides that share, not the query)."""
+    guide = (SRC / "docs/admin-guide.md").read_text()
+    section = guide.split("\n### Beside jobstats\n")[1].split("\n## ")[0]
+    join, one_job = re.findall(r"```promql\n(.*?)```", section, re.S)
+    waited = api.scalar(f'max(rate(stoker_consumer_wait_seconds_total{{jobid="{job}"}}[10m]))')
+    if not check("the job's input wait over the last 10 minutes is above 0", waited, str(waited)):
+        return
+    join = join.replace("nvidia_gpu_duty_cycle[10m]", "nvidia_gpu_duty_cycle[3s]").replace(
+        "> 0.2", f"> {waited / 2}")
+    other = "999999"  # a job with GPUs and no stoker series
+
+    def holds(duty):  # the last 3 s of the job's GPU series are all at `duty`
+        got = api.query(f'min_over_time(nvidia_gpu_duty_cycle{{jobid="{job}"}}[3s]) == {duty} '
+                        f'and max_over_time(nvidia_gpu_duty_cycle{{jobid="{job}"}}[3s]) == {duty}')
+        return len(got) == 2
+    for duty, found in ((95, []), (12, [job])):
+        write_gpu_series(textfile, [(job, 0, duty), (job, 1, duty), (other, 0, 12)])
+        if not wait_for(f"Prometheus holds the job's GPUs at {duty} % for 3 s", lambda: holds(duty)):
+            return
+        result = api.query(join)
+        jobs = sorted(r["metric"].get("jobid") for r in result)
+        check(f"the jobstats join with the GPUs at {duty} % finds {found or 'no job'}",
+              jobs == found and all(float(r["value"][1]) == duty for r in result), str(result))
+    one = api.scalar(one_job.replace("4242", job).replace("[10m:]", "[3s:]"))
+    check("the per-job query for older GPU exporters gives the job's GPU utilisation", one == 12,
+          str(one))
 
 
 def write_hostile_file(textfile):
@@ -337,6 +402,7 @@ def main():
             write_hostile_file(textfile)
             check_prometheus(api, files, job, trainer_out)
             check_shipped_queries(api, job)
+            check_jobstats_join(api, job, textfile)
             check_pages(api, prom_port, job, out)
     finally:
         left = daemons.close()

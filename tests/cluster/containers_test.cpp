@@ -237,7 +237,7 @@ TEST_F(ContainersWithTheWheel, ThePluginsPlanALoaderRecordsAndMetricsWorkInsideT
     const fs::path prom =
         share() / "prom" / ("stoker-" + job + "-" + std::to_string(rank) + ".prom");
     const std::string text = slurp(prom);
-    EXPECT_NE(text.find("stoker_batches_total{job_id=\"" + job + "\",step_id=\"0\",rank=\"" +
+    EXPECT_NE(text.find("stoker_batches_total{jobid=\"" + job + "\",job_id=\"" + job + "\",step_id=\"0\",rank=\"" +
                         std::to_string(rank) + "\",node=\"" + env.at("node") + "\"} 5"),
               std::string::npos)
         << prom << ":\n"

@@ -33,8 +33,14 @@ class Families {
  public:
   explicit Families(const MetricLabels& l) {
     // Not `job`: Prometheus gives every scraped series the scrape job's name in `job`.
-    const std::pair<const char*, const std::string*> all[] = {
-        {"job_id", &l.job_id}, {"step_id", &l.step_id}, {"rank", &l.rank}, {"node", &l.node}};
+    // `jobid` is the label jobstats' exporters (cgroup, GPU) put the Slurm job id in, so
+    // that a query joins stoker's series to theirs; `job_id` is the same value under its
+    // earlier name, kept for one release for the dashboards that select on it.
+    const std::pair<const char*, const std::string*> all[] = {{"jobid", &l.job_id},
+                                                              {"job_id", &l.job_id},
+                                                              {"step_id", &l.step_id},
+                                                              {"rank", &l.rank},
+                                                              {"node", &l.node}};
     for (const auto& [name, value] : all) {
       if (value->empty()) continue;
       base_ += (base_.empty() ? "" : ",") + std::string(name) + "=\"" + escape(*value) + "\"";
