@@ -1,6 +1,7 @@
-"""A simulated device side for stoker._device.DeviceCopies (tests only, never shipped): it stands
-in for CudaSide, whose CUDA streams this machine does not have, and behaves as a copy engine
-does where it matters to the slots:
+"""A simulated device for Loader(to_device=...) (tests only, never shipped), as two stand-ins:
+SimTorch (below) for the torch module that stoker._device.CudaSide drives, and SimSide for
+CudaSide itself, given to stoker._device.DeviceCopies. SimSide behaves as a copy engine does
+where it matters to the slots:
   - copies complete later, one after another, on the side's own thread (one stream);
   - a copy reads its source when it completes, through the address it was given, as DMA does:
     it keeps no reference to the host tensors, so a slot that went back to the loader and was
