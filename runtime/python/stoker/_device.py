@@ -97,10 +97,13 @@ def _take_last_error(torch, device):
 
 @contextlib.contextmanager
 def _current(torch, device):
-    """`device` current for the block. The previous device comes back only when its primary
-    context exists: on a thread that never chose one (the arena's last owner may be a worker
-    thread) it reads as device 0, and setting it would create a context there (CUDA 12's
-    cudaSetDevice does; torch.cuda.device before torch 2.1 restores it regardless)."""
+    """`device` current for the block. Under CUDA 12 and later the previous device comes
+    back only when its primary context exists: on a thread that never chose one (the arena's
+    last owner may be a worker thread) it reads as device 0, and setting it would create a
+    context there (CUDA 12's cudaSetDevice does; torch.cuda.device before torch 2.1 restores
+    it regardless). A torch built for an older CUDA (cu118) sets a device without making its
+    context, so the previous device always comes back: one chosen but not used yet has no
+    context either, and leaving it would move the caller to `device`."""
     previous = torch.cuda.current_device()
     if previous == device.index:
         yield
@@ -110,8 +113,14 @@ def _current(torch, device):
         yield
     finally:
         has_context = getattr(torch._C, "_cuda_hasPrimaryContext", None)
-        if has_context is None or has_context(previous):
+        if not _set_device_makes_context(torch) or has_context is None or has_context(previous):
             torch.cuda.set_device(previous)
+
+
+def _set_device_makes_context(torch):
+    """Whether torch's cudaSetDevice makes the device's primary context (CUDA 12 and later)."""
+    version = getattr(torch.version, "cuda", None) or "12"
+    return int(version.split(".")[0]) >= 12
 
 
 class _Copy:
@@ -134,8 +143,10 @@ class CudaSide:
     """The side stream on one CUDA device. The caller's current device and streams are left
     as they were: every call sets them inside a `with` and restores them."""
 
-    def __init__(self, device):
-        import torch
+    def __init__(self, device, torch=None):
+        """`torch`: the torch module, or a simulated one (tests/python/sim_device.py)."""
+        if torch is None:
+            import torch
 
         self._torch = torch
         self.device = device

@@ -34,8 +34,10 @@ class CopyEngine {
   virtual const std::string& where() const = 0;  // "GPU <bus id>" for error messages
 
   virtual Stream create_stream() = 0;         // non-blocking
-  // Whether `s` is a stream of the engine's GPU: the special handles (nullptr, the legacy
-  // and per-thread default streams) are, and so is a stream whose GPU cannot be asked.
+  // Whether `s` is a stream of the engine's GPU. The special handles (nullptr, the legacy
+  // and per-thread default streams) name the default streams of the device the calling
+  // thread works on: they are when that is the engine's GPU. A stream whose GPU cannot be
+  // asked is taken as one.
   virtual bool on_device(Stream s) = 0;
   virtual Event create_event(bool timing) = 0;  // timing: elapsed_ms() may be asked
   virtual void destroy_stream(Stream s) noexcept = 0;

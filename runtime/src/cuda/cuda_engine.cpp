@@ -25,8 +25,14 @@ class CudaEngine final : public CopyEngine {
   }
   bool on_device(Stream s) override {
     const cudaStream_t cs = stream(s);
-    // The special handles name the current device's default streams: ours, in each call.
-    if (!cs || cs == cudaStreamLegacy || cs == cudaStreamPerThread) return true;
+    // The special handles name a default stream of the device the caller works on (each
+    // device has its own); the engine's calls, under its DeviceScope, would take ours. So
+    // they are ours only when the caller works on our device: another device's default
+    // stream would not be the one its kernels run on.
+    if (!cs || cs == cudaStreamLegacy || cs == cudaStreamPerThread) {
+      cuda::ErrorSlotScope slot;
+      return cuda::current_device(where_) == device_;
+    }
 #if CUDART_VERSION >= 12080
     cuda::DeviceScope on(device_, where_);
     int device = -1;

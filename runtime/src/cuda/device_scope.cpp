@@ -40,4 +40,30 @@ bool primary_context_active(int device) {
   return active != 0;
 }
 
+DeviceCalls& device_calls() {
+  static DeviceCalls calls{cudaGetDevice, cudaSetDevice, primary_context_active,
+                           CUDART_VERSION >= 12000};
+  return calls;
+}
+
+int current_device(const std::string& where) {
+  int device = 0;
+  check(counted(device_calls().get(&device)), "cudaGetDevice", where);
+  return device;
+}
+
+DeviceScope::DeviceScope(int device, const std::string& where) {
+  previous_ = current_device(where);
+  if (previous_ != device) check(counted(device_calls().set(device)), "cudaSetDevice", where);
+}
+
+DeviceScope::~DeviceScope() {
+  const DeviceCalls& calls = device_calls();
+  int now = previous_;
+  if (counted(calls.get(&now)) == cudaSuccess && now != previous_ &&
+      (!calls.set_creates_context || calls.context_active(previous_))) {
+    counted(calls.set(previous_));
+  }
+}
+
 }  // namespace stoker::cuda

@@ -220,9 +220,13 @@ std::byte* SimEngine::allocate(size_t bytes) {
   return p;
 }
 
+// cudaFree synchronises implicitly: it returns once the device has run the work queued on
+// all of its streams (the consumer's kernels, an allreduce) and then frees. Must not be
+// called from a stream's own operation, which would wait for itself.
 void SimEngine::deallocate(std::byte* device) noexcept {
   if (!device) return;
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
+  if (free_waits_) cv_.wait(lock, [&] { return idle(0); });
   auto it = blocks_.find(device);
   if (it == blocks_.end() || !it->second.live) {
     faults_.push_back("freed device memory that is not allocated: " + at(device));
@@ -314,6 +318,18 @@ void SimEngine::synchronize(Stream s) {
   std::unique_lock lock(mu_);
   Queue* q = queue(s);
   cv_.wait(lock, [&] { return q->ops.empty(); });
+}
+
+bool SimEngine::idle(int device) const {
+  for (const auto& q : queues_) {
+    if (q->device == device && !q->ops.empty()) return false;
+  }
+  return true;
+}
+
+void SimEngine::set_free_waits(bool waits) {
+  std::lock_guard lock(mu_);
+  free_waits_ = waits;
 }
 
 void SimEngine::synchronize_device() {

@@ -17,9 +17,17 @@
 //     one;
 //   - a copy takes a fixed time plus its bytes at a rate, if one is given; copies from
 //     pageable memory (set_pageable) return only once done, as cudaMemcpyAsync stages them;
+//   - deallocate() first waits for the work queued on every stream of GPU 0, as cudaFree
+//     does (its implicit synchronisation); set_free_waits(false) frees at once instead, as
+//     cudaFreeAsync or a pool's free would, so that a test holds the feeder to its own
+//     ordering rules rather than to cudaFree's wait;
 //   - faults on demand: the n-th event creation fails, event timings cannot be read; and
 //     every stream and event destroyed is counted, so leaks show.
 // The test's "kernels" are launch()ed on a stream and read device memory with read().
+// Not here: the caller's current device. The special handles resolve to GPU 0's default
+// streams, as they do for a caller working on GPU 0; the current device and the primary
+// contexts are simulated apart, for DeviceScope and the CUDA engine (sim_devices.hpp), and
+// the thread's last-error slot in error_slot_test.cpp.
 #pragma once
 
 #include <chrono>
@@ -84,6 +92,7 @@ class SimEngine final : public CopyEngine {
   void fail_create_event_after(int after);
   void fail_elapsed(bool fail);  // elapsed_ms() throws, as for events without timing
   void set_pageable(bool pageable);  // copy() blocks the host until the copy is done
+  void set_free_waits(bool waits);   // deallocate() waits for the device first (default)
   size_t live_handles();  // streams (the legacy default one aside) and events not destroyed
 
  private:
@@ -120,6 +129,7 @@ class SimEngine final : public CopyEngine {
   void push(Stream s, Op op);
   void run(Queue* q);
   bool live(const void* p, size_t n) const;  // under mu_
+  bool idle(int device) const;               // under mu_: no stream of `device` has work
   void stop() noexcept;
 
   const Duration copy_time_;
@@ -136,6 +146,7 @@ class SimEngine final : public CopyEngine {
   int create_event_budget_ = -1;  // event creations left before one fails; -1: no limit
   bool fail_elapsed_ = false;
   bool pageable_ = false;
+  bool free_waits_ = true;
 };
 
 }  // namespace stoker::test

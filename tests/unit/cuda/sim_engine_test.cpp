@@ -2,7 +2,8 @@
 // legacy stream is ordered with blocking streams and the calling thread's per-thread stream,
 // not with non-blocking ones; a consumer may name a default stream by its special handle
 // (cudaStreamLegacy, cudaStreamPerThread), which the engine resolves; copies take time in
-// proportion to their size; copies from pageable memory hold the host.
+// proportion to their size; copies from pageable memory hold the host; a stream of another GPU
+// waits for an event but records none; freeing device memory waits for the device.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -74,6 +75,61 @@ TEST(SimEngine, ACopyTakesItsBytesAtTheRate) {
   engine.synchronize(s);
   EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(20));
   engine.deallocate(device);
+}
+
+// A stream of another GPU may wait for an event of the engine's GPU, but not record one
+// (cudaEventRecord's rule), and the wait orders it.
+TEST(SimEngine, AStreamOfAnotherGpuMayWaitForAnEventButNotRecordIt) {
+  SimEngine engine(microseconds(100));
+  Order order;
+  CopyEngine::Stream mine = engine.create_stream(), other = engine.create_stream_on(1);
+  CopyEngine::Event e = engine.create_event(false);
+  EXPECT_FALSE(engine.on_device(other));
+  EXPECT_THROW(engine.record(e, other), Error);
+  engine.launch(mine, microseconds(1'000'000), order.mark("GPU 0"));
+  engine.record(e, mine);
+  engine.stream_wait(other, e);
+  engine.launch(other, microseconds(0), order.mark("GPU 1"));
+  engine.synchronize(other);
+  EXPECT_EQ(order.ran, (std::vector<std::string>{"GPU 0", "GPU 1"}));
+  engine.destroy_event(e);
+}
+
+// cudaFree waits for the work queued on every stream of the device before it frees.
+TEST(SimEngine, FreeingDeviceMemoryWaitsForEveryStreamOfTheDevice) {
+  SimEngine engine(microseconds(100));
+  std::byte* device = engine.allocate(64);
+  engine.launch(engine.create_stream(), microseconds(200'000), nullptr);
+  auto t0 = std::chrono::steady_clock::now();
+  engine.deallocate(device);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(150));
+  engine.set_free_waits(false);
+  device = engine.allocate(64);
+  engine.launch(engine.create_stream(), microseconds(1'000'000), nullptr);
+  t0 = std::chrono::steady_clock::now();
+  engine.deallocate(device);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(500));
+  engine.synchronize_device();
+}
+
+// What cudaFree's wait means for the feeder: the last owner of its core (the DeviceFeeder,
+// or the last DeviceBatch) returns only once the GPU has run everything queued on it, the
+// application's unrelated kernels too. Such a kernel never ends when it is an allreduce
+// with a dead peer: hence the trainer aborts its communicator before any destructor runs
+// (issue 39, N1). The copies and release points alone take a few milliseconds here.
+TEST(FeederOrder, TheFeedersLastOwnerWaitsForEveryStreamOfTheGpu) {
+  FeederSim sim(4);
+  sim.loader->start_epoch();
+  std::optional<HandedBatch> h = sim.core->next(*sim.loader);
+  ASSERT_TRUE(h.has_value());
+  sim.step(*h, microseconds(500));
+  sim.core->release(h->buffer, sim.consumer);
+  sim.core->drain();
+  sim.engine->launch(sim.engine->create_stream(), microseconds(300'000), nullptr);
+  const auto t0 = std::chrono::steady_clock::now();
+  sim.core.reset();
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(250));
+  EXPECT_EQ(sim.engine->live_blocks(), 0u);
 }
 
 // With an arena that is not page-locked the host stages each copy inside next(), after the

@@ -97,7 +97,9 @@ class DeviceBatch : public BatchShape {
   void* ready_event() const;
   // Makes `consumer_stream` (a cudaStream_t; nullptr: the default stream) wait for the
   // copy, without blocking the host. Throws stoker::Error for a stream of another GPU (a
-  // release point could not be recorded on it).
+  // release point could not be recorded on it); the default-stream handles (nullptr,
+  // cudaStreamLegacy, cudaStreamPerThread) name the calling thread's current device's, so
+  // they are refused too while the thread works on another GPU.
   void wait_on(void* consumer_stream) const;
   void synchronize() const;  // blocks the host until the copy is done
   // Gives the buffer back: the feeder reuses it once `consumer_stream` and every stream
@@ -130,8 +132,11 @@ class DeviceFeeder {
   // stoker::Error when the plan names no GPU, when no GPU is usable (with the reason),
   // when the plan's GPU is not visible (naming it and the visible ones), or for a depth < 2.
   explicit DeviceFeeder(Loader& loader, DeviceFeederOptions options = {});
-  ~DeviceFeeder();  // waits for its copies, returns the host batches; device buffers are
-                    // freed when the last DeviceBatch is released
+  // Waits for its copies and returns the host batches. The device buffers are freed when
+  // the last DeviceBatch is released too; cudaFree then waits for all the work queued on
+  // the GPU, the application's kernels included (abort a communicator whose peer died
+  // before this runs: its allreduce would never end).
+  ~DeviceFeeder();
   DeviceFeeder(const DeviceFeeder&) = delete;
   DeviceFeeder& operator=(const DeviceFeeder&) = delete;
 
