@@ -268,10 +268,10 @@ def check_pages(api, port, job, out):
           looked.returncode == 0, looked.stdout + looked.stderr)
     # Bad input: the pages refuse a job id or node name that is not one, and never print one
     # as HTML (a user can write any label value into the textfile folder).
-    page = get(f"{base}/stoker-job.html?jobid=" + urllib.parse.quote('1"}<b>x</b>'))
     page = get(f"{base}/stoker-job.html?job_id={job}")
     check("the job's page still answers to job_id=, the parameter's earlier name",
           f"Job {job}: input health" in page, page[-400:])
+    page = get(f"{base}/stoker-job.html?jobid=" + urllib.parse.quote('1"}<b>x</b>'))
     check("a job id that is not a number: one clear line, escaped",
           "Give the Slurm job id" in page and "<b>x</b>" not in page, page[-400:])
     page = get(f"{base}/stoker-node.html")
@@ -321,18 +321,23 @@ def check_jobstats_join(api, job, textfile):
         "> 0.2", f"> {waited / 2}")
     other = "999999"  # a job with GPUs and no stoker series
 
-    def holds(duty):  # the last 3 s of the job's GPU series are all at `duty`
-        got = api.query(f'min_over_time(nvidia_gpu_duty_cycle{{jobid="{job}"}}[3s]) == {duty} '
-                        f'and max_over_time(nvidia_gpu_duty_cycle{{jobid="{job}"}}[3s]) == {duty}')
+    def holds(duty, seconds):  # the job's GPU series were all at `duty` for that long
+        window = f'nvidia_gpu_duty_cycle{{jobid="{job}"}}[{seconds}s]'
+        got = api.query(f"min_over_time({window}) == {duty} and max_over_time({window}) == {duty}")
         return len(got) == 2
     for duty, found in ((95, []), (12, [job])):
         write_gpu_series(textfile, [(job, 0, duty), (job, 1, duty), (other, 0, 12)])
-        if not wait_for(f"Prometheus holds the job's GPUs at {duty} % for 3 s", lambda: holds(duty)):
+        if not wait_for(f"Prometheus holds the job's GPUs at {duty} % for 3 s",
+                        lambda: holds(duty, 3)):
             return
         result = api.query(join)
         jobs = sorted(r["metric"].get("jobid") for r in result)
         check(f"the jobstats join with the GPUs at {duty} % finds {found or 'no job'}",
               jobs == found and all(float(r["value"][1]) == duty for r in result), str(result))
+    # A subquery's first point looks back to the last sample before its range: 8 s at 12 %
+    # keep the earlier 95 % out of a 3 s subquery.
+    if not wait_for("Prometheus holds the job's GPUs at 12 % for 8 s", lambda: holds(12, 8)):
+        return
     one = api.scalar(one_job.replace("4242", job).replace("[10m:]", "[3s:]"))
     check("the per-job query for older GPU exporters gives the job's GPU utilisation", one == 12,
           str(one))
