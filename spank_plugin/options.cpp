@@ -2,6 +2,8 @@
 
 #include <iterator>
 
+#include "stoker/common/error.hpp"
+
 namespace stoker::spank {
 
 namespace {
@@ -26,7 +28,7 @@ FlagState& flags() {
   return state;
 }
 
-std::string register_flags(spank_t sp, spank_opt_cb_f callback) {
+void register_flags(spank_t sp, spank_opt_cb_f callback) {
   for (size_t i = 0; i < std::size(kUserFlags); ++i) {
     spank_option opt{};
     opt.name = const_cast<char*>(kUserFlags[i].name);
@@ -35,18 +37,16 @@ std::string register_flags(spank_t sp, spank_opt_cb_f callback) {
     opt.has_arg = kUserFlags[i].has_arg;
     opt.val = static_cast<int>(i);
     opt.cb = callback;
-    if (spank_option_register(sp, &opt) != ESPANK_SUCCESS) {
-      return std::string("cannot register --") + kUserFlags[i].name;
-    }
+    if (spank_option_register(sp, &opt) != ESPANK_SUCCESS)
+      throw Error(std::string("--") + kUserFlags[i].name, "Slurm refused to register it");
   }
-  return "";
 }
 
-std::string record_flag(int val, const char* optarg) {
-  if (!known(val)) return "";
+void record_flag(int val, const char* optarg) {
+  if (!known(val)) return;
   FlagState& st = flags();
   st.any_flag = true;
-  return set_user_option(st.opts, kUserFlags[val].name, option_value(kUserFlags[val], optarg));
+  set_user_option(st.opts, kUserFlags[val].name, option_value(kUserFlags[val], optarg));
 }
 
 std::string flag_name(int val) {

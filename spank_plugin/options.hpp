@@ -19,12 +19,12 @@ struct FlagState {
 FlagState& flags();
 
 // Registers every flag of kUserFlags with `callback`; the flag's index is its `val`.
-// Returns the first error text, "" when all were registered.
-std::string register_flags(spank_t sp, spank_opt_cb_f callback);
+// Throws stoker::Error naming the first flag Slurm refused.
+void register_flags(spank_t sp, spank_opt_cb_f callback);
 
-// Records flag number `val` with Slurm's `optarg` into flags(). Returns the problem line
-// ("stoker: --stoker-workers=abc: ..."), "" when the value parsed.
-std::string record_flag(int val, const char* optarg);
+// Records flag number `val` with Slurm's `optarg` into flags(). Throws stoker::Error
+// (what(): "--stoker-workers=abc: expected ...") when the value does not parse.
+void record_flag(int val, const char* optarg);
 
 // "--stoker-workers" for flag number `val`; "--stoker-?" when out of range.
 std::string flag_name(int val);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "boundary.hpp"
 #include "options.hpp"
 #include "plugin_config.hpp"
 #include "slurm_version_gate.hpp"
@@ -35,13 +36,23 @@ int slurm_spank_exit(spank_t sp, int ac, char** av);
 namespace stoker::spank {
 namespace {
 
-// Runs a callback body; an escaping exception becomes a logged error and `on_error`.
+// Logs the line for an exception that escaped `callback`; throws nothing itself.
+void log_escaped(const std::string& callback, const std::exception& e) noexcept {
+  try {
+    slurm_error("%s", boundary_line(callback, e).c_str());
+  } catch (...) {  // no memory for the line
+    slurm_error("stoker: %s: %s", callback.c_str(), e.what());
+  }
+}
+
+// Runs a callback body: the one place where an exception becomes Slurm's status, a logged
+// line (boundary.hpp) and `on_error`.
 template <typename F>
 int guarded(const std::string& callback, int on_error, F&& body) {
   try {
     return body();
   } catch (const std::exception& e) {
-    slurm_error("stoker: %s: %s", callback.c_str(), e.what());
+    log_escaped(callback, e);
   } catch (...) {
     slurm_error("stoker: %s: unknown error", callback.c_str());
   }
@@ -92,8 +103,7 @@ extern "C" int slurm_spank_init(spank_t sp, int ac, char** av) {
         break;
     }
     // Flags are registered even when disabled, so jobs that use them still run.
-    if (auto problem = plugin::register_flags(sp, plugin::on_flag); !problem.empty())
-      slurm_error("stoker: %s", problem.c_str());
+    plugin::register_flags(sp, plugin::on_flag);
     return 0;
   });
 }

@@ -212,9 +212,12 @@ void stepd_init(const std::optional<PluginConfig>& cfg) {
 int stepd_flag(int val, const char* optarg) {
   // Checked at submit time already; a value that still fails leaves the task untuned with
   // a warning rather than failing it.
-  const std::string problem = record_flag(val, optarg);
-  NodeState& st = state();
-  if (!problem.empty() && st.flag_error.empty()) st.flag_error = problem;
+  try {
+    record_flag(val, optarg);
+  } catch (const Error& e) {
+    NodeState& st = state();
+    if (st.flag_error.empty()) st.flag_error = e.what();
+  }
   return 0;
 }
 

@@ -48,16 +48,15 @@ void submit_init(const std::optional<PluginConfig>& cfg) {
 }
 
 int submit_flag(int val, const char* optarg) {
-  std::string problem = record_flag(val, optarg);
+  record_flag(val, optarg);
   // Only an option callback's error stops srun/sbatch (init_post_opt's does not), so each
-  // callback checks the whole set, and the first failing flag is the culprit.
+  // callback checks the whole set, and the first failing flag is the culprit. A bad value
+  // throws stoker::Error, which plugin.cpp's on_flag turns into Slurm's error and message.
   SubmitState& st = state();
-  if (problem.empty() && st.check) {
-    if (const ProfileSet* p = profiles(st)) problem = validate_user_options(flags().opts, *p);
+  if (st.check) {
+    if (const ProfileSet* p = profiles(st)) validate_user_options(flags().opts, *p);
   }
-  if (problem.empty()) return 0;
-  slurm_error("%s", problem.c_str());  // already "stoker: --flag=value: ..."
-  return -1;
+  return 0;
 }
 
 void submit_exit() {

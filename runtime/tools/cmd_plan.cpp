@@ -1,6 +1,8 @@
 // `stoker plan`: this process's plan (from the plugin's STOKER_* environment, else
 // computed here), or a what-if for any node from an hwloc XML file.
 #include <cstdio>
+#include <string_view>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
@@ -22,7 +24,9 @@ struct Args {
   std::string svg, plugstack = kDefaultPlugstack;
   bool list = false;
   std::string cpus, gpus, profile, profiles, mem_limit, batch_bytes;
-  std::string workers, prefetch, bind, mem_bind, pin_memory;
+  // The values given to the tuning flags of kUserFlags (UserFlag::tunes), by row; "" where
+  // not given. Applied in the table's order, as the plugin's messages name the first.
+  std::vector<std::string> flag_values = std::vector<std::string>(kUserFlags.size());
   int local_rank = 0, local_size = 1;
   bool json = false, ignore_env = false;
   CLI::Option *topology_opt = nullptr, *cpus_opt = nullptr, *gpus_opt = nullptr,
@@ -52,24 +56,13 @@ PlanRequest request_from(const Args& a) {
   // Overrides go through the plugin's own flag parser and checks, so the preview
   // rejects exactly what sbatch would.
   UserOptions opts;
-  const std::pair<const char*, const std::string*> flags[] = {{"stoker-workers", &a.workers},
-                                                              {"stoker-prefetch", &a.prefetch},
-                                                              {"stoker-bind", &a.bind},
-                                                              {"stoker-mem-bind", &a.mem_bind},
-                                                              {"stoker-pin-memory", &a.pin_memory}};
-  for (const auto& [flag, value] : flags) {
-    if (value->empty()) continue;
-    if (std::string err = set_user_option(opts, flag, *value); !err.empty())
-      throw user_option_error(err);
-  }
+  for (size_t i = 0; i < kUserFlags.size(); ++i)
+    if (!a.flag_values[i].empty()) set_user_option(opts, kUserFlags[i].name, a.flag_values[i]);
   if (a.profile_opt->count()) {
-    if (std::string err = set_user_option(opts, "stoker-profile", a.profile); !err.empty())
-      throw user_option_error(err);
+    set_user_option(opts, "stoker-profile", a.profile);
     r.profile = a.profile;
   }
-  ProfileSet profiles = profiles_or_builtins(r.profiles_file);
-  if (std::string err = validate_user_options(opts, profiles); !err.empty())
-    throw user_option_error(err);
+  validate_user_options(opts, profiles_or_builtins(r.profiles_file));
   r.overrides = opts.overrides;
   r.ignore_env = a.ignore_env;
   return r;
@@ -116,11 +109,13 @@ const Command plan_command(10, [](CLI::App& app) {
   a.profiles_opt = cmd->add_option("--profiles", a.profiles, "the admin's profiles file");
   a.mem_opt = cmd->add_option("--mem-limit", a.mem_limit, "memory per rank, e.g. 64G, 512MiB");
   a.batch_opt = cmd->add_option("--batch-bytes", a.batch_bytes, "bytes per batch, e.g. 150M");
-  cmd->add_option("--workers,--stoker-workers", a.workers, "auto or N");
-  cmd->add_option("--prefetch,--stoker-prefetch", a.prefetch, "auto or N batches for the rank");
-  cmd->add_option("--bind,--stoker-bind", a.bind, "gpu-numa, even or none");
-  cmd->add_option("--mem-bind,--stoker-mem-bind", a.mem_bind, "local, strict or none");
-  cmd->add_option("--pin-memory,--stoker-pin-memory", a.pin_memory, "auto, yes or no");
+  for (size_t i = 0; i < kUserFlags.size(); ++i) {
+    const UserFlag& f = kUserFlags[i];
+    if (!f.tunes) continue;
+    const std::string name = f.name;  // --stoker-workers, also --workers
+    cmd->add_option("--" + name.substr(std::string_view("stoker-").size()) + ",--" + name,
+                    a.flag_values[i], f.usage + std::string(" (") + f.arginfo + ")");
+  }
   cmd->add_flag("--json", a.json, "one JSON object instead of the table");
   cmd->add_flag(
       "--ignore-env", a.ignore_env,

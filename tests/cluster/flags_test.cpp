@@ -4,15 +4,12 @@
 #include <vector>
 
 #include "cluster_harness.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/plan/user_options.hpp"
 
 namespace stoker::test {
 namespace {
-
-const std::vector<std::string> kFlags = {
-    "--stoker",      "--stoker-profile",  "--stoker-workers",    "--stoker-prefetch",
-    "--stoker-bind", "--stoker-mem-bind", "--stoker-pin-memory", "--stoker-verbose"};
 
 class Flags : public ClusterTest {};
 
@@ -20,23 +17,27 @@ TEST_F(Flags, AppearInSrunAndSbatchHelp) {
   for (const char* tool : {"srun", "sbatch", "salloc"}) {
     const RunResult r = run(std::string(tool) + " --help");
     ASSERT_EQ(r.rc, 0) << tool << ": " << r.err;
-    for (const auto& flag : kFlags) {
-      // "--stoker-workers=auto|N", "--stoker=on|off"; the switch has no '='.
-      const std::string shown = flag + (flag == "--stoker-verbose" ? " " : "=");
+    for (const UserFlag& f : kUserFlags) {
+      // "--stoker-workers=auto|N", "--stoker=on|off"; a switch has no '='.
+      const std::string flag = std::string("--") + f.name;
+      const std::string shown = flag + (f.has_arg == 0 ? " " : "=");
       EXPECT_NE(r.out.find(shown), std::string::npos) << tool << " --help lacks " << flag << "\n"
                                                       << r.out;
     }
   }
 }
 
-// The line the plugin must print for `flag=value` (parse error or check error).
+// The line the plugin must print for `flag=value` (parse error or check error): the
+// library's stoker::Error after "stoker: ", as the plugin's boundary logs it.
 std::string expected_error(const std::string& flag, const std::string& value) {
   UserOptions opts;
-  std::string problem = set_user_option(opts, flag, value);
-  if (problem.empty()) {
-    problem = validate_user_options(opts, load_profiles(ClusterTest::profiles_file()));
+  try {
+    set_user_option(opts, flag, value);
+    validate_user_options(opts, load_profiles(ClusterTest::profiles_file()));
+  } catch (const Error& e) {
+    return std::string("stoker: ") + e.what();
   }
-  return problem;
+  return "";
 }
 
 struct Rejection {

@@ -1,20 +1,68 @@
-// The user's --stoker-* flags: one parser and one set of messages for the plugin
-// (sbatch/srun/salloc reject bad values at submit time) and `stoker plan`.
+// The user's --stoker-* flags: one table of them with their parsers, and one set of
+// messages for the plugin (sbatch/srun/salloc reject bad values at submit time) and
+// `stoker plan`.
 #include "stoker/plan/user_options.hpp"
 
-#include "stoker/plan/limits.hpp"
+#include "stoker/common/enum_names.hpp"
 #include "stoker/common/values.hpp"
+#include "stoker/plan/limits.hpp"
 
 namespace stoker {
 
 namespace {
 
-std::string line(std::string_view flag, std::string_view value, bool has_value,
-                 const std::string& what) {
-  std::string out = "stoker: --" + std::string(flag);
-  if (has_value) out += "=" + std::string(value);
-  return out + ": " + what;
+// "auto" (unset) or a whole number from 1 to `hi`; refuses anything else.
+std::optional<int> auto_or_count(const FlagArg& arg, int hi) {
+  if (arg.value == "auto") return std::nullopt;
+  auto n = values::parse_whole(arg.value, 1, hi);
+  if (!n) arg.refuse("expected auto or a whole number from 1 to " + std::to_string(hi));
+  return static_cast<int>(*n);
 }
+
+// The value of `table` the flag names; refuses any other text.
+template <typename E, size_t N>
+E named(const FlagArg& arg, const EnumName<E> (&table)[N]) {
+  auto v = value_named(table, arg.value);
+  if (!v) arg.refuse("expected " + names_of(table));
+  return *v;
+}
+
+constexpr UserFlag kRows[] = {
+    {"stoker", "on|off", "Tune this job's input pipeline with stoker (default: the admin's choice)",
+     2, false,
+     [](UserOptions& o, const FlagArg& a) {
+       if (a.value != "" && a.value != "on" && a.value != "off")
+         a.refuse("expected on or off (no value means on)");
+       o.enable = a.value == "off" ? TuneRequest::Off : TuneRequest::On;
+     }},
+    {"stoker-profile", "NAME", "stoker profile from the admin's list (stoker plan --list)", 1,
+     false,
+     [](UserOptions& o, const FlagArg& a) {
+       if (!values::valid_name(a.value))
+         a.refuse("expected a profile name (1-64 letters, digits, '-' or '_')");
+       o.profile = std::string(a.value);
+     }},
+    {"stoker-workers", "auto|N", "Loader workers per rank", 1, true,
+     [](UserOptions& o, const FlagArg& a) {
+       o.overrides.workers = auto_or_count(a, limits::kMaxWorkers);
+     }},
+    {"stoker-prefetch", "auto|N", "Batches in flight per rank", 1, true,
+     [](UserOptions& o, const FlagArg& a) {
+       o.overrides.prefetch = auto_or_count(a, limits::kMaxPrefetch);
+     }},
+    {"stoker-bind", "gpu-numa|even|none", "How each rank's CPUs are chosen and bound", 1, true,
+     [](UserOptions& o, const FlagArg& a) { o.overrides.bind = named(a, kBindModeNames); }},
+    {"stoker-mem-bind", "local|strict|none",
+     "Rank memory on its NUMA node(s): preferred, only there, or unbound", 1, true,
+     [](UserOptions& o, const FlagArg& a) { o.overrides.mem_bind = named(a, kMemBindNames); }},
+    {"stoker-pin-memory", "auto|yes|no", "Pinned host memory for batches", 1, true,
+     [](UserOptions& o, const FlagArg& a) { o.overrides.pin_memory = named(a, kPinModeNames); }},
+    {"stoker-verbose", nullptr, "Print each rank's stoker plan and reasons on stderr", 0, false,
+     [](UserOptions& o, const FlagArg& a) {
+       if (!a.value.empty()) a.refuse("takes no value");
+       o.verbose = true;
+     }},
+};
 
 std::string flag_list() {
   std::string out;
@@ -22,86 +70,46 @@ std::string flag_list() {
   return out;
 }
 
-// "auto" (out = unset) or 1..hi; false for anything else.
-bool auto_or_count(std::string_view v, int hi, std::optional<int>& out) {
-  if (v == "auto") {
-    out.reset();
-    return true;
-  }
-  auto n = values::parse_whole(v, 1, hi);
-  if (n) out = static_cast<int>(*n);
-  return n.has_value();
-}
-
 }  // namespace
 
-std::string set_user_option(UserOptions& opts, std::string_view flag, std::string_view value) {
-  if (flag.substr(0, 2) == "--") flag.remove_prefix(2);
-  const std::string given = "--" + std::string(flag) + "=" + std::string(value);
-  auto bad = [&](const std::string& expected) { return line(flag, value, true, expected); };
+// constinit: set before any code runs, so no static initialiser of another file can find
+// the table empty.
+constinit const std::span<const UserFlag> kUserFlags = kRows;
 
-  if (flag == "stoker") {
-    if (value.empty() || value == "on")
-      opts.enable = TuneRequest::On;
-    else if (value == "off")
-      opts.enable = TuneRequest::Off;
-    else
-      return bad("expected on or off (no value means on)");
-  } else if (flag == "stoker-profile") {
-    if (!values::valid_name(value))
-      return bad("expected a profile name (1-64 letters, digits, '-' or '_')");
-    opts.profile = std::string(value);
-  } else if (flag == "stoker-workers" || flag == "stoker-prefetch") {
-    const bool workers = flag == "stoker-workers";
-    const int hi = workers ? limits::kMaxWorkers : limits::kMaxPrefetch;
-    std::optional<int> n;
-    if (!auto_or_count(value, hi, n))
-      return bad("expected auto or a whole number from 1 to " + std::to_string(hi));
-    (workers ? opts.overrides.workers : opts.overrides.prefetch) = n;
-    opts.given.push_back(given);
-  } else if (flag == "stoker-bind") {
-    auto b = parse_bind_mode(value);
-    if (!b) return bad("expected " + names_of(kBindModeNames));
-    opts.overrides.bind = *b;
-    opts.given.push_back(given);
-  } else if (flag == "stoker-mem-bind") {
-    auto m = parse_mem_bind(value);
-    if (!m) return bad("expected " + names_of(kMemBindNames));
-    opts.overrides.mem_bind = *m;
-    opts.given.push_back(given);
-  } else if (flag == "stoker-pin-memory") {
-    auto pin = parse_pin_mode(value);
-    if (!pin) return bad("expected " + names_of(kPinModeNames));
-    opts.overrides.pin_memory = *pin;
-    opts.given.push_back(given);
-  } else if (flag == "stoker-verbose") {
-    if (!value.empty()) return bad("takes no value");
-    opts.verbose = true;
-  } else {
-    return line(flag, value, !value.empty(), "unknown flag; the stoker flags are " + flag_list());
-  }
-  return {};
+std::string FlagArg::given() const {
+  return "--" + std::string(name) + "=" + std::string(value);
 }
 
-std::string validate_user_options(const UserOptions& opts, const ProfileSet& profiles) {
+void FlagArg::refuse(const std::string& what) const {
+  throw Error(given(), what);
+}
+
+void set_user_option(UserOptions& opts, std::string_view flag, std::string_view value) {
+  if (flag.substr(0, 2) == "--") flag.remove_prefix(2);
+  const FlagArg arg{flag, value};
+  for (const UserFlag& row : kUserFlags) {
+    if (flag != row.name) continue;
+    row.parse(opts, arg);
+    if (row.tunes) opts.given.push_back(arg.given());
+    return;
+  }
+  throw Error(value.empty() ? "--" + std::string(flag) : arg.given(),
+              "unknown flag; the stoker flags are " + flag_list());
+}
+
+void validate_user_options(const UserOptions& opts, const ProfileSet& profiles) {
   if (opts.profile && !profiles.has(*opts.profile))
-    return line("stoker-profile", *opts.profile, true,
+    throw Error("--stoker-profile=" + *opts.profile,
                 "unknown profile; the admin's profiles are " + profiles.names());
   const Caps& caps = profiles.caps;
   if (!caps.allow_override && !opts.given.empty())
-    return "stoker: " + opts.given.front() +
-           ": this cluster does not allow overrides (AllowOverride=no); choose a profile with "
-           "--stoker-profile=NAME (" +
-           profiles.names() + ")";
+    throw Error(opts.given.front(),
+                "this cluster does not allow overrides (AllowOverride=no); choose a profile "
+                "with --stoker-profile=NAME (" +
+                    profiles.names() + ")");
   if (opts.overrides.prefetch && *opts.overrides.prefetch > caps.max_prefetch)
-    return line("stoker-prefetch", std::to_string(*opts.overrides.prefetch), true,
+    throw Error("--stoker-prefetch=" + std::to_string(*opts.overrides.prefetch),
                 "over the admin's cap MaxPrefetch=" + std::to_string(caps.max_prefetch));
-  return {};
-}
-
-Error user_option_error(const std::string& problem) {
-  const std::string_view prefix = "stoker: ";
-  return Error("", problem.starts_with(prefix) ? problem.substr(prefix.size()) : problem);
 }
 
 }  // namespace stoker

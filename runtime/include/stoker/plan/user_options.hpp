@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,41 +29,45 @@ struct UserOptions {
   std::vector<std::string> given;
 };
 
-// One user flag, as the plugin registers it with Slurm (spank_option) and as the
-// messages list it. The one table of them is kUserFlags.
+// One flag as the user gave it, handed to its row's parser.
+struct FlagArg {
+  std::string_view name;   // without the leading "--"
+  std::string_view value;  // "" for a switch or a missing value
+  // "--stoker-workers=abc": how messages and UserOptions::given name the flag.
+  std::string given() const;
+  // Refuses the value: throws stoker::Error(given(), what), e.g. what = "expected on or off".
+  [[noreturn]] void refuse(const std::string& what) const;
+};
+
+// One user flag, as the plugin registers it with Slurm (spank_option), as `stoker plan`
+// offers the tuning ones and as the messages list it, with the parser of its value (as
+// pyxis's option table pairs each row with its callback).
 struct UserFlag {
   const char* name;     // without the leading "--"
   const char* arginfo;  // shown in --help; nullptr for a switch
   const char* usage;    // the line sbatch --help / srun --help show
   int has_arg;          // 0 none, 1 required, 2 optional
+  // A tuning override: listed in UserOptions::given (AllowOverride=no refuses it) and
+  // offered by `stoker plan` (as --stoker-NAME and --NAME).
+  bool tunes;
+  // Sets the value into the options; a bad value throws stoker::Error (FlagArg::refuse)
+  // before anything is changed.
+  void (*parse)(UserOptions& opts, const FlagArg& arg);
 };
 
-inline constexpr UserFlag kUserFlags[] = {
-    {"stoker", "on|off", "Tune this job's input pipeline with stoker (default: the admin's choice)",
-     2},
-    {"stoker-profile", "NAME", "stoker profile from the admin's list (stoker plan --list)", 1},
-    {"stoker-workers", "auto|N", "Loader workers per rank", 1},
-    {"stoker-prefetch", "auto|N", "Batches in flight per rank", 1},
-    {"stoker-bind", "gpu-numa|even|none", "How each rank's CPUs are chosen and bound", 1},
-    {"stoker-mem-bind", "local|strict|none",
-     "Rank memory on its NUMA node(s): preferred, only there, or unbound", 1},
-    {"stoker-pin-memory", "auto|yes|no", "Pinned host memory for batches", 1},
-    {"stoker-verbose", nullptr, "Print each rank's stoker plan and reasons on stderr", 0},
-};
+// The one table of the user's flags, in --help order. Its rows live in user_options.cpp
+// beside their parsers: a new flag is one row there (plus its field, if new).
+extern const std::span<const UserFlag> kUserFlags;
 
-// Each call parses one flag value into `opts`. `flag` may be given with or without
-// the leading "--". On a bad value it returns one line the plugin prints verbatim,
-// naming the flag, the value and what is allowed, e.g.
-//   "stoker: --stoker-workers=abc: expected auto or a whole number from 1 to 1024"
-// and leaves `opts` unchanged. Returns "" on success.
-std::string set_user_option(UserOptions& opts, std::string_view flag, std::string_view value);
+// Parses one flag value into `opts` with its row's parser. `flag` may be given with or
+// without the leading "--". A bad value or an unknown flag throws stoker::Error naming the
+// flag and value (where) and what is allowed, e.g. what() is
+//   "--stoker-workers=abc: expected auto or a whole number from 1 to 1024"
+// (the plugin prints it after "stoker: "), and leaves `opts` unchanged.
+void set_user_option(UserOptions& opts, std::string_view flag, std::string_view value);
 
-// A line of set_user_option or validate_user_options as a stoker::Error, for callers that
-// throw rather than print (stoker::Error's printers add their own "stoker: ").
-Error user_option_error(const std::string& problem);
-
-// Checks the parsed options against the admin's profiles and caps; "" when fine,
-// else one line like the above (unknown profile, a value over a cap, AllowOverride=no).
-std::string validate_user_options(const UserOptions& opts, const ProfileSet& profiles);
+// Checks the parsed options against the admin's profiles and caps; throws stoker::Error
+// like the above (unknown profile, a value over a cap, AllowOverride=no).
+void validate_user_options(const UserOptions& opts, const ProfileSet& profiles);
 
 }  // namespace stoker
