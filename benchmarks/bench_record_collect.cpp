@@ -23,11 +23,12 @@ namespace {
 RunRecord full_record(uint64_t rank) {
   RunRecord r = test::sample_run_record();
   r.rank = rank;
-  r.local_rank = rank;
-  r.main_cpus = "0";
-  r.worker_cpus = "1-5";
-  r.numa = "0";
-  r.gpu = "0000:17:00.0";
+  r.plan.local_rank = static_cast<int>(rank);
+  r.plan.local_size = static_cast<int>(rank) + 1;
+  r.plan.main_cpus = CpuSet::parse("0");
+  r.plan.worker_cpus = CpuSet::parse("1-5");
+  r.plan.numa = {0};
+  r.plan.gpu = "0000:17:00.0";
   r.decode_warnings = 3;
   r.timeline.clear();
   for (int i = 0; i < 48; ++i) r.timeline.push_back({12.5 * (i + 1), 0.3 + i / 200.0, 4 + i % 5});

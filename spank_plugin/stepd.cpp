@@ -20,6 +20,7 @@
 #include "stoker/common/strings.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/topology/topology.hpp"
+#include "stoker/plan/plan_env.hpp"
 #include "stoker/plan/plan_input.hpp"
 #include "stoker/plan/task_facts.hpp"
 #include "stoker/plan/tune_decision.hpp"
@@ -296,7 +297,7 @@ int stepd_task_init(spank_t sp) {
   }
   // Tuned or not, the task gets the rendezvous (a launcher's fallback would differ per node).
   export_task_env(sp, plan ? &*plan : nullptr, task, env);
-  if (plan && verbose) spank_setenv(sp, "STOKER_VERBOSE", "1", 1);  // the runtime's summary
+  if (plan && verbose) spank_setenv(sp, kVerboseVar, "1", 1);  // the runtime's summary
   if (verbose) {
     to_task_stderr("stoker: rank " + std::to_string(rank) + ": task_init took " +
                    ms_text(ms_since(start)) + "; this node's step setup took " +

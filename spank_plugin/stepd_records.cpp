@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "record_collect.hpp"
+#include "stoker/common/node_name.hpp"
 #include "stoker/plan/run_advice.hpp"
 #include "stoker/plan/tune_decision.hpp"
 
@@ -40,9 +41,7 @@ std::string user_name(uid_t uid) {
 }
 
 std::string node_name(spank_t sp) {
-  if (auto n = spank_env(sp, "SLURMD_NODENAME"); n && !n->empty()) return *n;
-  char host[256] = {};
-  return ::gethostname(host, sizeof host - 1) == 0 ? host : "";
+  return stoker::node_name([sp](const std::string& name) { return spank_env(sp, name); });
 }
 
 // The step's global ranks on this node.

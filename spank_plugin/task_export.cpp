@@ -6,6 +6,7 @@
 #include "rendezvous.hpp"
 #include "stoker/common/strings.hpp"
 #include "stoker/plan/main_thread.hpp"
+#include "stoker/plan/plan_env.hpp"
 #include "stoker/plan/plan_fields.hpp"
 
 namespace stoker::spank {
@@ -43,7 +44,7 @@ EnvVars task_env(const Plan* plan, const StepTask& task, const EnvGetter& env,
   EnvVars optional = launcher_env(task);
   if (plan) {
     out = plan_to_env(*plan);
-    if (!profiles_file.empty()) out.emplace_back("STOKER_PROFILES", profiles_file);
+    if (!profiles_file.empty()) out.emplace_back(kProfilesVar, profiles_file);
     out.emplace_back(kPlanSealVar, plan_seal(out));  // the plan wins over an image's STOKER_*
     out.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
     for (auto& var : thread_env(*plan)) optional.push_back(std::move(var));

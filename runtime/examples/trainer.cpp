@@ -20,6 +20,7 @@
 #include "stoker/common/error.hpp"
 #include "stoker/loader/loader.hpp"
 #include "stoker/common/launch_env.hpp"
+#include "stoker/common/node_name.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/plan_env.hpp"
 #if STOKER_HAVE_CUDA
@@ -52,11 +53,7 @@ std::string launcher_rank() {
 }
 
 std::string host_name() {
-  char h[256] = {};
-  gethostname(h, sizeof h - 1);
-  // Slurm's emulated nodes share a host name; its node name tells them apart.
-  if (const auto n = process_env()("SLURMD_NODENAME")) return *n;
-  return h;
+  return node_name(process_env());  // Slurm's emulated nodes share a host name
 }
 
 struct DeviceChoice {

@@ -15,6 +15,7 @@
 #include "bench.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/loader/loader.hpp"
+#include "stoker/loader/measure_values.hpp"
 #include "stoker/sources/shard_stream.hpp"
 #include "stoker/loader/worker_shares.hpp"
 
@@ -136,6 +137,15 @@ std::string worker_cpus(const Loader& loader, int workers) {
   return used.to_string();
 }
 
+// Every quantity of the table of what a run measures, by its name, in its base unit.
+json measured(const LoaderStats& st) {
+  json out = json::object();
+  for (const MeasureRow& row : run_measures()) {
+    std::visit([&](auto v) { out[row.name] = v; }, base_value(measure_value(st, row.id), row.unit));
+  }
+  return out;
+}
+
 // Step 4a: everything measured, as one JSON object.
 json report(const char* what, const Source& source, const Transform& transform, const Common& c,
             const Loader& loader, const LoaderStats& st, const Measured& m) {
@@ -188,6 +198,7 @@ json report(const char* what, const Source& source, const Transform& transform, 
       {"shard_first_indices", first_indices},
       {"step_ms", c.step_ms},
       {"notes", st.notes},
+      {"measured", measured(st)},
   };
 }
 

@@ -76,21 +76,7 @@ std::string plot(const StepSummary& s, const std::vector<RunRecord>& records) {
 std::vector<Plan> node_plans(const std::vector<RunRecord>& records, const std::string& node) {
   std::vector<Plan> plans;
   for (const RunRecord& r : records) {
-    if (r.node != node) continue;
-    Plan p;
-    p.profile = r.profile;
-    p.local_rank = static_cast<int>(r.local_rank);
-    p.local_size = 0;
-    p.cpus = CpuSet::parse(r.cpus);
-    p.main_cpus = CpuSet::parse(r.main_cpus);
-    p.worker_cpus = CpuSet::parse(r.worker_cpus);
-    p.workers = r.workers;
-    p.prefetch = r.prefetch;
-    p.prefetch_max = r.prefetch_max;
-    p.mem_budget = r.mem_budget;
-    p.gpu = r.gpu;
-    p.pin_memory = r.pin;
-    plans.push_back(std::move(p));
+    if (r.node == node) plans.push_back(r.plan);
   }
   for (Plan& p : plans) p.local_size = static_cast<int>(plans.size());
   return plans;

@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "plan_json.hpp"
 #include "report_output.hpp"
+#include "stoker/plan/run_measures.hpp"
 #include "stoker/common/strings.hpp"
 
 namespace stoker::cli {
@@ -15,11 +17,11 @@ std::string percent(double share) {
 }
 
 std::string plan_text(const RunRecord& r) {
-  return "profile " + (r.profile.empty() ? std::string("-") : r.profile) + ": " +
-         std::to_string(r.cores) + " cores (" + r.cpus + "), " + std::to_string(r.workers) +
-         " workers, prefetch " + std::to_string(r.prefetch) + ".." +
+  return "profile " + (r.plan.profile.empty() ? std::string("-") : r.plan.profile) + ": " +
+         std::to_string(r.cores()) + " cores (" + r.plan.cpus.to_string() + "), " +
+         std::to_string(r.workers) + " workers, prefetch " + std::to_string(r.plan.prefetch) + ".." +
          std::to_string(r.prefetch_max) + " (depth reached " + std::to_string(r.depth_reached) +
-         "), " + (r.pin ? "pinned" : "not pinned");
+         "), " + (r.plan.pin_memory ? "pinned" : "not pinned");
 }
 
 namespace {
@@ -74,8 +76,33 @@ std::string report_text(const JobReport& rep, size_t top) {
   return out;
 }
 
+namespace {
+
+using nlohmann::json;
+
+// The worst rank: who, and every quantity its record holds (run_measures()), by name.
+json worst_rank_json(const RunRecord& w) {
+  const json all = nlohmann::json::parse(to_json(w));
+  json out = {{"rank", w.rank}, {"node", w.node}};
+  for (const MeasureRow& row : run_measures()) {
+    if (row.record.index() != 0 && all.contains(row.name)) out[row.name] = all[row.name];
+  }
+  return out;
+}
+
+// The plan it ran, each field by its name (plan_fields()), with the cores it had. Kept for
+// one release (README, "Renamed"): "pin" (now pin_memory), and
+// "budget_depth" and "depth_reached" (now in worst_rank).
+json plan_json(const RunRecord& w) {
+  json out = {{"cores", w.cores()}, {"pin", w.plan.pin_memory},
+              {"budget_depth", w.budget_depth}, {"depth_reached", w.depth_reached}};
+  for (const PlanField& f : plan_fields()) out[f.name] = field_json(f, w.plan);
+  return out;
+}
+
+}  // namespace
+
 std::string report_json(const JobReport& rep, size_t top) {
-  using nlohmann::json;
   json steps = json::array();
   for (size_t i = 0; i < rep.steps.size() && i < top; ++i) {
     const StepSummary& s = rep.steps[i];
@@ -85,12 +112,8 @@ std::string report_json(const JobReport& rep, size_t top) {
                  {"wait_share", s.wait()}, {"samples_per_s", s.rate_sum},
                  {"problems", s.problems}, {"problem_count", s.problem_count}};
     if (s.ranks) {
-      step["worst_rank"] = {{"rank", w.rank}, {"node", w.node}, {"wait_share", w.wait_share},
-                            {"at_max_share", w.at_max_share}};
-      step["plan"] = {{"profile", w.profile}, {"cpus", w.cpus}, {"cores", w.cores},
-                      {"workers", w.workers}, {"prefetch", w.prefetch},
-                      {"prefetch_max", w.prefetch_max}, {"budget_depth", w.budget_depth},
-                      {"depth_reached", w.depth_reached}, {"pin", w.pin}};
+      step["worst_rank"] = worst_rank_json(w);
+      step["plan"] = plan_json(w);
       step["suggestion"] = advise(w).text;
     }
     steps.push_back(std::move(step));

@@ -227,7 +227,7 @@ TEST_F(ContainersWithTheWheel, ThePluginsPlanALoaderRecordsAndMetricsWorkInsideT
     SCOPED_TRACE(to_json(l));
     EXPECT_EQ(l.status, "ok");
     ASSERT_TRUE(l.record);
-    EXPECT_EQ(l.record->profile, "cv");
+    EXPECT_EQ(l.record->plan.profile, "cv");
     EXPECT_EQ(l.record->batches, 5u);
     ranks.insert(l.rank);
   }

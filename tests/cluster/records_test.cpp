@@ -53,7 +53,7 @@ TEST_F(Records, ATunedStepLeavesOneLinePerRankAndTheReportShowsIt) {
     job = l.job;
     EXPECT_EQ(l.status, "ok") << text;
     ASSERT_TRUE(l.record) << text;
-    EXPECT_EQ(l.record->profile, "cv");
+    EXPECT_EQ(l.record->plan.profile, "cv");
     EXPECT_GT(l.record->samples, 0u);
     EXPECT_FALSE(l.record->timeline.empty());
     EXPECT_EQ(l.user, "root");

@@ -126,6 +126,7 @@ void bind_plan(py::module_& m) {
       "launch_rank", [] { return launch_ranks(process_env()).rank; },
       "This process's rank as the launcher's variables say (launch_ranks: Open MPI, then "
       "torchrun, then Slurm); no MPI call");
+  m.attr("VERBOSE_VAR") = kVerboseVar;  // the one spelling, for _plan.py and _world.py
   m.def("main_threads", &main_threads, py::arg("plan"),
         "The intra-op threads (torch, OpenMP) the plan's main CPUs give: one per CPU, >= 1");
   m.def(

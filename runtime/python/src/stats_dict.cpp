@@ -2,69 +2,57 @@
 
 #include <pybind11/stl.h>
 
+#include "stoker/loader/measure_values.hpp"
+
 namespace py = pybind11;
+using namespace pybind11::literals;
 
 namespace stoker::python {
 
-py::dict stats_dict(const LoaderStats& s) {
-  py::dict stages;
-  stages["read_ns"] = s.stages.read_ns;
-  stages["decode_ns"] = s.stages.decode_ns;
-  stages["transform_ns"] = s.stages.transform_ns;
-  stages["collate_ns"] = s.stages.collate_ns;
+namespace {
 
+py::object to_python(const MeasureValue& v) {
+  return std::visit([](auto x) -> py::object { return py::cast(x); }, v);
+}
+
+// The lists that are no quantity: the controller's decisions and each epoch's first wait.
+py::list depth_history(const LoaderStats& s) {
   py::list history;
   for (const DepthChange& c : s.depth_history) {
-    py::dict h;
-    h["time_ns"] = c.time_ns;
-    h["batch"] = c.batch;
-    h["from"] = c.from;
-    h["to"] = c.to;
-    h["reason"] = std::string(to_string(c.reason));
-    h["wait_ns"] = c.wait_ns;
-    h["text"] = c.describe();
-    history.append(h);
+    history.append(py::dict("time_ns"_a = c.time_ns, "batch"_a = c.batch, "from"_a = c.from,
+                            "to"_a = c.to, "reason"_a = std::string(to_string(c.reason)),
+                            "wait_ns"_a = c.wait_ns, "text"_a = c.describe()));
   }
-  py::list first;
-  for (const EpochFirstBatch& e : s.epoch_first_batch) {
-    py::dict f;
-    f["epoch"] = e.epoch;
-    f["wait_ns"] = e.wait_ns;
-    first.append(f);
-  }
+  return history;
+}
 
+py::list epoch_first_batch(const LoaderStats& s) {
+  py::list first;
+  for (const EpochFirstBatch& e : s.epoch_first_batch)
+    first.append(py::dict("epoch"_a = e.epoch, "wait_ns"_a = e.wait_ns));
+  return first;
+}
+
+}  // namespace
+
+py::dict stats_dict(const LoaderStats& s) {
   py::dict d;
-  d["stages"] = stages;
-  d["produce_ns"] = s.produce_ns;
-  d["consumer_wait_ns"] = s.consumer_wait_ns;
-  d["wall_ns"] = s.wall_ns;
-  d["wait_share"] = s.wait_share;
-  d["samples"] = s.samples;
-  d["batches"] = s.batches;
-  d["bytes"] = s.bytes;
-  d["skipped"] = s.skipped;
-  d["decode_warnings"] = s.decode_warnings;
+  // Every quantity of run_measures() that stats() shows, under its key (in its group's dict),
+  // and under its old key too for one release.
+  for (const MeasureRow& row : run_measures()) {
+    if (!row.stats) continue;
+    py::dict target = d;
+    if (row.group) {
+      if (!d.contains(row.group)) d[row.group] = py::dict();
+      target = d[row.group].cast<py::dict>();
+    }
+    const py::object value = to_python(measure_value(s, row.id));
+    target[row.stats] = value;
+    if (row.old_stats) target[row.old_stats] = value;
+  }
   d["skipped_files"] = s.skipped_files;
-  d["discarded_batches"] = s.discarded_batches;
-  py::dict reads;  // a streamed source's reads of shard files
-  reads["reads"] = s.stream_reads.reads;
-  reads["bytes"] = s.stream_reads.bytes;
-  reads["largest"] = s.stream_reads.largest;
-  d["stream_reads"] = reads;
-  d["workers"] = s.workers;
-  d["threads_created"] = s.threads_created;
-  d["depth"] = s.depth;
-  d["max_depth"] = s.max_depth;
-  d["slots"] = s.slots;
-  d["slot_bytes"] = s.slot_bytes;
-  d["arena_bytes"] = s.arena_bytes;
-  d["mem_budget"] = s.mem_budget;
-  d["numa_bound"] = s.numa_bound;
-  d["pinned"] = s.pinned;
-  d["adaptive"] = s.adaptive;
-  d["depth_history"] = history;
-  d["producer_bound_waits"] = s.producer_bound_waits;
-  d["epoch_first_batch"] = first;
+  d["depth_history"] = depth_history(s);
+  d["epoch_first_batch"] = epoch_first_batch(s);
   d["notes"] = s.notes;
   d["agreement"] = s.agreement;
   d["summary"] = s.summary();

@@ -183,7 +183,7 @@ def _apply(core, loader_pinned=False):
     main = None if loader_pinned else _stoker.pin_main_thread(core)[1]
     torch = _follow_torch_threads(core)
     core.add_reason("torch_threads", torch)
-    if os.environ.get("STOKER_VERBOSE") == "1":
+    if os.environ.get(_stoker.VERBOSE_VAR) == "1":
         rank = _stoker.launch_rank()
         applied = torch if main is None else f"{main}; {torch}"
         print(f"stoker: rank {rank}: applied the plan: {applied}", file=sys.stderr, flush=True)

@@ -84,7 +84,7 @@ def find_world(who, world_size=None, rank=None):
                   else f"the arguments and {found.source}")
         found = World(found.rank if rank is None else rank,
                       found.world_size if world_size is None else world_size, source)
-    if os.environ.get("STOKER_VERBOSE") == "1":
+    if os.environ.get(_stoker.VERBOSE_VAR) == "1":
         _say_once(f"stoker: rank {found.rank}: {who}: rank {found.rank} of {found.world_size} "
                   f"from {found.source}")
     return found

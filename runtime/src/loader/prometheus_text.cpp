@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <string_view>
 
+#include "stoker/loader/measure_values.hpp"
 #include "stoker/loader/metrics.hpp"
 #include "stoker/common/launch_env.hpp"
+#include "stoker/common/node_name.hpp"
 
 namespace stoker {
 
@@ -77,18 +80,6 @@ class Families {
   std::string base_, out_;
 };
 
-double seconds(uint64_t ns) {
-  return static_cast<double>(ns) / 1e9;
-}
-
-// Slurm's name for the node (one host may run several emulated nodes), else the host name.
-std::string node_name(const EnvGetter& env) {
-  if (auto slurm = env_nonempty(env, "SLURMD_NODENAME")) return *slurm;
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0) return "";
-  return host;
-}
-
 }  // namespace
 
 MetricLabels MetricLabels::from_environment(std::optional<uint64_t> rank) {
@@ -102,46 +93,18 @@ MetricLabels MetricLabels::from_environment(std::optional<uint64_t> rank) {
 std::string prometheus_text(const LoaderStats& s, const MetricLabels& labels,
                             double written_unix_seconds) {
   Families f(labels);
-  const double wall = seconds(s.wall_ns);
-  f.metric("stoker_samples_total", "counter", "Samples delivered to the consumer.", s.samples);
-  f.metric("stoker_batches_total", "counter", "Batches delivered to the consumer.", s.batches);
-  f.metric("stoker_bytes_total", "counter", "Sample bytes delivered to the consumer.", s.bytes);
-  f.metric("stoker_samples_skipped_total", "counter", "Corrupt samples left out.", s.skipped);
-  f.metric("stoker_decode_warnings_total", "counter", "Samples decoded with warnings.",
-           s.decode_warnings);
-  f.metric("stoker_samples_per_second", "gauge",
-           "Mean throughput since the first batch was asked for, in samples per second.",
-           wall > 0 ? static_cast<double>(s.samples) / wall : 0.0);
-  f.metric("stoker_bytes_per_second", "gauge",
-           "Mean throughput since the first batch was asked for, in bytes per second.",
-           wall > 0 ? static_cast<double>(s.bytes) / wall : 0.0);
-  f.metric("stoker_wall_seconds_total", "counter",
-           "Seconds since the consumer first asked for a batch.", wall);
-  f.metric("stoker_consumer_wait_seconds_total", "counter",
-           "Seconds the consumer blocked waiting for a batch.", seconds(s.consumer_wait_ns));
-  f.metric("stoker_consumer_wait_ratio", "gauge",
-           "Share of the wall time the consumer was starved (0 to 1).", s.wait_share);
-  f.metric("stoker_prefetch_depth_batches", "gauge", "Batches the loader keeps in flight now.",
-           static_cast<uint64_t>(std::max(s.depth, 0)));
-  f.metric("stoker_prefetch_max_batches", "gauge",
-           "The most batches in flight the memory budget allows (prefetch_max).",
-           static_cast<uint64_t>(std::max(s.max_depth, 0)));
-  f.metric("stoker_workers", "gauge", "Loader worker threads.",
-           static_cast<uint64_t>(std::max(s.workers, 0)));
-  f.metric("stoker_memory_budget_bytes", "gauge", "The plan's prefetch memory budget in bytes.",
-           s.mem_budget);
-
-  f.family("stoker_stage_seconds_total", "counter",
-           "Worker seconds spent per pipeline stage, summed over the workers.");
-  const std::pair<const char*, uint64_t> stages[] = {{"read", s.stages.read_ns},
-                                                     {"decode", s.stages.decode_ns},
-                                                     {"transform", s.stages.transform_ns},
-                                                     {"collate", s.stages.collate_ns}};
-  for (const auto& [stage, ns] : stages)
-    f.sample("stoker_stage_seconds_total", seconds(ns), std::string("stage=\"") + stage + "\"");
-  f.metric("stoker_produce_seconds_total", "counter",
-           "Worker seconds spent making the delivered batches (all stages).",
-           seconds(s.produce_ns));
+  const char* family = nullptr;  // rows of one series (the stages) follow one another
+  for (const MeasureRow& row : run_measures()) {
+    if (!row.prom) continue;
+    if (!family || std::string_view(family) != row.prom) f.family(row.prom, row.prom_type, row.help);
+    family = row.prom;
+    const std::string label = row.prom_label ? row.prom_label : "";
+    const MeasureValue v = base_value(measure_value(s, row.id), row.unit);
+    if (const uint64_t* n = std::get_if<uint64_t>(&v))
+      f.sample(row.prom, *n, label);
+    else
+      f.sample(row.prom, measure_in_base_unit(v, row.unit), label);
+  }
   f.metric("stoker_last_write_timestamp_seconds", "gauge",
            "When this file was written (Unix time): older than a few intervals, the loader "
            "has stopped.",

@@ -12,10 +12,14 @@
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <type_traits>
+#include <variant>
 
 #include "stoker/common/error.hpp"
 #include "stoker/common/launch_env.hpp"
+#include "stoker/common/node_name.hpp"
 #include "stoker/common/strings.hpp"
+#include "stoker/loader/measure_values.hpp"
 #include "stoker/loader/metrics.hpp"
 #include "stoker/plan/limits.hpp"
 
@@ -81,11 +85,6 @@ void sigterm_thread() {
   (void)::write(h.done[1], &byte, 1);
 }
 
-std::string host_name() {
-  char name[256] = {};
-  return ::gethostname(name, sizeof name - 1) == 0 ? name : "";
-}
-
 }  // namespace
 
 void RecorderHooks::install() {
@@ -119,7 +118,7 @@ std::optional<RecordTarget> RecordTarget::from_environment(uint64_t rank) {
   // The Slurm task's rank names the file: the collector looks for its tasks' ranks.
   const uint64_t task = env_whole(env, "SLURM_PROCID", 0, kMaxRanks - 1).value_or(rank);
   return RecordTarget{*dir, env("SLURM_JOB_ID").value_or(""), env("SLURM_STEP_ID").value_or(""),
-                      env_nonempty(env, "SLURMD_NODENAME").value_or(host_name()), task};
+                      node_name(env), task};
 }
 
 RunRecord make_run_record(const LoaderStats& s, const Plan& plan, const RecordTarget& target,
@@ -129,40 +128,24 @@ RunRecord make_run_record(const LoaderStats& s, const Plan& plan, const RecordTa
   r.step = target.step;
   r.node = target.node;
   r.rank = target.rank;
-  r.profile = plan.profile;
-  r.local_rank = static_cast<uint64_t>(std::max(plan.local_rank, 0));
-  r.cpus = plan.cpus.to_string();
-  r.main_cpus = plan.main_cpus.to_string();
-  r.worker_cpus = plan.worker_cpus.to_string();
-  r.numa = join_numbers(plan.numa);
-  r.gpu = plan.gpu;
-  r.cores = plan.cpus.count();
-  r.workers = s.workers;
-  r.prefetch = plan.prefetch;
-  r.prefetch_max = s.max_depth;
-  r.pin = plan.pin_memory;
-  r.mem_budget = s.mem_budget;
-  r.slot_bytes = s.slot_bytes;
-  const int held = std::max(0, s.slots - s.max_depth);
-  if (s.slot_bytes > 0 && s.mem_budget > 0) {
-    const uint64_t fit = s.mem_budget / s.slot_bytes;
-    r.budget_depth = static_cast<int>(
-        std::min<uint64_t>(fit > static_cast<uint64_t>(held) ? fit - held : 0,
-                           static_cast<uint64_t>(limits::kMaxPrefetch)));
-  }
+  r.plan = plan;
+  r.plan.reasons.clear();  // the record keeps one reason, below
   r.prefetch_max_reason = plan.reason("prefetch_max").substr(0, 256);
-  r.samples = s.samples;
-  r.batches = s.batches;
-  r.seconds = static_cast<double>(s.wall_ns) / 1e9;
-  r.samples_per_s = r.seconds > 0 ? static_cast<double>(s.samples) / r.seconds : 0.0;
-  r.wait_share = std::clamp(s.wait_share, 0.0, 1.0);
-  r.depth_reached = std::max(s.timeline.deepest(), s.depth);
-  r.at_max_share = s.wall_ns ? std::min(1.0, static_cast<double>(s.timeline.at_max_ns()) /
-                                                 static_cast<double>(s.wall_ns))
-                             : 0.0;
-  r.skipped = s.skipped;
-  r.stream_bytes = s.stream_reads.bytes;
-  r.decode_warnings = s.decode_warnings;  // optional in the record: older ones lack it
+  for (const MeasureRow& row : run_measures()) {
+    const MeasureValue v = measure_value(s, row.id);
+    std::visit(
+        [&](auto member) {
+          using Member = decltype(member);
+          if constexpr (std::is_same_v<Member, double RunRecord::*>) {
+            r.*member = measure_in_base_unit(v, row.unit);
+          } else if constexpr (std::is_same_v<Member, int RunRecord::*>) {
+            r.*member = static_cast<int>(std::get<uint64_t>(v));
+          } else if constexpr (!std::is_same_v<Member, std::monostate>) {
+            r.*member = std::get<uint64_t>(v);  // a count, or the optional one
+          }
+        },
+        row.record);
+  }
   r.end = end;
   const RunTimeline& tl = s.timeline;
   for (int i = 0; i < tl.points(); ++i) {

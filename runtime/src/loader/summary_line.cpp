@@ -3,6 +3,7 @@
 
 #include "stoker/common/launch_env.hpp"
 #include "stoker/loader/metrics.hpp"
+#include "stoker/plan/plan_env.hpp"
 
 namespace stoker {
 
@@ -26,7 +27,7 @@ std::string summary_line(const LoaderStats& s, uint64_t rank) {
 }
 
 bool verbose_from_environment() {
-  return process_env()("STOKER_VERBOSE") == "1";
+  return process_env()(kVerboseVar) == "1";
 }
 
 }  // namespace stoker

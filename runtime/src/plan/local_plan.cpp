@@ -135,7 +135,7 @@ void note_changes(Plan& plan, std::atomic<bool>& said, const std::string& what,
 }  // namespace
 
 std::optional<std::string> profiles_file_from(const EnvGetter& env) {
-  return env_nonempty(env, "STOKER_PROFILES");
+  return env_nonempty(env, kProfilesVar);
 }
 
 std::optional<LocalPlan> plugin_plan(const EnvGetter& given) {

@@ -12,7 +12,7 @@ std::string pct(double share) {
 }
 
 std::string in_profile(const RunRecord& r) {
-  return r.profile.empty() ? "in the profile" : "in profile " + r.profile;
+  return r.plan.profile.empty() ? "in the profile" : "in profile " + r.plan.profile;
 }
 
 bool contains(const std::string& s, const char* what) {
@@ -24,10 +24,10 @@ bool contains(const std::string& s, const char* what) {
 RunAdvice advise(const RunRecord& r) {
   const std::string wait = pct(r.wait_share) + " wait";
   const std::string cores = std::to_string(r.workers) + " workers on " +
-                            std::to_string(r.cores) + " cores, " + wait;
+                            std::to_string(r.cores()) + " cores, " + wait;
   // First, starved or not: more threads than cores only take turns and hold memory (each
   // its share of the ring), and a deeper ring cannot help them.
-  if (r.cores > 0 && r.workers > r.cores)
+  if (r.cores() > 0 && r.workers > r.cores())
     return {Advice::TooManyWorkers, cores + ": more workers than cores only take turns; let the "
                                             "plan size the workers (drop a copied setting)"};
   if (r.wait_share < kStarvedShare) return {Advice::None, "waited " + pct(r.wait_share) + ": no change"};
@@ -48,7 +48,7 @@ RunAdvice advise(const RunRecord& r) {
     return {Advice::MoreMemory, sat + ", all the memory budget holds: raise MemShare " +
                                     in_profile(r) + " or ask for more memory (--mem)"};
   }
-  if (r.workers + 1 < r.cores)
+  if (r.workers + 1 < r.cores())
     return {Advice::RaiseWorkerFraction, cores + ": raise WorkerFraction " + in_profile(r)};
   return {Advice::MoreCores, cores + ": ask for more cores per GPU (--cpus-per-task)"};
 }

@@ -3,12 +3,18 @@
 #include "stoker/plan/run_record.hpp"
 
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "stoker/common/error.hpp"
 #include "stoker/common/json_scan.hpp"
+#include "stoker/plan/plan_env.hpp"
+#include "stoker/plan/plan_fields.hpp"
+#include "stoker/plan/run_measures.hpp"
 
 namespace stoker {
 
@@ -143,63 +149,128 @@ const std::vector<JsonToken>& scan_bounded(std::string_view text, const std::str
 }
 
 json record_json(const RunRecord& r) {
+  json plan = json::object();
+  for (const auto& [name, value] : plan_to_env(r.plan)) plan[name] = value;
   json tl = json::array();
   for (const TimelinePoint& p : r.timeline) tl.push_back({p.t, p.wait, p.depth});
   json j = {{"v", RunRecord::kVersion}, {"job", r.job}, {"step", r.step}, {"node", r.node},
-            {"rank", r.rank}, {"profile", r.profile}, {"local_rank", r.local_rank}, {"cpus", r.cpus},
-            {"main_cpus", r.main_cpus}, {"worker_cpus", r.worker_cpus}, {"numa", r.numa},
-            {"gpu", r.gpu}, {"cores", r.cores},
-            {"workers", r.workers}, {"prefetch", r.prefetch}, {"prefetch_max", r.prefetch_max},
-            {"pin", r.pin}, {"mem_budget", r.mem_budget}, {"slot_bytes", r.slot_bytes},
-            {"budget_depth", r.budget_depth}, {"prefetch_max_reason", r.prefetch_max_reason},
-            {"samples", r.samples}, {"batches", r.batches}, {"seconds", r.seconds},
-            {"samples_per_s", r.samples_per_s}, {"wait_share", r.wait_share},
-            {"depth_reached", r.depth_reached}, {"at_max_share", r.at_max_share},
-            {"skipped", r.skipped}, {"stream_bytes", r.stream_bytes}, {"end", r.end},
-            {"timeline", tl}};
-  if (r.decode_warnings) j["decode_warnings"] = *r.decode_warnings;
+            {"rank", r.rank}, {"plan", plan}, {"prefetch_max_reason", r.prefetch_max_reason},
+            {"end", r.end}, {"timeline", tl}};
+  for (const MeasureRow& row : run_measures()) {
+    std::visit(
+        [&](auto member) {
+          using Member = decltype(member);
+          if constexpr (std::is_same_v<Member, std::optional<uint64_t> RunRecord::*>) {
+            if (r.*member) j[row.name] = *(r.*member);
+          } else if constexpr (!std::is_same_v<Member, std::monostate>) {
+            j[row.name] = r.*member;
+          }
+        },
+        row.record);
+  }
   return j;
 }
 
-RunRecord record_from(const std::vector<JsonToken>& t, size_t object, const std::string& where) {
+// The record's measured part: each run_measures() row with a record member, by its name.
+void read_measures(Reader& in, RunRecord& r) {
+  for (const MeasureRow& row : run_measures()) {
+    std::visit(
+        [&](auto member) {
+          using Member = decltype(member);
+          if constexpr (std::is_same_v<Member, uint64_t RunRecord::*>) {
+            r.*member = in.whole(row.name);
+          } else if constexpr (std::is_same_v<Member, int RunRecord::*>) {
+            r.*member = in.small(row.name);
+          } else if constexpr (std::is_same_v<Member, double RunRecord::*>) {
+            r.*member = in.number(row.name, row.record_max);
+          } else if constexpr (std::is_same_v<Member, std::optional<uint64_t> RunRecord::*>) {
+            r.*member = in.maybe_whole(row.name);
+          }
+        },
+        row.record);
+  }
+}
+
+// Version 2's plan: the STOKER_* variables, known ones only, each a string, read by read_plan.
+Plan read_plan_map(const std::vector<JsonToken>& t, size_t object, const std::string& where,
+                   Reader& record) {
   Reader in(t, object, where);
-  if (in.whole("v") != RunRecord::kVersion) in.fail("has a record version other than 1");
+  std::map<std::string, std::string> vars;
+  auto take = [&](const char* name) {
+    if (const JsonToken* v = in.find(name)) vars[name] = in.text(*v, name);
+  };
+  take("STOKER_PLAN_VERSION");
+  for (const PlanField& f : plan_fields()) take(f.env);
+  in.finish();
+  try {
+    std::optional<Plan> plan = read_plan([&vars](const std::string& name) {
+      const auto it = vars.find(name);
+      return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+    });
+    if (!plan) record.fail("has a \"plan\" without STOKER_PLAN_VERSION");
+    plan->reasons.clear();  // read_plan's own "source" reason: the record keeps none
+    return *plan;
+  } catch (const Error& e) {
+    record.fail(std::string("has a garbled \"plan\": ") + e.what());
+  }
+}
+
+CpuSet cpu_list(Reader& in, const char* key) {
+  const std::string text = in.text(key);
+  try {
+    return CpuSet::parse(text, key);
+  } catch (const Error& e) {
+    in.fail(std::string("has a garbled \"") + key + "\": " + e.what());
+  }
+}
+
+// Version 1's plan: twelve fields by hand, "pin" for pin_memory; workers, prefetch_max and
+// mem_budget were the loader's (read_v1_measured_plan).
+Plan read_v1_plan(Reader& in) {
+  Plan p;
+  p.profile = in.text("profile");
+  p.local_rank = in.small("local_rank");
+  p.local_size = p.local_rank + 1;  // not recorded
+  p.cpus = cpu_list(in, "cpus");
+  p.main_cpus = cpu_list(in, "main_cpus");
+  p.worker_cpus = cpu_list(in, "worker_cpus");
+  p.numa = cpu_list(in, "numa").list();
+  p.gpu = in.text("gpu");
+  in.small("cores");  // the count of cpus
+  p.prefetch = in.small("prefetch");
+  p.pin_memory = in.flag("pin");
+  return p;
+}
+
+RunRecord record_from(const std::vector<JsonToken>& t, size_t object, const std::string& where,
+                      bool with_timeline) {
+  Reader in(t, object, where);
+  const uint64_t version = in.whole("v");
+  if (version != 1 && version != 2) in.fail("has a record version other than 1 or 2");
   RunRecord r;
   r.job = in.text("job");
   r.step = in.text("step");
   r.node = in.text("node");
   r.rank = in.whole("rank");
-  r.profile = in.text("profile");
-  r.local_rank = in.whole("local_rank");
-  r.cpus = in.text("cpus");
-  r.main_cpus = in.text("main_cpus");
-  r.worker_cpus = in.text("worker_cpus");
-  r.numa = in.text("numa");
-  r.gpu = in.text("gpu");
-  r.cores = in.small("cores");
-  r.workers = in.small("workers");
-  r.prefetch = in.small("prefetch");
-  r.prefetch_max = in.small("prefetch_max");
-  r.pin = in.flag("pin");
-  r.mem_budget = in.whole("mem_budget");
-  r.slot_bytes = in.whole("slot_bytes");
-  r.budget_depth = in.small("budget_depth");
+  if (version == 1) {
+    r.plan = read_v1_plan(in);
+  } else {
+    const size_t plan = in.need_at("plan");
+    if (t[plan].kind != JsonToken::ObjectStart) in.fail("\"plan\" is not an object");
+    r.plan = read_plan_map(t, plan, where, in);
+  }
   r.prefetch_max_reason = in.text("prefetch_max_reason");
-  r.samples = in.whole("samples");
-  r.batches = in.whole("batches");
-  r.seconds = in.number("seconds", 1e9);
-  r.samples_per_s = in.number("samples_per_s", 1e12);
-  r.wait_share = in.number("wait_share", 1);
-  r.depth_reached = in.small("depth_reached");
-  r.at_max_share = in.number("at_max_share", 1);
-  r.skipped = in.whole("skipped");
-  r.stream_bytes = in.whole("stream_bytes");
-  r.decode_warnings = in.maybe_whole("decode_warnings");
+  read_measures(in, r);
+  if (version == 1) {
+    r.plan.workers = r.workers;
+    r.plan.prefetch_max = r.prefetch_max;
+    r.plan.mem_budget = r.mem_budget;
+  }
   r.end = in.text("end");
   const size_t tl = in.need_at("timeline");
   auto bad_point = [&] { in.fail("a \"timeline\" point is not [seconds, wait share, depth]"); };
   if (t[tl].kind != JsonToken::ArrayStart) in.fail("\"timeline\" is not an array");
-  for (size_t i = tl + 1; i < static_cast<size_t>(t[tl].close); i += 5) {
+  for (size_t i = tl + 1; with_timeline && i < static_cast<size_t>(t[tl].close); i += 5) {
     if (r.timeline.size() == kMaxTimelinePoints) in.fail("\"timeline\" has over 64 points");
     if (t[i].kind != JsonToken::ArrayStart || t[i].close != static_cast<int>(i) + 4) bad_point();
     const std::optional<double> at = json_number(t[i + 1]), w = json_number(t[i + 2]);
@@ -223,7 +294,7 @@ std::string to_json(const RunRecord& r) {
 }
 
 RunRecord parse_run_record(std::string_view text, const std::string& where) {
-  return record_from(scan_bounded(text, where), 0, where);
+  return record_from(scan_bounded(text, where), 0, where, true);
 }
 
 std::string to_json(const JobLogLine& l) {
@@ -242,8 +313,9 @@ std::string to_json(const JobLogLine& l) {
 
 JobLogLine parse_job_log_line(std::string_view text, const std::string& where,
                               bool with_timeline) {
-  // Without the timeline its points get no tokens (they are still checked as JSON).
-  const std::vector<JsonToken>& t = scan_bounded(text, where, with_timeline ? kMaxDepth : 2);
+  // Without the timeline its points get no tokens (they are still checked as JSON); the
+  // plan's variables are one level deeper than the record's keys.
+  const std::vector<JsonToken>& t = scan_bounded(text, where, with_timeline ? kMaxDepth : 3);
   Reader in(t, 0, where);
   JobLogLine l;
   l.time = in.text("time");
@@ -259,7 +331,7 @@ JobLogLine parse_job_log_line(std::string_view text, const std::string& where,
     l.problem = cut(json_string(*p), 1000);
   }
   if (const std::optional<size_t> r = in.find_at("record"))
-    l.record = record_from(t, *r, where);
+    l.record = record_from(t, *r, where, with_timeline);
   in.finish();
   return l;
 }

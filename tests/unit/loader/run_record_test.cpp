@@ -71,7 +71,7 @@ TEST(RunRecorder, WritesTheRecordAtLoaderClose) {
     const RunRecord rec = parse_run_record(text, "the record");
     std::fprintf(out, "%s", text.c_str());
     return rec.job == "77" && rec.node == "n9" && rec.end == "close" && rec.samples == 1000 &&
-                   rec.workers == 2 && rec.profile == "test" && rec.prefetch_max == 8 &&
+                   rec.workers == 2 && rec.plan.profile == "test" && rec.prefetch_max == 8 &&
                    rec.budget_depth > 0 && !rec.timeline.empty()
                ? 0
                : 1;

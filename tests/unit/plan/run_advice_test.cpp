@@ -10,14 +10,14 @@ namespace {
 RunRecord run(double wait, double at_max, int prefetch_max, int budget, const char* reason) {
   RunRecord r;
   r.job = "42";
-  r.profile = "cv";
+  r.plan.profile = "cv";
   r.wait_share = wait;
   r.at_max_share = at_max;
   r.prefetch_max = prefetch_max;
   r.budget_depth = budget;
   r.prefetch_max_reason = reason;
   r.workers = 3;
-  r.cores = 4;
+  r.plan.cpus = CpuSet::range(0, 3);
   return r;
 }
 
@@ -43,11 +43,11 @@ TEST(RunAdvice, EachCauseHasItsChange) {
             "3 workers on 4 cores, 40 % wait: ask for more cores per GPU (--cpus-per-task)");
   RunRecord few = run(0.4, 0.1, 8, 14, "");
   few.workers = 2;
-  few.cores = 8;
+  few.plan.cpus = CpuSet::range(0, 7);
   EXPECT_EQ(advise(few).kind, Advice::RaiseWorkerFraction);
   RunRecord copied = run(0.4, 0.1, 16, 16, "");
   copied.workers = 8;
-  copied.cores = 2;
+  copied.plan.cpus = CpuSet::range(0, 1);
   EXPECT_EQ(advise(copied).kind, Advice::TooManyWorkers);
   copied.wait_share = 0;  // starved or not: the copied setting is named
   EXPECT_EQ(advise(copied).kind, Advice::TooManyWorkers);

@@ -51,7 +51,7 @@ RunRecord record(uint64_t rank) {
   r.step = "0";
   r.node = "n1";
   r.rank = rank;
-  r.profile = "cv";
+  r.plan.profile = "cv";
   r.wait_share = 0.4;
   r.end = "close";
   return r;

@@ -25,12 +25,12 @@ std::string line(const std::string& job, uint64_t rank, const std::string& node,
   r.step = "0";
   r.node = node;
   r.rank = rank;
-  r.profile = "cv";
-  r.cpus = r.main_cpus = r.worker_cpus = "0";
-  r.numa = "0";
-  r.cores = r.workers = 1;
-  r.prefetch = 4;
-  r.prefetch_max = r.budget_depth = 8;
+  r.plan.profile = "cv";
+  r.plan.cpus = r.plan.main_cpus = r.plan.worker_cpus = CpuSet::parse("0");
+  r.plan.numa = {0};
+  r.plan.workers = r.workers = 1;
+  r.plan.prefetch = 4;
+  r.plan.prefetch_max = r.prefetch_max = r.budget_depth = 8;
   r.samples = 1000;
   r.seconds = 10;
   r.samples_per_s = 100;
@@ -121,6 +121,27 @@ TEST_F(FaultsReportFiles, AFolderWithoutLogsOrABadGzIsOneClearError) {
   r = report("--log " + tree.path("bad") + " 2>&1");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("n1.jsonl.3.gz: cannot be unpacked"), std::string::npos) << r.out;
+}
+
+// A job log of record format v1, written by the landed runtime (tests/support/data/README.md),
+// reports as that runtime's `stoker report` reported it, and in --json beside a v2 step.
+TEST_F(FaultsReportFiles, AVersion1LogStillReports) {
+  const std::string v1 = std::string(STOKER_SOURCE_DIR) + "/tests/support/data/job-log-v1.jsonl";
+  const auto text = report("--log " + v1);
+  ASSERT_EQ(text.status, 0) << text.out;
+  EXPECT_NE(text.out.find("job 4242 step 0  user alice  partition gpu  2 rank(s) on n1"),
+            std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("plan: profile balanced: 2 cores (0-1), 2 workers, prefetch 2..8 "
+                          "(depth reached 2), not pinned"),
+            std::string::npos) << text.out;
+  EXPECT_EQ(ranks("--log " + v1 + " --log " + tree.path("single.jsonl")),
+            (std::map<std::string, int>{{"200", 1}, {"4242", 2}}));
+  const json doc = json::parse(report("--log " + v1 + " --json").out);
+  const json& plan = doc["steps"][0]["plan"];
+  EXPECT_EQ(plan["pin_memory"], false);
+  EXPECT_EQ(plan["pin"], false) << "the old name, kept for one release";
+  EXPECT_EQ(plan["worker_cpus"], "1");
+  EXPECT_EQ(doc["steps"][0]["worst_rank"]["samples"], 3124);
 }
 
 }  // namespace

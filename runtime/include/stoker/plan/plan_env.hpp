@@ -32,6 +32,11 @@ std::string plan_seal(const EnvVars& vars);
 // "NAME=VALUE,..." (RANK, MASTER_PORT, OMP_NUM_THREADS, ...).
 inline constexpr const char* kExportedVar = "STOKER_EXPORTED";
 
+// Set to 1 by the plugin for --stoker-verbose: the runtime's summary and placement lines.
+inline constexpr const char* kVerboseVar = "STOKER_VERBOSE";
+// The admin's profiles file: the plugin passes it on, `stoker plan` and stoker.plan() read it.
+inline constexpr const char* kProfilesVar = "STOKER_PROFILES";
+
 // `env` as the plugin left it: each variable the seal names reads the seal's value. `changed`
 // says, for each that differs in `env`, "NAME=VALUE (the plugin's VALUE)" or "NAME unset (the
 // plugin's VALUE)". `threads_changed` says the same of OMP_NUM_THREADS, MKL_NUM_THREADS and

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "stoker/plan/plan.hpp"
+
 namespace stoker {
 
 // The folder the plugin gives each task of a step for its record (one file per rank).
@@ -35,21 +37,20 @@ struct TimelinePoint {
 };
 
 struct RunRecord {
-  static constexpr int kVersion = 1;
+  // 2: the plan as its STOKER_* variables ("plan"); 1 (still read): twelve plan fields by
+  // hand, some under other names ("pin" for pin_memory).
+  static constexpr int kVersion = 2;
   // Who.
   std::string job, step, node;
   uint64_t rank = 0;
-  std::string profile;
-  // The plan it ran.
-  uint64_t local_rank = 0;
-  std::string cpus, main_cpus, worker_cpus;  // CPU lists ("0-5")
-  std::string numa, gpu;                     // memory NUMA nodes ("0,1"), GPU PCI id or ""
-  int cores = 0, workers = 0, prefetch = 0, prefetch_max = 0;
-  bool pin = false;
-  uint64_t mem_budget = 0, slot_bytes = 0;
-  int budget_depth = 0;             // the deepest ring the memory budget holds
+  // The plan it ran: written as plan_to_env() writes it, read back with the strict
+  // read_plan(). Its reasons are not kept but the one below.
+  Plan plan;
   std::string prefetch_max_reason;  // the planner's reason for prefetch_max
-  // What happened.
+  // What happened: the run_measures() rows with a record member, under their names.
+  int workers = 0, prefetch_max = 0;  // as the loader ran them (a fit may lower the plan's)
+  uint64_t mem_budget = 0, slot_bytes = 0;
+  int budget_depth = 0;  // the deepest ring the memory budget holds
   uint64_t samples = 0, batches = 0;
   double seconds = 0, samples_per_s = 0, wait_share = 0;
   int depth_reached = 0;
@@ -58,6 +59,8 @@ struct RunRecord {
   std::optional<uint64_t> decode_warnings;  // absent in records written before it was counted
   std::string end;                          // "close", "exit" or "sigterm"
   std::vector<TimelinePoint> timeline;
+
+  int cores() const { return plan.cpus.count(); }
   bool operator==(const RunRecord&) const = default;
 };
 
