@@ -10,6 +10,9 @@
 #     their own folder's headers, never runtime/src's;
 #   - no getenv but launch_env.cpp's (process_env): the environment is read one way;
 #   - no source file under runtime/ or spank_plugin/ over 400 lines, in any language;
+#   - a public header stoker/ROOM/NAME.hpp pairs with src/ROOM/NAME.cpp, or its opening comment
+#     lists the files that implement it ("Implemented in src/ROOM/: a.cpp, b.cpp.", each
+#     one there) or says it has none ("Header only");
 #   - a unit test file tests/unit/AREA/NAME_test.cpp is named after a source of the folder it
 #     mirrors (SOURCE_test.cpp, or SOURCE_ASPECT_test.cpp when a source has several), and no
 #     two test files in tests/ share a name: a reader goes from a file to its tests by name.
@@ -54,6 +57,20 @@ hits=$(find runtime spank_plugin -type f \( -name '*.[ch]pp' -o -name '*.[ch]' -
   awk '$1 > 400')
 [ -z "$hits" ] || bad "files over 400 lines (split them)" "$hits"
 
+hits=""
+for header in runtime/include/stoker/*/*.hpp; do
+  room=$(basename "$(dirname "$header")")
+  [ -f "runtime/src/$room/$(basename "$header" .hpp).cpp" ] && continue
+  opening=$(awk '!/^\/\//{exit} {print}' "$header")
+  grep -q "Header only" <<<"$opening" && continue
+  listed=$(sed -n '/Implemented in/,$p' <<<"$opening" | grep -oE '[A-Za-z0-9_]+\.cpp')
+  [ -n "$listed" ] || { hits+="$header: no source by its name, and no list"$'\n'; continue; }
+  for source in $listed; do
+    [ -f "runtime/src/$room/$source" ] || hits+="$header: lists $source, not in runtime/src/$room"$'\n'
+  done
+done
+[ -z "$hits" ] || bad "public headers that pair with no source" "${hits%$'\n'}"
+
 # The folder a unit-test area mirrors: a room (its src and public headers), tools, the plugin.
 mirrored() {
   case $1 in
@@ -78,9 +95,9 @@ for test in tests/unit/*/*_test.cpp; do
   done
   [ $named = yes ] || hits+="$test"$'\n'
 done
-[ -z "$hits" ] || bad "unit tests not named after a source of the folder they mirror" "$hits"
+[ -z "$hits" ] || bad "unit tests not named after a source of the folder they mirror" "${hits%$'\n'}"
 hits=$(find tests \( -name '*_test.cpp' -o -name 'test_*.py' -o -name '*_test.sh' \) -printf '%f\n' |
   sort | uniq -d | grep -vx 'run_record_test.cpp')  # the run records' change renames one
 [ -z "$hits" ] || bad "test files sharing a name" "$hits"
 
-[ $fails = 0 ] && echo "ok   include rules, file sizes and test names hold" || exit 1
+[ $fails = 0 ] && echo "ok   include rules, file sizes, header and test names hold" || exit 1
