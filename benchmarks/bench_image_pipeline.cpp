@@ -7,10 +7,9 @@
 #include <cstdlib>
 #include <memory>
 
-#include "stoker/sources/image_source.hpp"
+#include "bench_images.hpp"
 #include "stoker/transforms/image_transforms.hpp"
 #include "transforms/jpeg_decoder.hpp"
-#include "transforms/jpeg_encoder.hpp"
 #include "transforms/resample.hpp"
 
 namespace {
@@ -18,22 +17,7 @@ namespace {
 using namespace stoker;
 
 const std::vector<std::vector<std::byte>>& images() {
-  static const auto all = [] {
-    std::vector<std::vector<std::byte>> v;
-    if (const char* dir = std::getenv("STOKER_BENCH_IMAGES")) {
-      ImageFolderSource src(dir);
-      std::vector<std::byte> scratch;
-      for (uint64_t i = 0; i < std::min<uint64_t>(src.size(), 500); ++i) {
-        const RawSample s = src.read(i, scratch);
-        v.emplace_back(s.bytes.begin(), s.bytes.end());
-      }
-    } else {
-      for (uint64_t i = 0; i < 32; ++i) {
-        v.push_back(encode_jpeg(synthetic_image(500, 375, i), 500, 375, 90));
-      }
-    }
-    return v;
-  }();
+  static const auto all = load_bench_images(500);
   return all;
 }
 
@@ -91,23 +75,15 @@ void BM_Resample(benchmark::State& state) {
   std::vector<uint8_t> px(static_cast<size_t>(w) * h * 3);
   for (size_t i = 0; i < px.size(); ++i) px[i] = static_cast<uint8_t>(i * 2654435761u >> 24);
   const DecodedRegion r{px.data(), static_cast<size_t>(w) * 3, 0, 0, w, h};
-  AxisWeights hw, vw;
-  hw.taps = axis_taps(40.5, 448, out, w, true);
-  vw.taps = axis_taps(30.25, 400, out, h, true);
-  std::vector<int> starts(2 * out);
-  std::vector<float> weights(out * (hw.taps + vw.taps));
-  hw.start = starts.data();
-  vw.start = starts.data() + out;
-  hw.weights = weights.data();
-  vw.weights = weights.data() + out * hw.taps;
-  compute_axis(40.5, 448, w, out, true, hw);
-  compute_axis(30.25, 400, h, out, true, vw);
-  std::vector<float> work(resample_work_floats(hw, vw, out, kernel));
+  std::vector<int> starts;
+  std::vector<float> weights;
+  const BoxWeights axes = box_weights({40.5, 30.25, 448, 400, w, h, out}, starts, weights);
+  std::vector<float> work(resample_work_floats(axes.h, axes.v, out, kernel));
   std::vector<float> dst(out * out * 3);
   const ResampleTarget target{dst.data(), out, out, u8 ? DType::U8 : DType::F32,
                               u8 ? Layout::HWC : Layout::CHW};
   for (auto _ : state) {
-    resample(r, hw, vw, true, Normalization{}, target, work.data(), kernel);
+    resample(r, axes.h, axes.v, true, Normalization{}, target, work.data(), kernel);
     benchmark::DoNotOptimize(dst.data());
   }
   state.SetItemsProcessed(state.iterations());

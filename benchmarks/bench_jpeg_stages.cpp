@@ -13,30 +13,14 @@
 #include <cstdio>
 #include <vector>
 
-#include "stoker/sources/image_source.hpp"
-#include "transforms/jpeg_encoder.hpp"
+#include "bench_images.hpp"
 
 namespace {
 
 using namespace stoker;
 
 const std::vector<std::vector<std::byte>>& images() {
-  static const auto all = [] {
-    std::vector<std::vector<std::byte>> v;
-    if (const char* dir = std::getenv("STOKER_BENCH_IMAGES")) {
-      ImageFolderSource src(dir);
-      std::vector<std::byte> scratch;
-      for (uint64_t i = 0; i < std::min<uint64_t>(src.size(), 200); ++i) {
-        const RawSample s = src.read(i, scratch);
-        v.emplace_back(s.bytes.begin(), s.bytes.end());
-      }
-    } else {
-      for (uint64_t i = 0; i < 32; ++i) {
-        v.push_back(encode_jpeg(synthetic_image(500, 375, i), 500, 375, 90));
-      }
-    }
-    return v;
-  }();
+  static const auto all = load_bench_images(200);
   return all;
 }
 

@@ -22,20 +22,11 @@ import os
 import sys
 import time
 
-import numpy as np
-
 import stoker
+from testdata import shared_token_file
 
 SEQ = 8
 WINDOWS = 96
-
-
-def ensure_data(path):
-    if os.path.exists(path):
-        return
-    tmp = f"{path}.{os.getpid()}.tmp"
-    (np.arange(WINDOWS * SEQ + 1) % 50000).astype(np.uint16).tofile(tmp)
-    os.replace(tmp, path)  # atomic: another rank sees all of it or nothing
 
 
 def say(rank, text):
@@ -89,7 +80,7 @@ def main():
     p.add_argument("--backend", choices=("gloo", "none"), default="none")
     p.add_argument("--epochs", type=int, default=2)
     args = p.parse_args()
-    ensure_data(args.data)
+    shared_token_file(args.data, WINDOWS, SEQ)
     rank = stoker._stoker.world()["rank"]
     dist = None
     if args.backend == "gloo":

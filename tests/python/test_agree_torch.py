@@ -8,20 +8,16 @@ import subprocess
 import sys
 import unittest
 
-from testdata import TempDir
+from testdata import TempDir, TempDirCase
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-class AgreementOverTorchDistributed(unittest.TestCase):
+class AgreementOverTorchDistributed(TempDirCase, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = TempDir()
+        super().setUpClass()  # makes cls.tmp
         cls.data = os.path.join(cls.tmp.path, "tokens.bin")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def check(self, scenario, ranks, *extra):
         p = subprocess.run([sys.executable, os.path.join(HERE, "check_agree.py"), scenario,

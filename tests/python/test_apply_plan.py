@@ -13,24 +13,20 @@ import unittest
 
 import stoker
 from apply_probe import cpu_text
-from testdata import TempDir, make_tokens
+from testdata import make_tokens, TempDirCase
 
 PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "apply_probe.py")
 
 
-class ApplyPlan(unittest.TestCase):
+class ApplyPlan(TempDirCase, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = TempDir()
+        super().setUpClass()  # makes cls.tmp
         cls.tokens = os.path.join(cls.tmp.path, "tokens.bin")
         make_tokens(cls.tokens, 64 * 16 + 1)
         cls.mask = sorted(os.sched_getaffinity(0))
         # The plan this process would compute, as the plugin would export it.
         cls.plugin_env = stoker.plan(apply=False).to_env()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def probe(self, *args, env=None, plugin=False, prefix=()):
         environ = {k: v for k, v in os.environ.items()

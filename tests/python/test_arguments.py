@@ -4,21 +4,17 @@ import os
 import unittest
 
 import stoker
-from testdata import TempDir, make_image_folder, make_tokens
+from testdata import make_image_folder, make_tokens, TempDirCase
 
 
-class Arguments(unittest.TestCase):
+class Arguments(TempDirCase, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = TempDir()
+        super().setUpClass()  # makes cls.tmp
         cls.tokens = os.path.join(cls.tmp.path, "tokens.bin")
         make_tokens(cls.tokens, 1000)
         cls.images = os.path.join(cls.tmp.path, "images")
         make_image_folder(cls.images, classes=1, per_class=2)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def expect(self, error, argument, make):
         with self.assertRaises(error) as ctx:

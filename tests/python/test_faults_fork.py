@@ -12,7 +12,7 @@ import time
 import unittest
 
 import stoker
-from testdata import NoLeftovers, TempDir, make_tokens
+from testdata import make_tokens, NoLeftovers, TempDirCase
 
 SEQ = 16
 TIMEOUT = 180  # a child that hangs is killed after this and the test fails (a child's
@@ -49,16 +49,12 @@ def only_exit(loader):
     """multiprocessing target that leaves the inherited loader alone."""
 
 
-class Fork(NoLeftovers, unittest.TestCase):
+class Fork(NoLeftovers, TempDirCase, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = TempDir()
+        super().setUpClass()  # makes cls.tmp
         cls.path = os.path.join(cls.tmp.path, "tokens.bin")
         make_tokens(cls.path, 400 * SEQ + 1)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def loader(self):
         return stoker.Loader.tokens(self.path, seq_len=SEQ, batch_size=8, world_size=1, rank=0)

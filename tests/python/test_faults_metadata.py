@@ -18,7 +18,7 @@ import subprocess
 import sys
 import unittest
 
-from testdata import TempDir, free_port
+from testdata import free_port, TempDirCase
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLASSES, PER_CLASS = 20, 60  # 1,200 files: more than the 1,024 the content sample reads
@@ -42,13 +42,13 @@ def traced(trace):
     return ["strace", "-f", "-qq", "-e", "trace=stat,lstat,newfstatat,statx,openat", "-o", trace]
 
 
-class MetadataBudget(unittest.TestCase):
+class MetadataBudget(TempDirCase, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         why = strace_works()
         if why:
             raise unittest.SkipTest(why)
-        cls.tmp = TempDir()
+        super().setUpClass()  # makes cls.tmp
         cls.root = os.path.join(cls.tmp.path, "data")
         for c in range(CLASSES):
             folder = os.path.join(cls.root, f"class{c:02d}")
@@ -62,10 +62,6 @@ class MetadataBudget(unittest.TestCase):
             os.utime(folder, (past, past))
         cls.folders = CLASSES + 1
         cls.alone = cls.run_alone("none", "alone.trace")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     @classmethod
     def env(cls, cache):

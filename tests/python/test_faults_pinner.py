@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 import stoker
-from testdata import make_records, NoLeftovers, TempDir
+from testdata import make_records, NoLeftovers, TempDirCase
 
 RECORD = 48  # bytes per record
 COUNT = 100
@@ -40,16 +40,12 @@ class Pinner:
         return self.pin, self.unpin
 
 
-class PinnerSeam(NoLeftovers, unittest.TestCase):
+class PinnerSeam(NoLeftovers, TempDirCase, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = TempDir()
+        super().setUpClass()  # makes cls.tmp
         cls.path, cls.labels_path, cls.records = make_records(cls.tmp.path, COUNT, RECORD,
                                                               seed=3, label_step=1)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def loader(self, pinner, **kw):
         kw.setdefault("as_numpy", True)

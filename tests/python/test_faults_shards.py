@@ -21,7 +21,7 @@ import numpy as np
 from PIL import Image
 
 import stoker
-from testdata import NoLeftovers, TempDir, make_image_folder
+from testdata import make_image_folder, NoLeftovers, TempDirCase
 
 SIZE = 16
 
@@ -45,10 +45,10 @@ def write_shard(path, members, fmt=tarfile.USTAR_FORMAT):
                 tar.addfile(info, io.BytesIO(member[1]))
 
 
-class Shards(NoLeftovers, unittest.TestCase):
+class Shards(NoLeftovers, TempDirCase, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = TempDir()
+        super().setUpClass()  # makes cls.tmp
         cls.items = make_image_folder(os.path.join(cls.tmp.path, "images"), classes=2,
                                       per_class=6)
         os.environ["STOKER_CACHE_DIR"] = os.path.join(cls.tmp.path, "cache")
@@ -56,7 +56,6 @@ class Shards(NoLeftovers, unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         del os.environ["STOKER_CACHE_DIR"]
-        cls.tmp.cleanup()
 
     def samples(self, first, count):
         members = []

@@ -12,21 +12,17 @@ import time
 import unittest
 
 import stoker
-from testdata import NoLeftovers, TempDir, make_slow_images
+from testdata import make_slow_images, NoLeftovers, TempDirCase
 
 BATCH_SECONDS = 20
 BOUND = 2.0  # seconds from the signal to its handler, and for close()
 
 
-class Signals(NoLeftovers, unittest.TestCase):
+class Signals(NoLeftovers, TempDirCase, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = TempDir()
+        super().setUpClass()  # makes cls.tmp
         cls.options, cls.per_image = make_slow_images(cls.tmp.path, BATCH_SECONDS)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def loader(self):
         return stoker.Loader.images(self.tmp.path, **self.options)

@@ -10,7 +10,7 @@ import sys
 import textwrap
 import unittest
 
-from testdata import NoLeftovers, TempDir, make_tokens
+from testdata import make_tokens, NoLeftovers, TempDirCase
 
 SEQ = 16
 LIMIT = 12  # threads user nobody may run (the child's own included)
@@ -27,22 +27,18 @@ def as_nobody(user):
 
 
 @unittest.skipUnless(os.geteuid() == 0, "needs root, to run a child as user nobody")
-class ThreadLimit(NoLeftovers, unittest.TestCase):
+class ThreadLimit(NoLeftovers, TempDirCase, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         try:
             cls.user = pwd.getpwnam("nobody")
         except KeyError:
             raise unittest.SkipTest("no user nobody on this machine")
-        cls.tmp = TempDir()
+        super().setUpClass()  # makes cls.tmp
         os.chmod(cls.tmp.path, 0o755)
         cls.path = os.path.join(cls.tmp.path, "tokens.bin")
         make_tokens(cls.path, 400 * SEQ + 1)
         os.chmod(cls.path, 0o644)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def run_as_nobody(self, args):
         return subprocess.run(args, capture_output=True, text=True, timeout=120,

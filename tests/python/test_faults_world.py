@@ -11,7 +11,7 @@ import subprocess
 import sys
 import unittest
 
-from testdata import NoLeftovers, TempDir
+from testdata import free_port, NoLeftovers, TempDir
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -51,14 +51,6 @@ class WorldFromTheProcessGroup(NoLeftovers, unittest.TestCase):
                       "says rank 1 of 4 (RANK/WORLD_SIZE): the process group wins", p.stderr)
         self.assertIn("DistributedSampler: rank 0 of 1 from torch.distributed (gloo) process "
                       "group", p.stderr)
-
-
-def free_port():
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ except ImportError:  # a Python without torch (gpu-check may pick any): every te
 
 import stoker
 from stoker._device import torch_pinner
-from testdata import make_records, TempDir
+from testdata import make_records, TempDirCase
 
 RECORD = 1 << 20  # 1 MiB records, 32 MiB batches: long enough copies to time
 COUNT = 320
@@ -27,10 +27,10 @@ def figures(text):
 
 
 @unittest.skipUnless(HAS_CUDA, NO_CUDA)
-class GpuLoader(unittest.TestCase):
+class GpuLoader(TempDirCase, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = TempDir()
+        super().setUpClass()  # makes cls.tmp
         cls.path, cls.labels_path, cls.records = make_records(cls.tmp.path, COUNT, RECORD,
                                                               seed=9, label_step=7)
         cls.device = torch.device("cuda", torch.cuda.device_count() - 1)
@@ -38,7 +38,6 @@ class GpuLoader(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         del cls.records
-        cls.tmp.cleanup()
 
     def loader(self, **kw):
         kw.setdefault("to_device", self.device)

@@ -13,7 +13,7 @@ import unittest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 import stoker
-from testdata import TempDir, make_tokens
+from testdata import make_tokens, TempDirCase
 
 SEQ = 4
 ALLOWED = (stoker.Error, ValueError, TypeError)
@@ -28,16 +28,12 @@ def tokens_loader(path, **kw):
     return stoker.Loader.tokens(path, **options)
 
 
-class Api(unittest.TestCase):
+class Api(TempDirCase, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = TempDir()
+        super().setUpClass()  # makes cls.tmp
         cls.tokens = os.path.join(cls.tmp.path, "tokens.bin")
         make_tokens(cls.tokens, 64 * SEQ + 1)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def assert_clean(self, error, *inputs):
         """`error` is allowed, says something, and names one of `inputs` (as text or repr)."""

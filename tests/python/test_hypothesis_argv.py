@@ -7,11 +7,12 @@ throws mixed argument lists at every subcommand."""
 import os
 import re
 import subprocess
-import tempfile
 import unittest
 from concurrent.futures import ThreadPoolExecutor
 
 from hypothesis import HealthCheck, given, settings, strategies as st
+
+from testdata import TempDirCase
 
 STOKER = os.environ.get("STOKER_BIN", "stoker")
 TIMEOUT = 60
@@ -58,18 +59,14 @@ def commands(prefix=()):
     return found
 
 
-class Argv(unittest.TestCase):
+class Argv(TempDirCase, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="stoker-argv-")
+        super().setUpClass()  # makes cls.tmp
         cls.commands = commands()
 
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
-
     def check(self, args, must_refuse=False, result=None):
-        r = result or run(args, self.tmp.name)
+        r = result or run(args, self.tmp.path)
         err = r.stderr.decode(errors="replace")
         shown = f"stoker {' '.join(map(repr, args))[:300]} -> {r.returncode}: {err[-600:]!r}"
         for bad in ("Traceback", "terminate called", "Aborted", "Sanitizer", "core dumped"):
@@ -106,7 +103,7 @@ class Argv(unittest.TestCase):
                     cases += [([*prefix, f"{option}={v}"], True) for v in NOT_NUMBERS]
                 cases += [([*prefix, f"{option}={v}"], False) for v in ODD_VALUES]
         with ThreadPoolExecutor(max_workers=4) as pool:  # the processes, not the checks
-            results = list(pool.map(lambda case: run(case[0], self.tmp.name), cases))
+            results = list(pool.map(lambda case: run(case[0], self.tmp.path), cases))
         for (args, must_refuse), result in zip(cases, results):
             with self.subTest(args=args[:3]):
                 self.check(args, must_refuse, result)

@@ -10,7 +10,7 @@ import numpy as np
 from PIL import Image
 
 from stoker import _stoker
-from testdata import TempDir, write_image_kinds
+from testdata import TempDirCase, write_image_kinds
 
 
 def pil_rgb(path):
@@ -23,15 +23,11 @@ def stoker_rgb(path):
         return _stoker.decode_image(f.read())
 
 
-class ImageKinds(unittest.TestCase):
+class ImageKinds(TempDirCase, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = TempDir()
+        super().setUpClass()  # makes cls.tmp
         cls.kinds = write_image_kinds(os.path.join(cls.tmp.path, "kinds"))
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def test_every_kind_is_made(self):
         modes = {name: Image.open(path).mode for name, path in self.kinds.items()}

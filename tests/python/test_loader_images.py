@@ -14,7 +14,7 @@ import numpy as np
 from PIL import Image
 
 import stoker
-from testdata import TempDir, make_image_folder
+from testdata import make_image_folder, TempDirCase
 
 MEAN = np.array([0.485, 0.456, 0.406])
 STD = np.array([0.229, 0.224, 0.225])
@@ -32,16 +32,12 @@ def reference(path, index, opts, epoch=0):
     return np.asarray(out, dtype=np.float64)
 
 
-class ImageLoader(unittest.TestCase):
+class ImageLoader(TempDirCase, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = TempDir()
+        super().setUpClass()  # makes cls.tmp
         cls.root = os.path.join(cls.tmp.path, "images")
         cls.items = make_image_folder(cls.root, classes=3, per_class=8)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def loader(self, **kw):
         kw.setdefault("world_size", 1)

@@ -12,21 +12,17 @@ import numpy as np
 import torch
 
 import stoker
-from testdata import TempDir, make_slow_images, make_tokens, rss_bytes, thread_count
+from testdata import make_slow_images, make_tokens, rss_bytes, TempDirCase, thread_count
 
 SEQ = 16
 
 
-class Lifecycle(unittest.TestCase):
+class Lifecycle(TempDirCase, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = TempDir()
+        super().setUpClass()  # makes cls.tmp
         cls.path = os.path.join(cls.tmp.path, "tokens.bin")
         cls.tokens = make_tokens(cls.path, 400 * SEQ + 1)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def loader(self, **kw):
         kw.setdefault("world_size", 1)

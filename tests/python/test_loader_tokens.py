@@ -7,24 +7,20 @@ import numpy as np
 import torch
 
 import stoker
-from testdata import TempDir, make_tokens
+from testdata import make_tokens, TempDirCase
 
 SEQ = 8
 
 
-class TokenLoader(unittest.TestCase):
+class TokenLoader(TempDirCase, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = TempDir()
+        super().setUpClass()  # makes cls.tmp
         cls.path = os.path.join(cls.tmp.path, "tokens.bin")
         # 104 windows of SEQ + 1 tokens (stride SEQ): (tokens - 1) / SEQ = 104.
         cls.tokens = make_tokens(cls.path, 104 * SEQ + 1)
         cls.path32 = os.path.join(cls.tmp.path, "tokens32.bin")
         cls.tokens32 = make_tokens(cls.path32, 50 * SEQ + 1, dtype="uint32")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def loader(self, path=None, **kw):
         kw.setdefault("world_size", 1)

@@ -18,7 +18,7 @@ import time
 import unittest
 
 import stoker
-from testdata import NoLeftovers, TempDir
+from testdata import NoLeftovers, TempDirCase
 
 BATCH = 32
 SIZE = 128
@@ -93,20 +93,16 @@ class WorkerShares(NoLeftovers, unittest.TestCase):
 
 @unittest.skipIf(len(os.sched_getaffinity(0)) < 2,
                  f"needs 2 CPUs; this process may use {sorted(os.sched_getaffinity(0))}")
-class PythonKeepsPaceWithCpp(NoLeftovers, unittest.TestCase):
+class PythonKeepsPaceWithCpp(NoLeftovers, TempDirCase, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.stoker_bin = os.environ.get("STOKER_BIN", "")
         if not os.access(cls.stoker_bin, os.X_OK):
             raise unittest.SkipTest(f"STOKER_BIN={cls.stoker_bin!r}: the built `stoker` command "
                                     "is needed (ctest sets it)")
-        cls.tmp = TempDir()
+        super().setUpClass()  # makes cls.tmp
         cls.root = os.path.join(cls.tmp.path, "photos")
         make_photos(cls.root, IMAGES)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def test_two_workers_run_on_two_cpus(self):
         loader = stoker.Loader.images(self.root, batch_size=BATCH, size=SIZE, workers=2,

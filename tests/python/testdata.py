@@ -141,6 +141,17 @@ def free_port():
         return s.getsockname()[1]
 
 
+def shared_token_file(path, windows, seq):
+    """The token file every rank of a multi-rank check reads: windows * seq + 1 uint16 tokens
+    0, 1, 2, ... (mod 50000), written by whichever rank comes first, atomically (a temporary,
+    then rename), so that another rank sees all of it or nothing. Returns path."""
+    if not os.path.exists(path):
+        tmp = f"{path}.{os.getpid()}.tmp"
+        (np.arange(windows * seq + 1) % 50000).astype(np.uint16).tofile(tmp)
+        os.replace(tmp, path)
+    return path
+
+
 class TempDir:
     """A temporary folder for one test class (removed at the end)."""
 
@@ -150,6 +161,18 @@ class TempDir:
 
     def cleanup(self):
         self._dir.cleanup()
+
+
+class TempDirCase:
+    """For test classes (mixed into unittest.TestCase): cls.tmp, a TempDir made when the class
+    sets up (its setUpClass calls super().setUpClass()) and removed after its last test, even
+    when the rest of its setUpClass fails."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.tmp = TempDir()
+        cls.addClassCleanup(cls.tmp.cleanup)
 
 
 def rss_bytes():

@@ -14,21 +14,11 @@ import json
 import os
 import sys
 
-import numpy as np
-
 import stoker
+from testdata import shared_token_file
 
 SEQ = 8
 WINDOWS = 96  # a multiple of 2 ranks x batch 4: no padding, so exactly-once is exact
-
-
-def ensure_data(path):
-    if os.path.exists(path):
-        return
-    tokens = (np.arange(WINDOWS * SEQ + 1) % 50000).astype(np.uint16)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    tokens.tofile(tmp)
-    os.replace(tmp, path)  # atomic: the other rank sees all of it or nothing
 
 
 def world_source():
@@ -40,7 +30,7 @@ def world_source():
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    ensure_data(sys.argv[1])
+    shared_token_file(sys.argv[1], WINDOWS, SEQ)
     # world_size/rank None: the loader takes them from MPI, RANK/WORLD_SIZE or SLURM_*.
     loader = stoker.Loader.tokens(sys.argv[1], seq_len=SEQ, batch_size=4, seed=11,
                                   return_indices=True, workers=1)

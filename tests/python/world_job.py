@@ -22,10 +22,11 @@ import json
 import math
 import os
 import pickle
-import socket
 import sys
 
 import numpy as np
+
+from testdata import free_port, shared_token_file
 
 SIZE = 66          # divisible by 2 and, after 2 x 6 consumed, the rest (54) by 3
 CONSUMED = 6       # indices of epoch 2 each rank consumes before the state is taken
@@ -33,19 +34,8 @@ SEED = 7
 SEQ, WINDOWS = 8, 68
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def tokens_file(out_dir):
-    path = os.path.join(out_dir, "tokens.bin")
-    if not os.path.exists(path):
-        tmp = f"{path}.{os.getpid()}.tmp"
-        (np.arange(WINDOWS * SEQ + 1) % 50000).astype(np.uint16).tofile(tmp)
-        os.replace(tmp, path)
-    return path
+    return shared_token_file(os.path.join(out_dir, "tokens.bin"), WINDOWS, SEQ)
 
 
 def padding(cls, world_size):

@@ -9,7 +9,13 @@
 #   - tools, the Python bindings and the plugin include public headers (stoker/...) and
 #     their own folder's headers, never runtime/src's;
 #   - no getenv but launch_env.cpp's (process_env): the environment is read one way;
-#   - no source file under runtime/ or spank_plugin/ over 400 lines, in any language.
+#   - no source file under runtime/ or spank_plugin/ over 400 lines, in any language;
+#   - a public header stoker/ROOM/NAME.hpp pairs with src/ROOM/NAME.cpp, or its opening comment
+#     lists the files that implement it ("Implemented in src/ROOM/: a.cpp, b.cpp.", each
+#     one there) or says it has none ("Header only");
+#   - a unit test file tests/unit/AREA/NAME_test.cpp is named after a source of the folder it
+#     mirrors (SOURCE_test.cpp, or SOURCE_ASPECT_test.cpp when a source has several), and no
+#     two test files in tests/ share a name: a reader goes from a file to its tests by name.
 #   include_rules.sh [SOURCE_DIR]   (default: this checkout)
 set -uo pipefail
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -51,4 +57,47 @@ hits=$(find runtime spank_plugin -type f \( -name '*.[ch]pp' -o -name '*.[ch]' -
   awk '$1 > 400')
 [ -z "$hits" ] || bad "files over 400 lines (split them)" "$hits"
 
-[ $fails = 0 ] && echo "ok   include rules and file sizes hold" || exit 1
+hits=""
+for header in runtime/include/stoker/*/*.hpp; do
+  room=$(basename "$(dirname "$header")")
+  [ -f "runtime/src/$room/$(basename "$header" .hpp).cpp" ] && continue
+  opening=$(awk '!/^\/\//{exit} {print}' "$header")
+  grep -q "Header only" <<<"$opening" && continue
+  listed=$(sed -n '/Implemented in/,$p' <<<"$opening" | grep -oE '[A-Za-z0-9_]+\.cpp')
+  [ -n "$listed" ] || { hits+="$header: no source by its name, and no list"$'\n'; continue; }
+  for source in $listed; do
+    [ -f "runtime/src/$room/$source" ] || hits+="$header: lists $source, not in runtime/src/$room"$'\n'
+  done
+done
+[ -z "$hits" ] || bad "public headers that pair with no source" "${hits%$'\n'}"
+
+# The folder a unit-test area mirrors: a room (its src and public headers), tools, the plugin.
+mirrored() {
+  case $1 in
+    tools) echo runtime/tools ;;
+    spank) echo spank_plugin ;;
+    *) echo "runtime/src/$1 runtime/include/stoker/$1" ;;
+  esac
+}
+# Owned by another change (the CUDA tests' and the run records' own issues rename them there).
+not_yet_named=(tests/unit/cuda/cuda_gate_test.cpp tests/unit/cuda/device_batch_test.cpp
+  tests/unit/cuda/error_slot_test.cpp tests/unit/cuda/feeder_faults_test.cpp
+  tests/unit/cuda/feeder_order_test.cpp tests/unit/cuda/sim_engine_test.cpp
+  tests/unit/cuda/trainer_test.cpp tests/unit/loader/run_record_test.cpp)
+hits=""
+for test in tests/unit/*/*_test.cpp; do
+  [[ " ${not_yet_named[*]} " == *" $test "* ]] && continue
+  name=$(basename "$test" _test.cpp)
+  named=no
+  for source in $(find $(mirrored "$(basename "$(dirname "$test")")") -maxdepth 1 -name '*.[ch]pp'); do
+    stem=$(basename "${source%.*}")
+    [[ $name == "$stem" || $name == "${stem}_"* ]] && named=yes && break
+  done
+  [ $named = yes ] || hits+="$test"$'\n'
+done
+[ -z "$hits" ] || bad "unit tests not named after a source of the folder they mirror" "${hits%$'\n'}"
+hits=$(find tests \( -name '*_test.cpp' -o -name 'test_*.py' -o -name '*_test.sh' \) -printf '%f\n' |
+  sort | uniq -d | grep -vx 'run_record_test.cpp')  # the run records' change renames one
+[ -z "$hits" ] || bad "test files sharing a name" "$hits"
+
+[ $fails = 0 ] && echo "ok   include rules, file sizes, header and test names hold" || exit 1

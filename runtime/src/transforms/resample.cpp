@@ -36,8 +36,8 @@ Window window(double center, double support, int in_size) {
   return {f, std::max(last - f + 1, 1)};
 }
 
-}  // namespace
-
+// Taps needed to resample the box [box_start, box_start + box_size) of an axis of
+// `in_size` pixels to `out_size` outputs: the widest window of non-zero weights.
 int axis_taps(double box_start, double box_size, int out_size, int in_size, bool antialias) {
   // The exact widest window (PIL's bound, 2*ceil(support)+1, wastes up to 40 % of the
   // multiply-adds on zero weights).
@@ -50,6 +50,8 @@ int axis_taps(double box_start, double box_size, int out_size, int in_size, bool
   return std::min(taps, in_size);
 }
 
+// Fills `w`, whose taps is axis_taps(...) and whose start/weights have room for out_size and
+// out_size * taps entries.
 void compute_axis(double box_start, double box_size, int in_size, int out_size, bool antialias,
                   AxisWeights& w) {
   const double scale = box_size / out_size;
@@ -75,6 +77,34 @@ void compute_axis(double box_start, double box_size, int in_size, int out_size, 
     w.lo = std::min(w.lo, first);
     w.hi = std::max(w.hi, first + w.taps);
   }
+}
+
+}  // namespace
+
+BoxWeights box_taps(const ResampleBox& box) {
+  BoxWeights w;
+  w.out = box.out;
+  w.h.taps = axis_taps(box.x, box.w, box.out, box.in_w, box.antialias);
+  w.v.taps = axis_taps(box.y, box.h, box.out, box.in_h, box.antialias);
+  return w;
+}
+
+void fill_box_weights(const ResampleBox& box, int* starts, float* weights, BoxWeights& w) {
+  w.h.start = starts;
+  w.v.start = starts + box.out;
+  w.h.weights = weights;
+  w.v.weights = weights + static_cast<size_t>(box.out) * w.h.taps;
+  compute_axis(box.x, box.w, box.in_w, box.out, box.antialias, w.h);
+  compute_axis(box.y, box.h, box.in_h, box.out, box.antialias, w.v);
+}
+
+BoxWeights box_weights(const ResampleBox& box, std::vector<int>& starts,
+                       std::vector<float>& weights) {
+  BoxWeights w = box_taps(box);
+  starts.resize(w.start_count());
+  weights.resize(w.weight_count());
+  fill_box_weights(box, starts.data(), weights.data(), w);
+  return w;
 }
 
 Normalization Normalization::from(const ImageTransformOptions& opts) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "stoker/transforms/image_transforms.hpp"
 #include "transforms/decoded_region.hpp"
@@ -25,13 +26,30 @@ struct AxisWeights {
   float* weights = nullptr;
 };
 
-// Taps needed to resample the box [box_start, box_start + box_size) of an axis of
-// `in_size` pixels to `out_size` outputs: the widest window of non-zero weights.
-int axis_taps(double box_start, double box_size, int out_size, int in_size, bool antialias);
-// Fills `w`, whose taps is axis_taps(...) and whose start/weights have room for out_size and
-// out_size * taps entries.
-void compute_axis(double box_start, double box_size, int in_size, int out_size, bool antialias,
-                  AxisWeights& w);
+// The box [x, x + w) x [y, y + h) of an in_w x in_h image, resampled to out x out pixels.
+struct ResampleBox {
+  double x = 0, y = 0, w = 0, h = 0;
+  int in_w = 0, in_h = 0, out = 0;
+  bool antialias = true;
+};
+
+// Both axes' weights of one box: h (columns) and v (rows). One owner for the set-up that the
+// transform, its tests and the benchmarks share: the taps first (they size the memory), then
+// the weights, h's before v's in one array of floats.
+struct BoxWeights {
+  AxisWeights h, v;
+  int out = 0;
+  size_t start_count() const { return 2 * static_cast<size_t>(out); }
+  size_t weight_count() const { return static_cast<size_t>(out) * (h.taps + v.taps); }
+};
+// The taps of both axes, no weights yet: what start_count() and weight_count() need.
+BoxWeights box_taps(const ResampleBox& box);
+// Fills `w` (from box_taps) with starts[start_count()] and weights[weight_count()].
+void fill_box_weights(const ResampleBox& box, int* starts, float* weights, BoxWeights& w);
+// Both steps into vectors sized here (tests and benchmarks; the transform uses its scratch,
+// which allocates nothing per sample).
+BoxWeights box_weights(const ResampleBox& box, std::vector<int>& starts,
+                       std::vector<float>& weights);
 
 // out_value = pixel * scale[c] + bias[c] (pixel on 0..255) for float outputs.
 struct Normalization {

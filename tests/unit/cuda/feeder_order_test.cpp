@@ -2,7 +2,7 @@
 // (sim_engine.hpp), whose copies complete late and read their source when they complete, as
 // DMA does. Each Faults test is a bug a read of the feeder against CUDA's semantics found
 // (issue 27); each failed on the feeder before its fix. The same cases on a real GPU are in
-// tests/gpu/feeder_order_test.cpp.
+// tests/gpu/gpu_feeder_order_test.cpp.
 #include <gtest/gtest.h>
 
 #include "feeder_sim.hpp"

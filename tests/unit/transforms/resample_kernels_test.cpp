@@ -24,24 +24,18 @@ struct Case {
 std::vector<uint8_t> run(const std::vector<uint8_t>& px, const Case& c, bool flip, DType dtype,
                          Layout layout, ResampleKernel kernel) {
   const DecodedRegion r{px.data(), static_cast<size_t>(c.in_w) * 3, 0, 0, c.in_w, c.in_h};
-  AxisWeights h, v;
-  h.taps = axis_taps(c.bx, c.bw, c.out, c.in_w, c.antialias);
-  v.taps = axis_taps(c.by, c.bh, c.out, c.in_h, c.antialias);
-  std::vector<int> starts(2 * c.out);
-  std::vector<float> weights(static_cast<size_t>(c.out) * (h.taps + v.taps));
-  h.start = starts.data();
-  v.start = starts.data() + c.out;
-  h.weights = weights.data();
-  v.weights = weights.data() + static_cast<size_t>(c.out) * h.taps;
-  compute_axis(c.bx, c.bw, c.in_w, c.out, c.antialias, h);
-  compute_axis(c.by, c.bh, c.in_h, c.out, c.antialias, v);
-  std::vector<float> work(resample_work_floats(h, v, c.out, kernel));
+  std::vector<int> starts;
+  std::vector<float> weights;
+  const BoxWeights axes = box_weights(
+      {c.bx, c.by, c.bw, c.bh, c.in_w, c.in_h, c.out, c.antialias}, starts, weights);
+  std::vector<float> work(resample_work_floats(axes.h, axes.v, c.out, kernel));
   const size_t bytes = static_cast<size_t>(c.out) * c.out * 3 * dtype_size(dtype);
   std::vector<uint8_t> out(bytes + 64, 0xa5);
   Normalization norm;  // ImageNet's mean and std: negative and positive outputs
   norm.scale = {1 / (255 * 0.229f), 1 / (255 * 0.224f), 1 / (255 * 0.225f)};
   norm.bias = {-0.485f / 0.229f, -0.456f / 0.224f, -0.406f / 0.225f};
-  resample(r, h, v, flip, norm, {out.data(), c.out, c.out, dtype, layout}, work.data(), kernel);
+  resample(r, axes.h, axes.v, flip, norm, {out.data(), c.out, c.out, dtype, layout}, work.data(),
+           kernel);
   return out;
 }
 

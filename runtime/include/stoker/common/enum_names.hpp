@@ -7,6 +7,8 @@
 //       {BindMode::GpuNuma, "gpu-numa"}, {BindMode::Even, "even"}, {BindMode::None, "none"}};
 //
 // A table names every value of its enum once (the unit tests round-trip each table).
+//
+// Header only: templates over each enum's table.
 #pragma once
 
 #include <cstddef>

@@ -27,6 +27,8 @@
 // The feeder is built with CUDA only (STOKER_HAVE_CUDA; FeederStats always). The
 // constructor makes no CUDA call when the plan names no GPU: it throws, and the caller
 // stays on the host path.
+//
+// Implemented in src/cuda/: device_feeder.cpp, feeder_core.cpp.
 #pragma once
 
 #include <cstdint>

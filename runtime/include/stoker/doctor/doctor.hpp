@@ -3,6 +3,9 @@
 //
 // Every check is a function of its inputs (values, paths, roots) so tests can point it at
 // crafted inputs; run_doctor() feeds the real ones of this process.
+//
+// Implemented in src/doctor/: cgroup_quota.cpp, cpu_checks.cpp, limit_checks.cpp,
+// python_check.cpp, report.cpp, run_doctor.cpp, storage.cpp.
 #pragma once
 
 #include <cstdint>

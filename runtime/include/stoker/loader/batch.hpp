@@ -1,6 +1,8 @@
 // What the loader hands out: a Batch of the host arena (and BatchShape, what a Batch and a
 // DeviceBatch both describe). Below the façade (loader.hpp), so that the loader's own parts
 // include it without the façade.
+//
+// Implemented in src/loader/: loader.cpp (a Batch's moves and release).
 #pragma once
 
 #include <cstddef>

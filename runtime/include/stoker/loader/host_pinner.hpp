@@ -5,6 +5,8 @@
 // LoaderOptions::pinner. The CUDA build provides one based on cudaHostRegister (stoker_cuda);
 // the Python module one that calls torch's (python/src/py_pinner.hpp). Without one the arena
 // stays ordinary pageable memory and stats().notes says so.
+//
+// Header only: the interface its implementations above fill.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,8 @@
 // What a Loader is built with (LoaderOptions) and what a corrupt sample does: the loader's
 // vocabulary, below its façade (loader.hpp), so that the loader's own parts include it
 // without the façade.
+//
+// Header only: plain data.
 #pragma once
 
 #include <cstddef>

@@ -5,6 +5,8 @@
 //   STOKER_METRICS_INTERVAL=5      (seconds, default 5)
 //
 // and a one-line summary per rank at exit with STOKER_VERBOSE=1 (--stoker-verbose).
+//
+// Implemented in src/loader/: metrics_writer.cpp, prometheus_text.cpp, summary_line.cpp.
 #pragma once
 
 #include <chrono>

@@ -2,6 +2,8 @@
 // parser, the user flags (and so the plugin), check_profile, the planner, the STOKER_*
 // reader (plan_env), the loader and the Python module (stoker.limits, through the
 // binding) all take them from here, so each input accepts the same values.
+//
+// Header only: constants.
 #pragma once
 
 #include <cstdint>

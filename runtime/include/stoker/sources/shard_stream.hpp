@@ -4,6 +4,8 @@
 // is true: a reader thread per rank reads this rank's shards in the epoch's order into a
 // shuffle buffer, and the workers take the samples from memory (docs/user-guide.md,
 // "Streaming shards").
+//
+// Header only: the interface; tar_source.cpp implements it.
 #pragma once
 
 #include <cstddef>

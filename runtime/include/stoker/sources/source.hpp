@@ -1,6 +1,8 @@
 // A source: random access to raw samples by index. read() is called from many
 // worker threads at once, so it must be thread-safe and must not allocate in the
 // steady state (it may grow the caller's scratch buffer).
+//
+// Header only: the interface every source implements.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,9 @@
 // The machine as the planner sees it: plain data, filled from hwloc (the live
 // machine or an XML file). Everything here is copyable and comparable; the hwloc
 // handle is kept only so that binding can use it.
+//
+// Implemented in src/topology/: topology_load.cpp, topology_cache.cpp,
+// topology_queries.cpp, binding.cpp, mem_policy.cpp, process_limits.cpp, thread_start.cpp.
 #pragma once
 
 #include <cstdint>

@@ -3,6 +3,8 @@
 // marker", "premature end of data segment", a bad Huffman code, an odd progression). The
 // count is per thread: the loader reads it before and after a sample's transform to count
 // and name the samples that warned (stats()["decode_warnings"]).
+//
+// Implemented in src/transforms/: image_decoder.cpp.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,7 @@
 // The plain whole-image decode that `stoker bench images --limit` compares the loader's
 // pipeline with (the loader itself decodes only the crop's region, often DCT-scaled).
+//
+// Implemented in src/transforms/: image_decoder.cpp.
 #pragma once
 
 #include <cstddef>

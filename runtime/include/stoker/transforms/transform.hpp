@@ -1,6 +1,8 @@
 // A transform turns one raw sample into one fixed-size output sample, written in
 // place into the batch slot (collate in place). Every random choice it makes must
 // depend only on SampleKey (seed, epoch, sample index), never on the worker.
+//
+// Implemented in src/transforms/: stage_times.cpp (StageTimes).
 #pragma once
 
 #include <cstddef>

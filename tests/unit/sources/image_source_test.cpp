@@ -193,7 +193,7 @@ TEST(TarShards, TruncatedOrCorruptShardsNameTheShardAndOffset) {
     }
   };
   // A cut shard is read up to its cut; the rest is one sample that reads as corrupt,
-  // naming the shard and the byte where its data ends (tar_cut_test.cpp).
+  // naming the shard and the byte where its data ends (tar_source_cut_test.cpp).
   auto expect_cut = [&](const std::string& path, uint64_t at) {
     TarShardSource src({path});
     ASSERT_EQ(src.size(), 1u);

@@ -128,20 +128,12 @@ TEST_F(ImageTransformTest, RegionAndDctPathsMatchTheFullDecode) {
   std::vector<std::byte> buf;
   const DecodedRegion full = dec.decode_full(jpeg, 1, buf);
   const CropBox box = center_crop(500, 375, o);
-  std::vector<int> starts(2 * 96);
-  AxisWeights h, v;
-  h.taps = axis_taps(box.x, box.w, 96, 500, true);
-  v.taps = axis_taps(box.y, box.h, 96, 375, true);
-  std::vector<float> weights(96 * (h.taps + v.taps));
-  h.start = starts.data();
-  v.start = starts.data() + 96;
-  h.weights = weights.data();
-  v.weights = weights.data() + 96 * h.taps;
-  compute_axis(box.x, box.w, 500, 96, true, h);
-  compute_axis(box.y, box.h, 375, 96, true, v);
-  std::vector<float> work(resample_work_floats(h, v, 96));
+  std::vector<int> starts;
+  std::vector<float> weights;
+  const BoxWeights w = box_weights({box.x, box.y, box.w, box.h, 500, 375, 96}, starts, weights);
+  std::vector<float> work(resample_work_floats(w.h, w.v, 96));
   std::vector<uint8_t> ref(96 * 96 * 3);
-  resample(full, h, v, false, {}, {ref.data(), 96, 96, DType::U8, Layout::HWC}, work.data());
+  resample(full, w.h, w.v, false, {}, {ref.data(), 96, 96, DType::U8, Layout::HWC}, work.data());
   EXPECT_EQ(0, std::memcmp(ref.data(), region.data(), ref.size()));
 
   o.dct_scaling = true;
@@ -167,22 +159,15 @@ TEST(Resample, ReproducesALinearRampAwayFromTheBorders) {
   }
   const DecodedRegion r{px.data(), static_cast<size_t>(w) * 3, 0, 0, w, hgt};
   const int out = 50;  // box 20..180 x 10..130 -> 50x50: downscale 3.2 and 2.4
-  AxisWeights h, v;
-  h.taps = axis_taps(20, 160, out, w, true);
-  v.taps = axis_taps(10, 120, out, hgt, true);
-  std::vector<int> starts(2 * out);
-  std::vector<float> weights(out * (h.taps + v.taps));
-  h.start = starts.data();
-  v.start = starts.data() + out;
-  h.weights = weights.data();
-  v.weights = weights.data() + out * h.taps;
-  compute_axis(20, 160, w, out, true, h);
-  compute_axis(10, 120, hgt, out, true, v);
-  std::vector<float> work(resample_work_floats(h, v, out));
+  std::vector<int> starts;
+  std::vector<float> weights;
+  const BoxWeights axes = box_weights({20, 10, 160, 120, w, hgt, out}, starts, weights);
+  std::vector<float> work(resample_work_floats(axes.h, axes.v, out));
   std::vector<float> res(out * out * 3);
   Normalization unit;
   unit.scale = {1, 1, 1};
-  resample(r, h, v, false, unit, {res.data(), out, out, DType::F32, Layout::HWC}, work.data());
+  resample(r, axes.h, axes.v, false, unit, {res.data(), out, out, DType::F32, Layout::HWC},
+           work.data());
   for (int y = 0; y < out; ++y) {
     for (int x = 0; x < out; ++x) {
       const float* p = &res[(y * out + x) * 3];

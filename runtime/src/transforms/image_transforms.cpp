@@ -59,7 +59,7 @@ class ImageTransform final : public Transform {
     thread_local ImageDecoder decoder;
     const uint64_t t0 = now_ns();
     const int size = o_.size;
-    AxisWeights h, v;
+    BoxWeights w;
     DecodedRegion region;
     bool flip = false;
     try {
@@ -69,26 +69,23 @@ class ImageTransform final : public Transform {
       flip = random_flip(key, o_);
       const int d = choose_denom(box, size, o_.dct_scaling && decoder.scalable());
       const int sw = JpegDecoder::scaled(hdr.width, d), sh = JpegDecoder::scaled(hdr.height, d);
-      h.taps = axis_taps(box.x / d, box.w / d, size, sw, o_.antialias);
-      v.taps = axis_taps(box.y / d, box.h / d, size, sh, o_.antialias);
-      int* starts = room<int>(scratch.work, 2 * static_cast<size_t>(size));
-      AxisWeights widest = h;  // the filtered row is at most the scaled image's width
+      const ResampleBox scaled{box.x / d, box.y / d, box.w / d, box.h / d, sw, sh, size,
+                               o_.antialias};
+      w = box_taps(scaled);
+      int* starts = room<int>(scratch.work, w.start_count());
+      AxisWeights widest = w.h;  // the filtered row is at most the scaled image's width
       widest.hi = sw;
-      float* floats = room<float>(scratch.f32, static_cast<size_t>(size) * (h.taps + v.taps) +
-                                                   resample_work_floats(widest, v, size, kernel_));
-      h.start = starts;
-      v.start = starts + size;
-      h.weights = floats;
-      v.weights = floats + static_cast<size_t>(size) * h.taps;
-      compute_axis(box.x / d, box.w / d, sw, size, o_.antialias, h);
-      compute_axis(box.y / d, box.h / d, sh, size, o_.antialias, v);
-      region = decoder.decode(d, {h.lo, v.lo, h.hi - h.lo, v.hi - v.lo}, scratch.decoded);
+      float* floats = room<float>(scratch.f32, w.weight_count() +
+                                                   resample_work_floats(widest, w.v, size, kernel_));
+      fill_box_weights(scaled, starts, floats, w);
+      region = decoder.decode(d, {w.h.lo, w.v.lo, w.h.hi - w.h.lo, w.v.hi - w.v.lo},
+                              scratch.decoded);
     } catch (const DecodeFailure& e) {
       throw SampleError{key.index, {}, std::string("cannot decode image: ") + e.what()};
     }
     const uint64_t t1 = now_ns();
-    float* work = scratch.f32.data() + static_cast<size_t>(size) * (h.taps + v.taps);
-    resample(region, h, v, flip, norm_, {out, size, size, o_.dtype, o_.layout}, work,
+    float* work = scratch.f32.data() + w.weight_count();
+    resample(region, w.h, w.v, flip, norm_, {out, size, size, o_.dtype, o_.layout}, work,
              kernel_);
     times.decode_ns += t1 - t0;
     times.transform_ns += now_ns() - t1;
