@@ -7,10 +7,6 @@
 #include <cmath>
 #include <cstring>
 
-#if STOKER_JSON_SIMDJSON
-#include <simdjson.h>
-#endif
-
 namespace stoker {
 
 namespace {
@@ -277,111 +273,6 @@ class Scanner {
   std::string what_;
 };
 
-#if STOKER_JSON_SIMDJSON
-// The same check on simdjson's DOM parser (a measured alternative, issue 37 part 4): it checks
-// the whole line (its On-Demand API does not: it takes {"a":"b":1}) with the kernel the CPU
-// has, chosen at run time; the walk below lists its tape as tokens. A string's token is its
-// unescaped text, a number's its parsed value (the DOM keeps no raw text).
-class DomScanner {
- public:
-  DomScanner(std::string_view s, int max_depth, int keep_depth, std::vector<JsonToken>& out)
-      : text_(s), max_depth_(max_depth), keep_depth_(keep_depth), out_(out) {}
-
-  bool document() {
-    thread_local simdjson::dom::parser parser;
-    thread_local std::string padded;  // simdjson reads up to 64 bytes past the end
-    padded.assign(text_);
-    padded.resize(text_.size() + simdjson::SIMDJSON_PADDING);
-    simdjson::dom::element root;
-    const auto e = parser.parse(padded.data(), text_.size(), false).get(root);
-    if (e) return fail(simdjson::error_message(e));
-    return value(root, 0, {});
-  }
-  std::string error() const { return what_; }
-
- private:
-  bool fail(const char* what) {
-    if (what_.empty()) what_ = what;
-    return false;
-  }
-  void push(JsonToken t) {
-    if (t.depth <= keep_depth_) out_.push_back(t);
-  }
-  bool value(simdjson::dom::element v, int depth, std::string_view key) {
-    using simdjson::dom::element_type;
-    JsonToken t;
-    t.depth = depth;
-    t.key = key;
-    switch (v.type()) {
-      case element_type::OBJECT:
-      case element_type::ARRAY: {
-        if (depth >= max_depth_) return fail("nests deeper than allowed");
-        const bool object = v.type() == element_type::OBJECT;
-        const size_t start = out_.size();
-        t.kind = object ? JsonToken::ObjectStart : JsonToken::ArrayStart;
-        push(t);
-        if (object) {
-          const simdjson::dom::object members = v.get_object().value_unsafe();
-          for (auto field : members)
-            if (!value(field.value, depth + 1, field.key)) return false;
-        } else {
-          const simdjson::dom::array items = v.get_array().value_unsafe();
-          for (auto item : items)
-            if (!value(item, depth + 1, {})) return false;
-        }
-        if (depth <= keep_depth_) {
-          out_[start].close = static_cast<int>(out_.size());
-          t.kind = object ? JsonToken::ObjectEnd : JsonToken::ArrayEnd;
-          push(t);
-        }
-        return true;
-      }
-      case element_type::STRING:
-        t.kind = JsonToken::String;
-        t.text = v.get_string().value_unsafe();
-        t.parsed = JsonToken::kUnescaped;
-        break;
-      case element_type::INT64: {
-        const int64_t i = v.get_int64().value_unsafe();
-        t.kind = JsonToken::Number;
-        t.number = static_cast<double>(i);
-        t.parsed = JsonToken::kNumber;
-        if (i >= 0) {
-          t.whole = static_cast<uint64_t>(i);
-          t.parsed |= JsonToken::kWhole;
-        }
-        break;
-      }
-      case element_type::UINT64:
-        t.kind = JsonToken::Number;
-        t.whole = v.get_uint64().value_unsafe();
-        t.number = static_cast<double>(t.whole);
-        t.parsed = JsonToken::kNumber | JsonToken::kWhole;
-        break;
-      case element_type::DOUBLE:
-        t.kind = JsonToken::Number;
-        t.number = v.get_double().value_unsafe();
-        t.parsed = JsonToken::kNumber;
-        break;
-      case element_type::BOOL:
-        t.kind = v.get_bool().value_unsafe() ? JsonToken::True : JsonToken::False;
-        break;
-      case element_type::NULL_VALUE: t.kind = JsonToken::Null; break;
-    }
-    push(t);
-    return true;
-  }
-
-  std::string_view text_;
-  int max_depth_, keep_depth_;
-  std::vector<JsonToken>& out_;
-  std::string what_;
-};
-using Scan = DomScanner;
-#else
-using Scan = Scanner;
-#endif
-
 void append_utf8(std::string& out, uint32_t cp) {
   if (cp < 0x80) {
     out += static_cast<char>(cp);
@@ -406,7 +297,7 @@ bool scan_json_into(std::string_view text, int max_depth, std::vector<JsonToken>
                     std::string* error, int keep_depth) {
   tokens.clear();
   tokens.reserve(16 + text.size() / 4);  // a run record: a token per ~6 bytes
-  Scan s(text, max_depth, keep_depth, tokens);
+  Scanner s(text, max_depth, keep_depth, tokens);
   if (s.document()) return true;
   if (error) *error = s.error();
   return false;
@@ -420,7 +311,6 @@ std::optional<std::vector<JsonToken>> scan_json(std::string_view text, int max_d
 }
 
 std::string json_string(const JsonToken& t) {
-  if (t.parsed & JsonToken::kUnescaped) return std::string(t.text);
   const std::string_view raw = t.text;
   if (raw.find('\\') == std::string_view::npos) return std::string(raw);
   std::string out;
@@ -458,7 +348,6 @@ std::string json_string(const JsonToken& t) {
 
 std::optional<uint64_t> json_whole(const JsonToken& t) {
   if (t.kind != JsonToken::Number) return std::nullopt;
-  if (t.parsed) return t.parsed & JsonToken::kWhole ? std::optional(t.whole) : std::nullopt;
   uint64_t v = 0;
   const auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
   if (ec != std::errc() || end != t.text.data() + t.text.size()) return std::nullopt;
@@ -467,7 +356,6 @@ std::optional<uint64_t> json_whole(const JsonToken& t) {
 
 std::optional<double> json_number(const JsonToken& t) {
   if (t.kind != JsonToken::Number) return std::nullopt;
-  if (t.parsed) return t.number;
   double v = 0;
   const auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
   if (ec != std::errc() || end != t.text.data() + t.text.size() || !std::isfinite(v))

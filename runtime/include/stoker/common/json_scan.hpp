@@ -3,6 +3,8 @@
 // tokens pointing into the text, without building a tree. `stoker report` reads a million
 // log lines in seconds with it, where a tree-building parser takes minutes; the plugin
 // reads user-written records with it as root, so it is bounded (size, depth) and total.
+// simdjson was measured against it on `stoker report` and lost (docs/benchmarks.md, "The JSON
+// check: the scanner or simdjson").
 #pragma once
 
 #include <cstdint>
@@ -20,11 +22,6 @@ struct JsonToken {
   std::string_view key;   // the member name (raw, unescaped only when it has no '\'), or ""
   std::string_view text;  // a string's raw content (without quotes), a number's digits
   int close = -1;         // ObjectStart/ArrayStart: the index of its end token
-  // Only from the simdjson build (STOKER_JSON_SIMDJSON, a measurement): what it parsed.
-  enum Parsed : uint8_t { kNumber = 1, kWhole = 2, kUnescaped = 4 };
-  uint8_t parsed = 0;
-  uint64_t whole = 0;
-  double number = 0;
 };
 
 // Tokens of `text`, in document order; nullopt (and `error`: "at byte N: what") when the
