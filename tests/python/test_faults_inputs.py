@@ -1,7 +1,9 @@
 """Inputs a user can get wrong from Python, each once silently wrong or fatal: a second
 loop over an epoch in progress (batch 0 came twice), a token file rewritten while loaded
 (SIGBUS killed the interpreter), a profiles path that is a folder (the built-in profiles
-were used without a word), negative values for unsigned arguments."""
+were used without a word), negative values for unsigned arguments, a token folder holding a
+link to itself (a bare RuntimeError), a batch too big for the budget (the message did not name
+batch_size). The last two were found by python.hypothesis_api."""
 import os
 import unittest
 
@@ -19,9 +21,10 @@ class Inputs(NoLeftovers, unittest.TestCase):
         self.path = os.path.join(self.tmp.path, "tokens.bin")
         make_tokens(self.path, 400 * SEQ + 1)
 
-    def loader(self, shuffle=False, **kw):
-        return stoker.Loader.tokens(self.path, seq_len=SEQ, batch_size=8, world_size=1, rank=0,
-                                    shuffle=shuffle, return_indices=True, as_numpy=True, **kw)
+    def loader(self, shuffle=False, batch_size=8, **kw):
+        return stoker.Loader.tokens(self.path, seq_len=SEQ, batch_size=batch_size, world_size=1,
+                                    rank=0, shuffle=shuffle, return_indices=True, as_numpy=True,
+                                    **kw)
 
     # ---- a second loop ------------------------------------------------------------------
     def test_a_second_loop_over_an_epoch_in_progress_is_an_error(self):
@@ -129,6 +132,30 @@ class Inputs(NoLeftovers, unittest.TestCase):
                 call()
             self.assertIn(name.rstrip("=") + "=-", str(ctx.exception))
 
+    # ---- found by the property tests -----------------------------------------------------
+    def test_a_token_folder_holding_a_link_to_itself_is_an_error_naming_the_link(self):
+        link = os.path.join(self.tmp.path, "loop.bin")
+        os.symlink("loop.bin", link)
+        with self.assertRaises(stoker.Error) as ctx:
+            stoker.Loader.tokens(self.tmp.path, seq_len=SEQ, batch_size=8, world_size=1, rank=0)
+        self.assertIn(f"{link}: cannot be read: Too many levels of symbolic links",
+                      str(ctx.exception))
+
+    def test_a_batch_too_big_for_the_budget_names_batch_size(self):
+        plugin = stoker.plan(environ={}).to_env()  # this machine's plan, as exported
+        saved = dict(os.environ)
+        self.addCleanup(lambda: (os.environ.clear(), os.environ.update(saved)))
+        os.environ.update(plugin, STOKER_MEM_BUDGET=str(1 << 20))
+        with self.assertRaises(stoker.Error) as ctx:
+            self.loader(batch_size=100_000)  # 3 batches do not fit the plugin's budget
+        self.assertIn("or lower batch_size or held_batches", str(ctx.exception))
+        os.environ.update(STOKER_MEM_BUDGET=str(16 << 20))
+        with self.assertRaises(stoker.Error) as ctx:
+            self.loader(batch_size=10_000, max_depth=32)  # 3 do, a ring of 32 does not
+        self.assertIn("LoaderOptions::batch_size: a batch of 10000 samples", str(ctx.exception))
+        with self.assertRaises((stoker.Error, ValueError)) as ctx:
+            self.loader(batch_size=0)
+        self.assertIn("batch_size", str(ctx.exception))
 
 if __name__ == "__main__":
     unittest.main()

@@ -71,7 +71,7 @@ BatchArena::BatchArena(int slots, size_t batch_size, size_t sample_bytes,
       throw Error("batch arena",
                   "cannot allocate " + std::to_string(bytes_) + " bytes for " +
                       std::to_string(slots_) + " batch slots: " + std::strerror(errno),
-                  "lower the batch size or the prefetch depth");
+                  "lower batch_size or the prefetch depth");
     }
     base_ = static_cast<std::byte*>(p);
   }

@@ -76,7 +76,8 @@ SampleSpec checked_spec(const std::shared_ptr<const Source>& source,
     throw Error("loader transform", "no transform given",
                 "pass a CopyTransform with the source's spec for raw samples");
   }
-  if (options.batch_size == 0) throw Error("batch size", "batch size 0", "use a batch size >= 1");
+  if (options.batch_size == 0)
+    throw Error("LoaderOptions::batch_size", "batch size 0", "use a batch size >= 1");
   SampleSpec spec = transform->output_spec();
   if (spec.bytes() == 0) {
     throw Error(transform->describe(), "the transform's output sample has 0 bytes");
@@ -131,7 +132,7 @@ LoaderCore::Setup size_ring(LoaderCore::Setup s) {
   const uint64_t slot = BatchArena::slot_bytes_for(o.batch_size, s.spec.bytes());
   const uint64_t slots = static_cast<uint64_t>(max + held);
   if (plan.mem_budget > 0 && slots * slot > plan.mem_budget) {
-    throw Error("batch size",
+    throw Error("LoaderOptions::batch_size",
                 "a batch of " + std::to_string(o.batch_size) + " samples x " +
                     bytes_text(s.spec.bytes()) + " (a slot of " + bytes_text(slot) + ") fits " +
                     std::to_string(plan.mem_budget / slot) +
@@ -179,7 +180,7 @@ void check_worker_cpus(const std::vector<CpuSet>& shares) {
                   " batch(es) of " + bytes_text(slot) + " the loader needs (" +
                   std::to_string(held) + " held by the consumer and one in flight)",
               "raise STOKER_MEM_BUDGET (the profile's MemShare, the job's memory), or lower "
-              "the batch size or held_batches");
+              "batch_size or held_batches");
 }
 
 }  // namespace

@@ -28,9 +28,16 @@ std::vector<std::string> list_token_files(const std::vector<std::string>& paths)
     }
     std::vector<std::string> found;
     for (const auto& e : fs::directory_iterator(p, ec)) {
-      if (e.is_regular_file() && !e.path().filename().string().starts_with(".")) {
-        found.push_back(e.path().string());
+      if (e.path().filename().string().starts_with(".")) continue;
+      // The error_code form: a link that leads back to itself makes the other throw a bare
+      // filesystem_error. A dangling link is no file and is passed over, as before.
+      std::error_code entry_ec;
+      const bool file = e.is_regular_file(entry_ec);
+      if (entry_ec && entry_ec != std::errc::no_such_file_or_directory) {
+        throw Error(e.path().string(), "cannot be read: " + entry_ec.message(),
+                    "remove or fix the link, or move it out of the token folder");
       }
+      if (file) found.push_back(e.path().string());
     }
     if (ec) throw Error(p, "cannot be read: " + ec.message(), "check the folder's permissions");
     if (found.empty()) throw Error(p, "is a folder without token files", "check the path");

@@ -174,7 +174,7 @@ TEST(FaultsLoader, ARingOverTheBudgetIsAnErrorNotSilentlyShallower) {
   // The plan says the ring may grow to 8 beside 2 held batches: 10 slots; the budget holds 6.
   LoaderOptions o = test::test_options(16, 1, 2, 6 * kSlot);
   EXPECT_EQ(error_of([&] { Loader(t.source, t.copy, o); }),
-            "batch size: a batch of 16 samples x 130 bytes (a slot of 2240 bytes) fits 6 "
+            "LoaderOptions::batch_size: a batch of 16 samples x 130 bytes (a slot of 2240 bytes) fits 6 "
             "time(s) in the plan's memory budget of 13440 bytes; the loader needs 10 slots (a "
             "ring of up to 8 batches + 2 held) (lower the batch size, the depth (prefetch_max, "
             "LoaderOptions::max_depth) or held_batches, or raise the budget (STOKER_MEM_BUDGET, "
@@ -202,7 +202,7 @@ TEST(Loader, ConstructionErrorsNameTheInput) {
     return error_of([&] { Loader(t.source, t.copy, o); });
   };
   LoaderOptions o = test::test_options(0, 1);
-  EXPECT_EQ(built(o), "batch size: batch size 0 (use a batch size >= 1)");
+  EXPECT_EQ(built(o), "LoaderOptions::batch_size: batch size 0 (use a batch size >= 1)");
 
   o = test::test_options(16, 1);
   o.plan.reset();

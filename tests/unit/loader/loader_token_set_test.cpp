@@ -88,6 +88,24 @@ TEST(FaultsTokenSet, AFolderIsItsFilesInNameOrderWithoutHiddenOnes) {
             std::string::npos);
 }
 
+// Hypothesis found it (python.hypothesis_api, a folder holding a link to itself): listing the
+// folder raised a bare std::filesystem_error ("status: Too many levels of symbolic links").
+TEST(FaultsTokenSet, ALinkToItselfInAFolderIsAnErrorNamingIt) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.file("corpus"));
+  write_raw(dir, "corpus/train_000.bin", 21, 100);
+  std::filesystem::create_symlink("loop.bin", dir.file("corpus/loop.bin"));
+  const std::string error = error_of([&] { TokenFileSource({dir.file("corpus")}, 10); });
+  EXPECT_NE(error.find(dir.file("corpus/loop.bin") + ": cannot be read: Too many levels of "
+                                                      "symbolic links"),
+            std::string::npos)
+      << error;
+  // A dangling link is no file: passed over, as before.
+  std::filesystem::remove(dir.file("corpus/loop.bin"));
+  std::filesystem::create_symlink("gone.bin", dir.file("corpus/dangling.bin"));
+  EXPECT_EQ(TokenFileSource({dir.file("corpus")}, 10).size(), 2u);
+}
+
 TEST(TokenSet, NpyHeadersGiveTheTokenType) {
   TempDir dir;
   const auto a = write_npy(dir, "a.npy", "<u4", 33, 4);
