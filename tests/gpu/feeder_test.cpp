@@ -11,17 +11,13 @@
 namespace stoker {
 namespace {
 
-using test::TempDir;
 
 TEST(Feeder, DeliversEveryBatchIntactOnTheDevice) {
   STOKER_GPU_OR_SKIP(bus);
-  TempDir dir;
   const uint64_t seq = 255;
-  auto src = std::make_shared<TokenFileSource>(test::write_tokens(dir, 200 * seq + 1), seq);
-  Plan plan = test::gpu_test_plan(bus, 4, 256ull << 20);
-  Loader loader(src, std::make_shared<CopyTransform>(src->spec()),
-                test::gpu_loader_options(plan, 16, DeviceFeeder::kDefaultDepth + 1));
-  DeviceFeeder feeder(loader);
+  test::GpuTokenFeed feed(bus, seq, 200, 16);
+  Loader& loader = feed.loader;
+  DeviceFeeder& feeder = feed.feeder;
   EXPECT_TRUE(feeder.stats().host_pinned) << loader.stats().summary();
   std::vector<uint16_t> host;
   std::vector<int64_t> labels;
@@ -79,15 +75,11 @@ double plain_pinned_gbps(size_t bytes, int count) {
 
 TEST(Feeder, BandwidthIsAtLeast90PercentOfAPlainPinnedCopy) {
   STOKER_GPU_OR_SKIP(bus);
-  TempDir dir;
   // 8 MiB batches: 256 windows of 16383 uint16 tokens (+1 shared).
   const uint64_t seq = 16383, batch = 256, batches = 24;
-  auto src =
-      std::make_shared<TokenFileSource>(test::write_tokens(dir, batches * batch * seq + 1), seq);
-  Plan plan = test::gpu_test_plan(bus, 4, 1ull << 30);
-  Loader loader(src, std::make_shared<CopyTransform>(src->spec()),
-                test::gpu_loader_options(plan, batch, DeviceFeeder::kDefaultDepth + 1));
-  DeviceFeeder feeder(loader);
+  test::GpuTokenFeed feed(bus, seq, batches * batch, batch, 4, 1ull << 30);
+  Loader& loader = feed.loader;
+  DeviceFeeder& feeder = feed.feeder;
   ASSERT_TRUE(feeder.stats().host_pinned) << loader.stats().summary();
   loader.start_epoch();
   while (auto b = feeder.next()) b->release();

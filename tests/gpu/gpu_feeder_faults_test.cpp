@@ -12,23 +12,16 @@
 namespace stoker {
 namespace {
 
-using test::TempDir;
-
 // The consumer reads batch 0 on its own non-blocking stream behind a long kernel, then
 // drops the batch without release(). The feeder's next copies must not overwrite the
 // buffer before that read: the bytes read equal the batch's.
 TEST(FaultsFeeder, ADroppedBatchIsNotOverwrittenWhileItsStreamStillReadsIt) {
   STOKER_GPU_OR_SKIP(bus);
-  TempDir dir;
-  const uint64_t seq = 255;
-  auto src = std::make_shared<TokenFileSource>(test::write_tokens(dir, 64 * seq + 1), seq);
-  Plan plan = test::gpu_test_plan(bus, 4, 256ull << 20);
-  Loader loader(src, std::make_shared<CopyTransform>(src->spec()),
-                test::gpu_loader_options(plan, 8, DeviceFeeder::kDefaultDepth + 1));
-  DeviceFeeder feeder(loader);
-  cudaStream_t s;
-  STOKER_CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  loader.start_epoch();
+  test::GpuTokenFeed feed(bus, 255, 64, 8);
+  DeviceFeeder& feeder = feed.feeder;
+  STOKER_CUDA_OK(feed.stream_made);
+  cudaStream_t s = feed.stream;
+  feed.loader.start_epoch();
   std::vector<uint16_t> expected;
   uint16_t* read = nullptr;  // pinned: a copy to pageable memory would block the host
   size_t bytes = 0;
@@ -48,7 +41,6 @@ TEST(FaultsFeeder, ADroppedBatchIsNotOverwrittenWhileItsStreamStillReadsIt) {
   STOKER_CUDA_OK(cudaStreamSynchronize(s));
   EXPECT_EQ(std::vector<uint16_t>(read, read + bytes / 2), expected);
   cudaFreeHost(read);
-  cudaStreamDestroy(s);
 }
 
 // An error the application has not read yet (a failed call, as a failed torch launch
@@ -57,16 +49,11 @@ TEST(FaultsFeeder, ADroppedBatchIsNotOverwrittenWhileItsStreamStillReadsIt) {
 // spin on the feeder's copy stream keeps each next() finding a copy not done yet.
 TEST(FaultsFeeder, AnApplicationsPendingErrorSurvivesTheFeedersQueries) {
   STOKER_GPU_OR_SKIP(bus);
-  TempDir dir;
-  const uint64_t seq = 255;
-  auto src = std::make_shared<TokenFileSource>(test::write_tokens(dir, 64 * seq + 1), seq);
-  Plan plan = test::gpu_test_plan(bus, 4, 256ull << 20);
-  Loader loader(src, std::make_shared<CopyTransform>(src->spec()),
-                test::gpu_loader_options(plan, 8, DeviceFeeder::kDefaultDepth + 1));
-  DeviceFeeder feeder(loader);
-  cudaStream_t s;
-  STOKER_CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  loader.start_epoch();
+  test::GpuTokenFeed feed(bus, 255, 64, 8);
+  DeviceFeeder& feeder = feed.feeder;
+  STOKER_CUDA_OK(feed.stream_made);
+  cudaStream_t s = feed.stream;
+  feed.loader.start_epoch();
   int batches = 0;
   for (;;) {
     ASSERT_NE(cudaSetDevice(-1), cudaSuccess);  // the application's error, not read yet
@@ -80,7 +67,6 @@ TEST(FaultsFeeder, AnApplicationsPendingErrorSurvivesTheFeedersQueries) {
   }
   EXPECT_GE(batches, 4) << "a few next() calls with copies in flight";
   STOKER_CUDA_OK(cudaStreamSynchronize(s));
-  cudaStreamDestroy(s);
 }
 
 // Pinning for the plan's GPU leaves the application's current device as it was.

@@ -5,11 +5,13 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "loader/loader_fixture.hpp"
 #include "stoker/cuda/cuda_device.hpp"
+#include "stoker/cuda/cuda_feeder.hpp"
 #include "stoker/cuda/cuda_pinner.hpp"
 
 namespace stoker::test {
@@ -63,5 +65,39 @@ inline LoaderOptions gpu_loader_options(const Plan& plan, size_t batch, int held
   o.held_batches = held;
   return o;
 }
+
+// The set-up the feeder's GPU tests share: a token file of `windows` windows of `seq`
+// tokens, a loader over it in batches of `batch` (gpu_loader_options on a plan of
+// `prefetch` and `budget`, then `adjust`), and its device feeder on GPU `bus_id`.
+struct GpuTokenFeed {
+  GpuTokenFeed(const std::string& bus_id, uint64_t seq, uint64_t windows, size_t batch,
+               int prefetch = 4, uint64_t budget = 256ull << 20,
+               const std::function<void(LoaderOptions&)>& adjust = {})
+      : source(std::make_shared<TokenFileSource>(write_tokens(dir, windows * seq + 1), seq)),
+        loader(source, std::make_shared<CopyTransform>(source->spec()),
+               options(bus_id, batch, prefetch, budget, adjust)),
+        feeder(loader),
+        stream_made(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)) {}
+  ~GpuTokenFeed() {
+    if (stream != nullptr) cudaStreamDestroy(stream);
+  }
+
+  TempDir dir;
+  std::shared_ptr<TokenFileSource> source;
+  Loader loader;
+  DeviceFeeder feeder;
+  // The test's consumer stream, non-blocking as torch's side streams are (check stream_made).
+  cudaStream_t stream = nullptr;
+  cudaError_t stream_made;
+
+ private:
+  static LoaderOptions options(const std::string& bus_id, size_t batch, int prefetch,
+                               uint64_t budget, const std::function<void(LoaderOptions&)>& adjust) {
+    LoaderOptions o = gpu_loader_options(gpu_test_plan(bus_id, prefetch, budget), batch,
+                                         DeviceFeeder::kDefaultDepth + 1);
+    if (adjust) adjust(o);
+    return o;
+  }
+};
 
 }  // namespace stoker::test

@@ -14,20 +14,18 @@ namespace {
 
 TEST(Feeder, CopiesOverlapCompute) {
   STOKER_GPU_OR_SKIP(bus);
-  test::TempDir dir;
   const uint64_t seq = 16383, batch = 256;  // 8 MiB per batch
   const int n = 16;
-  auto src = std::make_shared<TokenFileSource>(test::write_tokens(dir, n * batch * seq + 1), seq);
   // A ring deep enough for the whole epoch, filled before timing: the test measures the
   // feeder's copies against compute, not the host's reading.
-  Plan plan = test::gpu_test_plan(bus, n, 2ull << 30);
-  LoaderOptions lo = test::gpu_loader_options(plan, batch, DeviceFeeder::kDefaultDepth + 1);
-  lo.adaptive = false;
-  lo.max_depth = n;
-  Loader loader(src, std::make_shared<CopyTransform>(src->spec()), lo);
-  DeviceFeeder feeder(loader);
-  cudaStream_t s;
-  STOKER_CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  test::GpuTokenFeed feed(bus, seq, n * batch, batch, n, 2ull << 30, [&](LoaderOptions& lo) {
+    lo.adaptive = false;
+    lo.max_depth = n;
+  });
+  Loader& loader = feed.loader;
+  DeviceFeeder& feeder = feed.feeder;
+  STOKER_CUDA_OK(feed.stream_made);
+  cudaStream_t s = feed.stream;
 
   // One kernel about as long as one batch's copy (from the plain copy rate).
   const double copy_ms = 8.0 / 1024 / 25.0 * 1000;  // first guess: 25 GB/s
@@ -78,7 +76,6 @@ TEST(Feeder, CopiesOverlapCompute) {
   EXPECT_LT(wall_ms, 0.8 * serial_ms);
   cudaEventDestroy(start);
   cudaEventDestroy(end);
-  cudaStreamDestroy(s);
 }
 
 }  // namespace
