@@ -91,10 +91,14 @@ class Inputs(NoLeftovers, unittest.TestCase):
                           str(ctx.exception))
 
     # ---- the plugin's plan checked against this machine --------------------------------
-    def test_a_plan_this_machine_cannot_hold_names_the_variable(self):
-        plugin = stoker.plan(environ={}).to_env()  # this machine's plan, as exported
+    def plugin_plan(self):
+        """This machine's plan as the plugin exports it; the environment is restored after."""
         saved = dict(os.environ)
         self.addCleanup(lambda: (os.environ.clear(), os.environ.update(saved)))
+        return stoker.plan(environ={}).to_env()
+
+    def test_a_plan_this_machine_cannot_hold_names_the_variable(self):
+        plugin = self.plugin_plan()
         cases = (("STOKER_CPUS", "999-1000",
                   "STOKER_CPUS: names CPUs 999-1000 that this machine does not have"),
                  ("STOKER_NUMA", "7", "STOKER_NUMA: names NUMA node 7, which this machine "
@@ -142,10 +146,7 @@ class Inputs(NoLeftovers, unittest.TestCase):
                       str(ctx.exception))
 
     def test_a_batch_too_big_for_the_budget_names_batch_size(self):
-        plugin = stoker.plan(environ={}).to_env()  # this machine's plan, as exported
-        saved = dict(os.environ)
-        self.addCleanup(lambda: (os.environ.clear(), os.environ.update(saved)))
-        os.environ.update(plugin, STOKER_MEM_BUDGET=str(1 << 20))
+        os.environ.update(self.plugin_plan(), STOKER_MEM_BUDGET=str(1 << 20))
         with self.assertRaises(stoker.Error) as ctx:
             self.loader(batch_size=100_000)  # 3 batches do not fit the plugin's budget
         self.assertIn("or lower batch_size or held_batches", str(ctx.exception))
