@@ -18,7 +18,7 @@ import time
 from . import _stoker
 from ._world import torch_group
 
-__all__ = ["Agreement", "store_wait"]
+__all__ = ["Agreement", "store_failed", "store_wait"]
 
 # Store exchanges made by this process: every rank makes them in the same order (like
 # collectives), so the n-th one has the same keys on every rank.
@@ -98,12 +98,9 @@ class _StoreExchange:
                 self._wait(f"{p}/decided", 1, self._rank0_missing)
                 verdict = store.get(f"{p}/verdict").decode()
                 store.add(f"{p}/read", 1)
-        except RuntimeError as e:  # the store went away: rank 0 (its host) has exited
-            if isinstance(e, _stoker.Error):
-                raise
-            raise _stoker.Error(f"agree_on_epoch: rank {rank}: torch.distributed's store "
-                                f"failed at the start of epoch {self.epoch} (rank 0, which "
-                                f"holds it, may have exited): {e}") from None
+        except RuntimeError as e:
+            raise store_failed(e, f"agree_on_epoch: rank {rank}",
+                               f"at the start of epoch {self.epoch}") from None
         if verdict != "ok":
             raise _stoker.Error(verdict)
 
@@ -149,6 +146,16 @@ class _StoreExchange:
                 self.epoch, _stoker.rank_list(late) if late else "")
 
         store_wait(self.store, key, target, (self.warn, self.timeout), note, timed_out)
+
+
+def store_failed(e, who, when):
+    """The error to raise for a RuntimeError `e` out of torch.distributed's store: stoker's
+    own errors as they are; any other means the store went away, as it does when rank 0
+    (its host) has exited."""
+    if isinstance(e, _stoker.Error):
+        return e
+    return _stoker.Error(f"{who}: torch.distributed's store failed {when} (rank 0, which "
+                         f"holds it, may have exited): {e}")
 
 
 def store_wait(store, key, target, limits, note, timed_out):

@@ -15,7 +15,7 @@ import sys
 import zlib
 
 from . import _stoker
-from ._agree import store_wait
+from ._agree import store_failed, store_wait
 from ._world import torch_group
 
 __all__ = ["ListingShare"]
@@ -85,10 +85,7 @@ class ListingShare:
                        lambda: f"rank {self.rank}: " + _stoker.listing_timeout_text(self.root))
             message = zlib.decompress(self.store.get(f"{p}/message"))
             self.store.add(f"{p}/read", 1)
-        except RuntimeError as e:  # the store went away: rank 0 (its host) has exited
-            if isinstance(e, _stoker.Error):
-                raise
-            raise _stoker.Error(f"rank {self.rank}: torch.distributed's store failed while "
-                                f"waiting for rank 0's listing of {self.root} (rank 0, which "
-                                f"holds it, may have exited): {e}") from None
+        except RuntimeError as e:
+            raise store_failed(e, f"rank {self.rank}",
+                               f"while waiting for rank 0's listing of {self.root}") from None
         return message
