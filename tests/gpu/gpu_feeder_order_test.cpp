@@ -1,5 +1,5 @@
 // The device feeder's ordering faults of issue 27 on a real GPU (skipped without one; the
-// same rules are checked without a GPU in tests/unit/cuda/feeder_order_test.cpp):
+// same rules are checked without a GPU in tests/unit/cuda/feeder_core_order_test.cpp):
 //   - the documented consumer pattern with no host wait: every batch a kernel reads 20 ms
 //     after its hand-out (a device-to-device copy into a per-batch archive) is the batch the
 //     loader made, with release(s) and with release(); a shallow ring (prefetch 1-2) and

@@ -27,7 +27,7 @@
 // Not here: the caller's current device. The special handles resolve to GPU 0's default
 // streams, as they do for a caller working on GPU 0; the current device and the primary
 // contexts are simulated apart, for DeviceScope and the CUDA engine (sim_devices.hpp), and
-// the thread's last-error slot in error_slot_test.cpp.
+// the thread's last-error slot in cuda_call_error_slot_test.cpp.
 #pragma once
 
 #include <chrono>
