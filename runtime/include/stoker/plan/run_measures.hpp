@@ -11,7 +11,7 @@
 //
 // A new quantity: its Measure, its row in run_measures() (run_measures.cpp), its case in
 // measure_value() (the compiler asks for it) and, when the record keeps it, its RunRecord
-// member. tests/unit/loader/run_measures_test.cpp checks every row against every writer.
+// member. tests/unit/loader/measure_values_test.cpp checks every row against every writer.
 #pragma once
 
 #include <cstdint>
