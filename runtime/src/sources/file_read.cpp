@@ -57,6 +57,26 @@ std::filesystem::file_status dataset_path_status(const std::string& path, const 
   return st;
 }
 
+std::vector<std::string> folder_files(const std::string& folder,
+                                      const std::function<bool(const std::string&)>& wanted) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(folder, ec)) {
+    if (!wanted(e.path().filename().string())) continue;
+    // The error_code form: a link that leads back to itself makes the other throw a bare
+    // filesystem_error.
+    std::error_code entry_ec;
+    const bool file = e.is_regular_file(entry_ec);
+    if (entry_ec && entry_ec != std::errc::no_such_file_or_directory)
+      throw Error(e.path().string(), "cannot be read: " + entry_ec.message(),
+                  fs_error_hint(entry_ec));
+    if (file) found.push_back(e.path().string());
+  }
+  if (ec) throw Error(folder, "cannot be read: " + ec.message(), "check the folder's permissions");
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
 std::span<const std::byte> pread_sample(const char* path, uint64_t offset, uint64_t size,
                                         uint64_t index, std::vector<std::byte>& scratch) {
   Fd f{::open(path, O_RDONLY | O_CLOEXEC)};

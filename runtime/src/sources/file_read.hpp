@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <system_error>
@@ -25,6 +26,13 @@ namespace stoker {
 // should be, a permission), so the hint is true for it.
 std::filesystem::file_status dataset_path_status(const std::string& path, const char* missing,
                                                  const char* todo);
+
+// The files of the dataset folder `folder` whose names `wanted` takes, sorted: links are
+// followed, a dangling link is passed over, and an entry whose type cannot be read (a link to
+// itself) or a folder that cannot be read is an Error naming it. A dataset's folder of token
+// files or tar shards is listed so.
+std::vector<std::string> folder_files(const std::string& folder,
+                                      const std::function<bool(const std::string&)>& wanted);
 
 // What to do about a filesystem error met on a dataset path: one hint per cause (a link
 // loop, a permission, a name too long, a file where a folder should be, a link to nothing,

@@ -103,24 +103,16 @@ bool stream_shards(const std::vector<std::string>& shards, std::optional<bool> a
 std::vector<std::string> list_tar_shards(const std::vector<std::string>& inputs) {
   std::vector<std::string> shards;
   for (const std::string& in : inputs) {
-    std::error_code ec;
     const fs::file_status st = dataset_path_status(in, "tar shard or folder", "check the shard list");
     if (!fs::is_directory(st)) {
       shards.push_back(in);
       continue;
     }
-    std::vector<std::string> found;
-    for (const auto& e : fs::directory_iterator(in, ec)) {
-      if (e.is_regular_file() && is_tar_shard_name(e.path().filename().string())) {
-        found.push_back(e.path().string());
-      }
-    }
-    if (ec) throw Error(in, "cannot be read: " + ec.message(), "check the folder's permissions");
+    const std::vector<std::string> found = folder_files(in, is_tar_shard_name);
     if (found.empty()) {
       throw Error(in, "is a folder without tar shards (.tar, .tar.gz, .tgz, .tar.zst, .tzst)",
                   "pass the shards' folder, or the shard files");
     }
-    std::sort(found.begin(), found.end());
     shards.insert(shards.end(), found.begin(), found.end());
   }
   if (shards.empty())

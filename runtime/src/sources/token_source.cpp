@@ -20,28 +20,14 @@ namespace {
 std::vector<std::string> list_token_files(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
   for (const std::string& p : paths) {
-    std::error_code ec;
     const fs::file_status st = dataset_path_status(p, "token file or folder", "check the path");
     if (!fs::is_directory(st)) {
       files.push_back(p);
       continue;
     }
-    std::vector<std::string> found;
-    for (const auto& e : fs::directory_iterator(p, ec)) {
-      if (e.path().filename().string().starts_with(".")) continue;
-      // The error_code form: a link that leads back to itself makes the other throw a bare
-      // filesystem_error. A dangling link is no file and is passed over, as before.
-      std::error_code entry_ec;
-      const bool file = e.is_regular_file(entry_ec);
-      if (entry_ec && entry_ec != std::errc::no_such_file_or_directory) {
-        throw Error(e.path().string(), "cannot be read: " + entry_ec.message(),
-                    "remove or fix the link, or move it out of the token folder");
-      }
-      if (file) found.push_back(e.path().string());
-    }
-    if (ec) throw Error(p, "cannot be read: " + ec.message(), "check the folder's permissions");
+    const std::vector<std::string> found =
+        folder_files(p, [](const std::string& name) { return !name.starts_with("."); });
     if (found.empty()) throw Error(p, "is a folder without token files", "check the path");
-    std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
   }
   if (files.empty()) throw Error("token files", "no token file given", "pass files or a folder");

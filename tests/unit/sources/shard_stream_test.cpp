@@ -272,5 +272,20 @@ TEST(TarStream, FoldersListEveryShardKindAndNamedErrorsSayWhatTheInputIs) {
             std::string::npos);
 }
 
+// A link to itself named like a shard stopped the listing with a bare std::filesystem_error,
+// as in a token folder (loader.FaultsTokenSet.ALinkToItselfInAFolderIsAnErrorNamingIt): both
+// list their folder with folder_files now. A link to itself named otherwise is no shard.
+TEST(FaultsTarStream, ALinkToItselfInAShardFolderIsAnErrorNamingIt) {
+  ImageDir d;
+  const std::vector<char> tar = shard_bytes(3, 100);
+  write_file(d / "s/a.tar", tar.data(), tar.size());
+  std::filesystem::create_symlink("notes.txt", d / "s/notes.txt");
+  EXPECT_EQ(list_tar_shards({d / "s"}), std::vector<std::string>{d / "s/a.tar"});
+  std::filesystem::create_symlink("loop.tar", d / "s/loop.tar");
+  EXPECT_NE(test::error_text([&] { list_tar_shards({d / "s"}); })
+                .find(d / "s/loop.tar" + ": cannot be read: Too many levels of symbolic links"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace stoker
