@@ -20,7 +20,9 @@ struct GeneratedSet {
   std::vector<stoker::ContentFile> images, tokens;
   GeneratedSet() {
     paths.reserve(20001);
-    dir = (std::filesystem::temp_directory_path() / ("stoker-bench-fp-" + std::to_string(::getpid()))).string();
+    dir =
+        (std::filesystem::temp_directory_path() / ("stoker-bench-fp-" + std::to_string(::getpid())))
+            .string();
     std::filesystem::create_directories(dir);
     const std::string body(16 << 10, 'x');  // 20,000 files of 16 KiB: 320 MiB
     for (int i = 0; i < 20000; ++i) {

@@ -51,7 +51,8 @@ void BM_Pipeline(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
   state.counters["decode_us"] = static_cast<double>(times.decode_ns) / 1e3 / state.iterations();
-  state.counters["transform_us"] = static_cast<double>(times.transform_ns) / 1e3 / state.iterations();
+  state.counters["transform_us"] =
+      static_cast<double>(times.transform_ns) / 1e3 / state.iterations();
 }
 // train/eval x float32/uint8 x DCT scaling off/on
 BENCHMARK(BM_Pipeline)

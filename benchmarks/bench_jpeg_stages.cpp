@@ -9,8 +9,8 @@
 #include <benchmark/benchmark.h>
 #include <jpeglib.h>
 
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "bench_images.hpp"
@@ -90,9 +90,10 @@ BENCHMARK(BM_JpegStage)
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::printf("variants: 0 accurate (ISLOW, fancy upsampling, RGB), 1 no colour conversion "
-              "(YCbCr out), 2 no fancy upsampling, 3 fast IDCT, 4 both 2 and 3, 5 entropy "
-              "decoding only\n");
+  std::printf(
+      "variants: 0 accurate (ISLOW, fancy upsampling, RGB), 1 no colour conversion "
+      "(YCbCr out), 2 no fancy upsampling, 3 fast IDCT, 4 both 2 and 3, 5 entropy "
+      "decoding only\n");
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -22,7 +22,7 @@ struct PluginConfig {
   std::string topology_cache = "/run/stoker";
   bool batch_step = false;  // tune the batch script's own step too
   // Run records (record_collect.hpp): off unless job_log names the admin's log.
-  std::string job_log;                          // one JSON line per rank at each step's end
+  std::string job_log;                              // one JSON line per rank at each step's end
   std::string record_root = "/run/stoker/records";  // root-owned; a folder per step in it
   bool admin_comment = false;  // the step's verdict into the job's AdminComment (node 0)
 

@@ -111,7 +111,8 @@ void read_record(int dir, const std::string& folder, const StepIdentity& who, Jo
   struct stat st {};
   if (::fstat(fd.fd, &st) != 0) return set_problem(l, "bad", path, "cannot be examined");
   if (!S_ISREG(st.st_mode))
-    return set_problem(l, "bad", path, "is not a regular file (a FIFO, socket or device): not read");
+    return set_problem(l, "bad", path,
+                       "is not a regular file (a FIFO, socket or device): not read");
   if (st.st_uid != who.uid) return set_problem(l, "bad", path, "is not the job user's: not read");
   if (st.st_nlink != 1) return set_problem(l, "bad", path, "has other hard links: not read");
   if (static_cast<uint64_t>(st.st_size) > kMaxRecordBytes)
@@ -170,9 +171,9 @@ std::vector<JobLogLine> collect_records(const std::string& root, const std::stri
   for (uint64_t rank : ranks) lines.push_back(line_for(who, rank));
   const std::string folder = root + "/" + name;
   Fd top(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  Fd dir(top.fd < 0 ? -1
-                    : ::openat(top.fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-                                                         O_CLOEXEC));
+  Fd dir(top.fd < 0
+             ? -1
+             : ::openat(top.fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   for (JobLogLine& l : lines) {
     if (dir.fd < 0) {
       set_problem(l, "missing", folder, "the step's record folder is gone");
@@ -185,8 +186,8 @@ std::vector<JobLogLine> collect_records(const std::string& root, const std::stri
 
 std::string job_log_file(const std::string& job_log, const std::string& node) {
   struct stat st {};
-  const bool folder = job_log.back() == '/' ||
-                      (::stat(job_log.c_str(), &st) == 0 && S_ISDIR(st.st_mode));
+  const bool folder =
+      job_log.back() == '/' || (::stat(job_log.c_str(), &st) == 0 && S_ISDIR(st.st_mode));
   if (!folder) return job_log;
   if (job_log.back() == '/') (void)::mkdir(job_log.c_str(), 0755);  // else append says why
   std::string name = node.empty() ? "unknown-node" : node;
@@ -243,7 +244,7 @@ std::string remove_step_folder(const std::string& root, const std::string& name,
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
-  std::tm tm {};
+  std::tm tm{};
   ::gmtime_r(&now, &tm);
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);

@@ -28,7 +28,7 @@ std::string master_address(std::string_view nodelist, const NodeAddrLookup& node
 // The rendezvous ports: 20000-32767, unprivileged and below Linux's default ephemeral range
 // (32768-60999), where an outgoing connection of any process may already hold a port.
 inline constexpr int kPortBase = 20000;
-inline constexpr int kStepSlots = 32;  // steps of one job with ports of their own
+inline constexpr int kStepSlots = 32;   // steps of one job with ports of their own
 inline constexpr int kJobGroups = 399;  // kPortBase + kJobGroups * kStepSlots = 32768
 // A port from the job id and the step id, so that all ranks of a step agree without
 // talking, and concurrent steps of one job do not collide: normal steps whose ids differ by

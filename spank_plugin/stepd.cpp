@@ -18,12 +18,12 @@
 #include "stepd_records.hpp"
 #include "stoker/common/launch_env.hpp"
 #include "stoker/common/strings.hpp"
-#include "stoker/plan/profiles.hpp"
-#include "stoker/topology/topology.hpp"
 #include "stoker/plan/plan_env.hpp"
 #include "stoker/plan/plan_input.hpp"
+#include "stoker/plan/profiles.hpp"
 #include "stoker/plan/task_facts.hpp"
 #include "stoker/plan/tune_decision.hpp"
+#include "stoker/topology/topology.hpp"
 #include "task_export.hpp"
 
 namespace stoker::spank {
@@ -36,7 +36,7 @@ struct NodeState {
   PluginConfig cfg;
   std::string flag_error;  // a flag value that failed to parse here
   TuneDecision decision;
-  std::string problem;  // why this step's tasks stay untuned (warned once per task)
+  std::string problem;      // why this step's tasks stay untuned (warned once per task)
   std::string master_addr;  // the step's rendezvous address (rendezvous.hpp)
   std::optional<ProfileSet> profiles;
   std::optional<Topology> topology;
@@ -119,8 +119,7 @@ std::optional<std::string> slurm_node_addr(const std::string& node) {
   std::string name = node;
   if (slurm_load_node_single(&info, name.data(), SHOW_ALL) != 0 || !info) return std::nullopt;
   std::optional<std::string> addr;
-  if (info->record_count > 0 && info->node_array[0].node_addr)
-    addr = info->node_array[0].node_addr;
+  if (info->record_count > 0 && info->node_array[0].node_addr) addr = info->node_array[0].node_addr;
   slurm_free_node_info_msg(info);
   return addr;
 }

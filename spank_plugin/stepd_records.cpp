@@ -23,7 +23,7 @@ struct StepRecords {
   std::string folder;
   uid_t uid = 0;
   std::string job, step, user, partition;
-  uint32_t tasks_ended = 0;  // this node's tasks Slurm has reaped (task_exit)
+  uint32_t tasks_ended = 0;                       // this node's tasks Slurm has reaped (task_exit)
   std::string container_image, container_mounts;  // pyxis's options, read in task_exit
 };
 
@@ -161,8 +161,7 @@ void records_collect(spank_t sp, const PluginConfig& cfg, bool tuned) {
   who.container_mounts = r.container_mounts;
   std::vector<JobLogLine> lines = collect_records(cfg.record_root, r.name, ranks, who);
   // A step stoker did not tune need not use its loader: no line for a record it did not leave.
-  if (!tuned)
-    std::erase_if(lines, [](const JobLogLine& l) { return l.status == "missing"; });
+  if (!tuned) std::erase_if(lines, [](const JobLogLine& l) { return l.status == "missing"; });
   std::vector<std::string> text;
   for (const JobLogLine& l : lines) text.push_back(to_json(l));
   const std::string log = job_log_file(cfg.job_log, who.node);
@@ -170,7 +169,8 @@ void records_collect(spank_t sp, const PluginConfig& cfg, bool tuned) {
   const std::string left = remove_step_folder(cfg.record_root, r.name, ranks);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (!problem.empty()) slurm_error("stoker: job %s step %s: %s", r.job.c_str(), r.step.c_str(), problem.c_str());
+  if (!problem.empty())
+    slurm_error("stoker: job %s step %s: %s", r.job.c_str(), r.step.c_str(), problem.c_str());
   if (!left.empty()) slurm_info("stoker: %s", left.c_str());
   slurm_info("stoker: job %s step %s: %zu run record line(s) for %s in %.3f ms", r.job.c_str(),
              r.step.c_str(), lines.size(), log.c_str(), ms);

@@ -27,13 +27,13 @@ struct StepTask : Ranks {
 
 // What task_init exports for a task of a step with stoker on; `plan` is null when the task
 // is left untuned. `env` is the step's environment as user_init saw it (the job's, before
-// another plugin's task_init changed it: pyxis copies a container image's environment in). Always: RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR (when
-// known), MASTER_PORT. With a plan: its STOKER_* set, STOKER_PROFILES = `profiles_file` (the
-// admin's, when the plugstack names one: a launcher's workers are planned with it),
-// CUDA_DEVICE_ORDER, and OMP_NUM_THREADS, MKL_NUM_THREADS, OPENBLAS_NUM_THREADS = the plan's
-// main cores. A launcher or thread
-// variable that the user set (present in `env`, the task's environment now, with another
-// value than kExportedVar records) is kept; kExportedVar lists the ones exported.
+// another plugin's task_init changed it: pyxis copies a container image's environment in). Always:
+// RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR (when known), MASTER_PORT. With a
+// plan: its STOKER_* set, STOKER_PROFILES = `profiles_file` (the admin's, when the plugstack names
+// one: a launcher's workers are planned with it), CUDA_DEVICE_ORDER, and OMP_NUM_THREADS,
+// MKL_NUM_THREADS, OPENBLAS_NUM_THREADS = the plan's main cores. A launcher or thread variable that
+// the user set (present in `env`, the task's environment now, with another value than kExportedVar
+// records) is kept; kExportedVar lists the ones exported.
 EnvVars task_env(const Plan* plan, const StepTask& task, const EnvGetter& env,
                  const std::string& profiles_file = "");
 

@@ -2,13 +2,13 @@
 
 #include <filesystem>
 
-#include "stoker/transforms/copy_transform.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/distributed/shared_listing.hpp"
 #include "stoker/distributed/world.hpp"
 #include "stoker/sources/image_source.hpp"
-#include "stoker/transforms/image_transforms.hpp"
 #include "stoker/sources/token_source.hpp"
+#include "stoker/transforms/copy_transform.hpp"
+#include "stoker/transforms/image_transforms.hpp"
 
 namespace stoker::train {
 

@@ -38,8 +38,7 @@ void check_mpi(int rc, const char* call, const World& w) {
 // MPI_Allreduce in place on host memory; GPU gradients are staged through the host.
 class MpiReducer : public GradReducer {
  public:
-  MpiReducer(const World& w, MathOps* ops, bool staged)
-      : world_(w), ops_(ops), staged_(staged) {}
+  MpiReducer(const World& w, MathOps* ops, bool staged) : world_(w), ops_(ops), staged_(staged) {}
   std::string describe() const override {
     return std::string("MPI_Allreduce over ") + std::to_string(world_.world_size) + " ranks" +
            (staged_ ? " (GPU gradients staged through host memory: no NCCL in this build)" : "");
@@ -93,8 +92,7 @@ void agree_on_the_device(const World& w, bool on_gpu) {
   if (gpu.empty() || cpu.empty()) return;
   throw Error(rank_name(w),
               "the ranks do not train on the same device: GPU on rank(s) " + rank_list(gpu) +
-                  ", CPU on rank(s) " + rank_list(cpu) +
-                  " (each rank's 'device' line says why)",
+                  ", CPU on rank(s) " + rank_list(cpu) + " (each rank's 'device' line says why)",
               "give every rank a usable GPU, or run every rank on the CPU (--device cpu)");
 }
 #endif

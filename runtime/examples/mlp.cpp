@@ -56,8 +56,9 @@ Mlp::~Mlp() {
 float Mlp::forward_backward(const float* x, const int64_t* targets, int n) {
   // The activation buffers hold max_batch rows: a larger batch would write past them.
   if (n < 0 || n > max_batch_) {
-    throw Error("the model's batch", std::to_string(n) + " rows, more than the " +
-                                         std::to_string(max_batch_) + " it was sized for",
+    throw Error("the model's batch",
+                std::to_string(n) + " rows, more than the " + std::to_string(max_batch_) +
+                    " it was sized for",
                 "create the model with the loader's batch size");
   }
   const int D = shape_.inputs, H = shape_.hidden, C = shape_.classes;

@@ -15,12 +15,12 @@
 #include "grad_reduce.hpp"
 #include "mlp.hpp"
 #include "step_input.hpp"
-#include "stoker/cuda/cuda_device.hpp"
-#include "stoker/cuda/cuda_pinner.hpp"
 #include "stoker/common/error.hpp"
-#include "stoker/loader/loader.hpp"
 #include "stoker/common/launch_env.hpp"
 #include "stoker/common/node_name.hpp"
+#include "stoker/cuda/cuda_device.hpp"
+#include "stoker/cuda/cuda_pinner.hpp"
+#include "stoker/loader/loader.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/plan_env.hpp"
 #if STOKER_HAVE_CUDA
@@ -197,8 +197,8 @@ Plan rank_plan(const TrainOptions& o, const World& world, const Dataset& data) {
 
 // The factory takes the plan and world decided above; it fits the plan's depths to the
 // batch, makes the ranks agree and starts STOKER_METRICS.
-std::unique_ptr<Loader> make_loader(const TrainOptions& o, const World& world,
-                                    const Dataset& data, const Plan& plan, bool gpu) {
+std::unique_ptr<Loader> make_loader(const TrainOptions& o, const World& world, const Dataset& data,
+                                    const Plan& plan, bool gpu) {
   LoaderOptions lo;
   lo.batch_size = o.batch_size;
   lo.drop_last = true;  // every rank takes the same number of full steps

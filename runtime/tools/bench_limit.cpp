@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "stoker/transforms/image_transforms.hpp"
 #include "stoker/plan/local_plan.hpp"
+#include "stoker/transforms/image_transforms.hpp"
 
 namespace stoker::cli {
 
@@ -73,9 +73,8 @@ void run_limit(const Common& c, double seconds, const Source& src, const Transfo
       "cores = %.0f img/s\n",
       pipeline, per_image_ms(times.decode_ns), per_image_ms(times.transform_ns), cores,
       pipeline * cores);
-  std::printf(
-      "  full decode %.0f img/s per thread (whole image, RGB); x %d cores = %.0f img/s\n",
-      decode, cores, decode * cores);
+  std::printf("  full decode %.0f img/s per thread (whole image, RGB); x %d cores = %.0f img/s\n",
+              decode, cores, decode * cores);
 }
 
 }  // namespace stoker::cli

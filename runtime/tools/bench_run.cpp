@@ -16,8 +16,8 @@
 #include "stoker/common/error.hpp"
 #include "stoker/loader/loader.hpp"
 #include "stoker/loader/measure_values.hpp"
-#include "stoker/sources/shard_stream.hpp"
 #include "stoker/loader/worker_shares.hpp"
+#include "stoker/sources/shard_stream.hpp"
 
 namespace stoker::cli {
 

@@ -12,11 +12,11 @@
 #include "command.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/plan/local_plan.hpp"
-#include "stoker/transforms/copy_transform.hpp"
 #include "stoker/sources/image_source.hpp"
-#include "stoker/transforms/image_transforms.hpp"
 #include "stoker/sources/tar_source.hpp"
 #include "stoker/sources/token_source.hpp"
+#include "stoker/transforms/copy_transform.hpp"
+#include "stoker/transforms/image_transforms.hpp"
 
 namespace stoker::cli {
 

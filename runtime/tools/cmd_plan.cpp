@@ -1,19 +1,19 @@
 // `stoker plan`: this process's plan (from the plugin's STOKER_* environment, else
 // computed here), or a what-if for any node from an hwloc XML file.
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <vector>
-#include <nlohmann/json.hpp>
 
 #include "command.hpp"
 #include "plan_json.hpp"
 #include "plan_list.hpp"
 #include "plan_whatif.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/common/values.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/plan/user_options.hpp"
-#include "stoker/common/values.hpp"
 
 namespace stoker::cli {
 
@@ -93,8 +93,8 @@ const Command plan_command(10, [](CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "plan", "Show the plan of this process, or of any node with --topology (a what-if)");
   Args& a = *args;
-  a.topology_opt = cmd->add_option(
-      "--topology", a.topologies, "hwloc XML file of a node (what-if); repeat it for several");
+  a.topology_opt = cmd->add_option("--topology", a.topologies,
+                                   "hwloc XML file of a node (what-if); repeat it for several");
   cmd->add_flag("--list", a.list, "list the admin's profiles and caps, and where they come from");
   cmd->add_option("--plugstack", a.plugstack, "the plugstack file whose stoker line --list reads")
       ->capture_default_str();
@@ -129,10 +129,10 @@ const Command plan_command(10, [](CLI::App& app) {
           a.json);
     if (wants_whole_nodes(a.topologies.size(), !a.svg.empty(), a.size_opt->count(),
                           a.rank_opt->count()))
-      return run_whatif({a.topologies,
-                         a.rank_opt->count() ? std::optional(a.local_rank) : std::nullopt,
-                         a.local_size, a.svg, a.json},
-                        request_from(a));
+      return run_whatif(
+          {a.topologies, a.rank_opt->count() ? std::optional(a.local_rank) : std::nullopt,
+           a.local_size, a.svg, a.json},
+          request_from(a));
     LocalPlan lp = plan_for_this_process(request_from(*args));
     if (args->json)
       std::printf("%s\n", to_json(lp).dump(2).c_str());

@@ -54,7 +54,7 @@ void run(const Args& a) {
     const std::vector<StepSummary> shown(
         report.steps.begin(), report.steps.begin() + std::min(a.top, report.steps.size()));
     write_page(a.html, report_html(report, a.top, step_records(logs, shown),
-                                  topo ? &*topo : nullptr, note));
+                                   topo ? &*topo : nullptr, note));
   }
   const std::string text = a.json ? report_json(report, a.top) : report_text(report, a.top);
   std::fputs(text.c_str(), stdout);
@@ -76,7 +76,8 @@ const Command report_command(60, [](CLI::App& app) {
   cmd->add_option("--user", a.filter.user, "only this user's jobs");
   cmd->add_option("--partition", a.filter.partition, "only this partition's jobs");
   cmd->add_option("--job", a.filter.job, "only this job (its id)");
-  cmd->add_option("--top", a.top, "job steps shown in detail (default 20)")->check(CLI::Range(1, 100000));
+  cmd->add_option("--top", a.top, "job steps shown in detail (default 20)")
+      ->check(CLI::Range(1, 100000));
   cmd->add_flag("--json", a.json, "one JSON document instead of the text");
   cmd->add_option("--html", a.html,
                   "also write one self-contained HTML page here (plots, node pictures)");

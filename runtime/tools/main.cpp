@@ -1,8 +1,8 @@
 // The `stoker` command: plan, topo, bench, sampler, ... (one file per subcommand).
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 
@@ -16,7 +16,9 @@ std::vector<Registered>& registry() {
   return commands;
 }
 
-Command::Command(int order, Setup setup) { registry().push_back({order, std::move(setup)}); }
+Command::Command(int order, Setup setup) {
+  registry().push_back({order, std::move(setup)});
+}
 
 namespace {
 

@@ -7,9 +7,9 @@
 #include <sstream>
 #include <vector>
 
+#include "stoker/common/values.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/profiles.hpp"
-#include "stoker/common/values.hpp"
 
 namespace stoker::cli {
 

@@ -29,7 +29,8 @@ std::string unpack(const std::string& gz) {
   const fs::path tmp = fs::temp_directory_path(ec);  // TMPDIR, else /tmp
   std::string path = (ec ? fs::path("/tmp") : tmp).string() + "/stoker-report-XXXXXX";
   const int fd = ::mkstemp(path.data());
-  if (fd < 0) throw Error(gz, "cannot be unpacked: no temporary file", "set TMPDIR to a writable folder");
+  if (fd < 0)
+    throw Error(gz, "cannot be unpacked: no temporary file", "set TMPDIR to a writable folder");
   gzFile in = ::gzopen(gz.c_str(), "rb");
   std::FILE* out = ::fdopen(fd, "wb");
   bool ok = in && out;
@@ -41,8 +42,10 @@ std::string unpack(const std::string& gz) {
   if (in && ok) ::gzerror(in, &err);  // a stream cut short ends without a read error
   ok = ok && err == Z_OK;
   if (in) ::gzclose(in);
-  if (out) ok = std::fclose(out) == 0 && ok;
-  else ::close(fd);
+  if (out)
+    ok = std::fclose(out) == 0 && ok;
+  else
+    ::close(fd);
   if (!ok) {
     ::unlink(path.c_str());
     throw Error(gz, "cannot be unpacked (a damaged or cut .gz?)", kTodo);
@@ -63,7 +66,8 @@ LogSet::LogSet(const std::vector<std::string>& args) : args_(args) {
           inside.push_back(e.path().string());
       }
       if (ec) throw Error(arg, "cannot be read: " + ec.message(), kTodo);
-      if (inside.empty()) throw Error(arg, "holds no log file (NAME.jsonl, or a rotated one)", kTodo);
+      if (inside.empty())
+        throw Error(arg, "holds no log file (NAME.jsonl, or a rotated one)", kTodo);
       std::sort(inside.begin(), inside.end());
       names.insert(names.end(), inside.begin(), inside.end());
     } else if (fs::is_regular_file(arg, ec)) {
@@ -96,6 +100,8 @@ LogSet::~LogSet() {
   for (const std::string& p : unpacked_) ::unlink(p.c_str());
 }
 
-std::string LogSet::describe() const { return join(args_, ", "); }
+std::string LogSet::describe() const {
+  return join(args_, ", ");
+}
 
 }  // namespace stoker::cli

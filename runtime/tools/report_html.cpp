@@ -62,14 +62,15 @@ std::string plot(const StepSummary& s, const std::vector<RunRecord>& records) {
     std::vector<std::pair<double, double>> pts;
     for (const TimelinePoint& p : r.timeline) pts.emplace_back(x(p.t), y_wait(p.wait));
     c.polyline(pts, rank_colour(static_cast<int>(i)), worst ? 2.5 : 1.2);
-    for (const auto& [px, py] : pts) c.circle(px, py, worst ? 3 : 2, rank_colour(static_cast<int>(i)));
+    for (const auto& [px, py] : pts)
+      c.circle(px, py, worst ? 3 : 2, rank_colour(static_cast<int>(i)));
     if (!worst) continue;
     std::vector<std::pair<double, double>> depth;
     for (const TimelinePoint& p : r.timeline) depth.emplace_back(x(p.t), y_depth(p.depth));
     c.polyline(depth, "#333333", 1.5, true);
   }
-  return inline_svg(c.document(kW, kH, "job " + s.job + " step " + s.step +
-                                           ": wait share and depth over time"));
+  return inline_svg(
+      c.document(kW, kH, "job " + s.job + " step " + s.step + ": wait share and depth over time"));
 }
 
 // The step's ranks on its worst rank's node, as Plans for node_svg.
@@ -88,8 +89,8 @@ std::string picture(const StepSummary& s, const std::vector<RunRecord>& records,
   try {
     const std::vector<Plan> plans = node_plans(records, s.worst.node);
     return "<div class=\"node\">" +
-           inline_svg(node_svg(*topo, plans, "node " + s.worst.node + " (drawn on " +
-                                                 topo->source + ")")) +
+           inline_svg(node_svg(*topo, plans,
+                               "node " + s.worst.node + " (drawn on " + topo->source + ")")) +
            "</div>\n";
   } catch (const std::exception& e) {
     return "<p class=\"note\">No node picture: " + xml_escape(e.what()) + "</p>\n";
@@ -107,9 +108,10 @@ const char* kStyle =
 std::string report_html(const JobReport& rep, size_t top,
                         const std::vector<std::vector<RunRecord>>& records,
                         const Topology* topology, const std::string& topology_note) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                    "<title>stoker report</title><style>" +
-                    std::string(kStyle) + "</style></head><body>\n<h1>Which jobs starve their GPUs</h1>\n";
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<title>stoker report</title><style>" +
+      std::string(kStyle) + "</style></head><body>\n<h1>Which jobs starve their GPUs</h1>\n";
   out += "<p>From " + xml_escape(rep.log) + ": " + std::to_string(rep.steps.size()) +
          " job step(s), " + std::to_string(rep.lines) + " line(s)" +
          (rep.broken ? ", " + std::to_string(rep.broken) + " broken line(s) skipped" : "") +
@@ -121,19 +123,18 @@ std::string report_html(const JobReport& rep, size_t top,
     out += "<tr><td><a href=\"#job-" + xml_escape(s.job) + "-" + xml_escape(s.step) + "\">" +
            xml_escape(s.job) + "</a></td><td>" + xml_escape(s.step) + "</td><td>" +
            xml_escape(s.user) + "</td><td>" + xml_escape(s.partition) + "</td><td>" +
-           std::to_string(s.ranks) + "</td><td class=\"wait\">" + percent(s.wait()) +
-           "</td><td>" + num(s.rate_sum) + "</td><td>" +
+           std::to_string(s.ranks) + "</td><td class=\"wait\">" + percent(s.wait()) + "</td><td>" +
+           num(s.rate_sum) + "</td><td>" +
            (s.ranks ? xml_escape(advise(s.worst).text) : "no record") + "</td></tr>\n";
   }
   out += "</table>\n";
   for (size_t i = 0; i < shown; ++i) {
     const StepSummary& s = rep.steps[i];
     out += "<section id=\"job-" + xml_escape(s.job) + "-" + xml_escape(s.step) + "\"><h2>Job " +
-           xml_escape(s.job) + " step " + xml_escape(s.step) + ": input wait " +
-           percent(s.wait()) + "</h2>\n<p>user " + xml_escape(s.user) + ", partition " +
-           xml_escape(s.partition) + ", " + std::to_string(s.ranks) + " rank(s); worst rank " +
-           std::to_string(s.worst.rank) + " on " + xml_escape(s.worst.node) + " waited " +
-           percent(s.worst.wait_share) + ".</p>\n";
+           xml_escape(s.job) + " step " + xml_escape(s.step) + ": input wait " + percent(s.wait()) +
+           "</h2>\n<p>user " + xml_escape(s.user) + ", partition " + xml_escape(s.partition) +
+           ", " + std::to_string(s.ranks) + " rank(s); worst rank " + std::to_string(s.worst.rank) +
+           " on " + xml_escape(s.worst.node) + " waited " + percent(s.worst.wait_share) + ".</p>\n";
     if (s.ranks) {
       out += "<p>Plan: " + xml_escape(plan_text(s.worst)) + "</p>\n<p><b>Suggested change:</b> " +
              xml_escape(advise(s.worst).text) + "</p>\n";
@@ -142,12 +143,14 @@ std::string report_html(const JobReport& rep, size_t top,
     }
     for (const std::string& p : s.problems) out += "<p class=\"note\">" + xml_escape(p) + "</p>\n";
   }
-  out += "<h2>Per user and partition</h2>\n<table id=\"groups\"><tr><th>user</th><th>partition"
-         "</th><th>steps</th><th>mean wait</th><th>worst step</th></tr>\n";
+  out +=
+      "<h2>Per user and partition</h2>\n<table id=\"groups\"><tr><th>user</th><th>partition"
+      "</th><th>steps</th><th>mean wait</th><th>worst step</th></tr>\n";
   for (const GroupSummary& g : rep.groups) {
     out += "<tr><td>" + xml_escape(g.user) + "</td><td>" + xml_escape(g.partition) + "</td><td>" +
-           std::to_string(g.steps) + "</td><td>" + percent(g.wait_sum / static_cast<double>(g.steps)) +
-           "</td><td>" + xml_escape(g.worst_step) + " (" + percent(g.worst_wait) + ")</td></tr>\n";
+           std::to_string(g.steps) + "</td><td>" +
+           percent(g.wait_sum / static_cast<double>(g.steps)) + "</td><td>" +
+           xml_escape(g.worst_step) + " (" + percent(g.worst_wait) + ")</td></tr>\n";
   }
   return out + "</table>\n</body></html>\n";
 }

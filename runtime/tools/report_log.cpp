@@ -81,8 +81,8 @@ std::vector<GroupSummary> groups_of(const std::vector<StepSummary>& steps) {
 std::string since_time(const std::string& since) {
   if (since.empty()) return "";
   const char unit = since.back();
-  const std::optional<uint64_t> n = values::parse_whole(since.substr(0, since.size() - 1), 0,
-                                                       uint64_t{100} * 365 * 24 * 3600);
+  const std::optional<uint64_t> n =
+      values::parse_whole(since.substr(0, since.size() - 1), 0, uint64_t{100} * 365 * 24 * 3600);
   const uint64_t per = unit == 'd' ? 86400 : unit == 'h' ? 3600 : unit == 'm' ? 60 : 0;
   if (n && per) {
     const std::time_t at = std::time(nullptr) - static_cast<std::time_t>(*n * per);
@@ -264,8 +264,7 @@ JobReport read_job_log(const LogSet& logs, const ReportFilter& filter, std::FILE
 std::vector<std::vector<RunRecord>> step_records(const LogSet& logs,
                                                  const std::vector<StepSummary>& steps) {
   std::map<std::string, size_t> wanted_steps;
-  for (size_t i = 0; i < steps.size(); ++i)
-    wanted_steps[step_key(steps[i].job, steps[i].step)] = i;
+  for (size_t i = 0; i < steps.size(); ++i) wanted_steps[step_key(steps[i].job, steps[i].step)] = i;
   std::vector<std::vector<RunRecord>> out(steps.size());
   std::set<std::string, std::less<>> jobs;
   for (const StepSummary& s : steps) jobs.insert(s.job);
@@ -279,7 +278,7 @@ std::vector<std::vector<RunRecord>> step_records(const LogSet& logs,
   const std::string_view key = "\"job\":\"";
   for (const LogFile& f : logs.files()) {
     std::ifstream in(f.path, std::ios::binary);
-    uint64_t done = 0;  // bytes of this file before this were read
+    uint64_t done = 0;                // bytes of this file before this were read
     for (auto [from, to] : ranges) {  // in the files end to end: this file's part of each
       from = std::max({from, f.base, f.base + done});
       to = std::min(to, f.base + f.bytes);

@@ -17,7 +17,8 @@
 namespace stoker::cli {
 
 struct ReportFilter {
-  std::string since;  // lines at or after: "2026-12-01", "2026-12-01T10:00:00Z", or "7d", "12h", "30m"
+  std::string
+      since;  // lines at or after: "2026-12-01", "2026-12-01T10:00:00Z", or "7d", "12h", "30m"
   std::string user, partition, job;  // "" = all
 };
 
@@ -25,10 +26,10 @@ struct ReportFilter {
 struct StepSummary {
   std::string job, step, user, partition, time;  // time: its latest line's
   std::set<std::string> nodes;
-  uint64_t ranks = 0;       // lines with a record
-  double wait_sum = 0;      // of the ranks' wait shares
-  double rate_sum = 0;      // of the ranks' samples/s
-  RunRecord worst;          // the rank that waited most (its timeline dropped when read)
+  uint64_t ranks = 0;                 // lines with a record
+  double wait_sum = 0;                // of the ranks' wait shares
+  double rate_sum = 0;                // of the ranks' samples/s
+  RunRecord worst;                    // the rank that waited most (its timeline dropped when read)
   std::vector<std::string> problems;  // "rank N: missing: ..." (the first 8)
   uint64_t problem_count = 0;
   uint64_t from = UINT64_MAX, to = 0;  // the log's bytes that hold its lines (step_records),
@@ -40,15 +41,15 @@ struct StepSummary {
 struct GroupSummary {
   std::string user, partition;
   uint64_t steps = 0;
-  double wait_sum = 0;      // of the steps' mean waits
-  std::string worst_step;   // "job 42 step 0"
+  double wait_sum = 0;     // of the steps' mean waits
+  std::string worst_step;  // "job 42 step 0"
   double worst_wait = 0;
 };
 
 struct JobReport {
-  std::string log;  // the --log arguments
-  uint64_t lines = 0, broken = 0;  // lines read, lines that could not be read
-  std::vector<StepSummary> steps;  // highest mean wait first
+  std::string log;                   // the --log arguments
+  uint64_t lines = 0, broken = 0;    // lines read, lines that could not be read
+  std::vector<StepSummary> steps;    // highest mean wait first
   std::vector<GroupSummary> groups;  // highest mean wait first
 };
 

@@ -5,8 +5,8 @@
 
 #include "plan_json.hpp"
 #include "report_output.hpp"
-#include "stoker/plan/run_measures.hpp"
 #include "stoker/common/strings.hpp"
+#include "stoker/plan/run_measures.hpp"
 
 namespace stoker::cli {
 
@@ -19,9 +19,9 @@ std::string percent(double share) {
 std::string plan_text(const RunRecord& r) {
   return "profile " + (r.plan.profile.empty() ? std::string("-") : r.plan.profile) + ": " +
          std::to_string(r.cores()) + " cores (" + r.plan.cpus.to_string() + "), " +
-         std::to_string(r.workers) + " workers, prefetch " + std::to_string(r.plan.prefetch) + ".." +
-         std::to_string(r.prefetch_max) + " (depth reached " + std::to_string(r.depth_reached) +
-         "), " + (r.plan.pin_memory ? "pinned" : "not pinned");
+         std::to_string(r.workers) + " workers, prefetch " + std::to_string(r.plan.prefetch) +
+         ".." + std::to_string(r.prefetch_max) + " (depth reached " +
+         std::to_string(r.depth_reached) + "), " + (r.plan.pin_memory ? "pinned" : "not pinned");
 }
 
 namespace {
@@ -94,8 +94,10 @@ json worst_rank_json(const RunRecord& w) {
 // one release (README, "Renamed"): "pin" (now pin_memory), and
 // "budget_depth" and "depth_reached" (now in worst_rank).
 json plan_json(const RunRecord& w) {
-  json out = {{"cores", w.cores()}, {"pin", w.plan.pin_memory},
-              {"budget_depth", w.budget_depth}, {"depth_reached", w.depth_reached}};
+  json out = {{"cores", w.cores()},
+              {"pin", w.plan.pin_memory},
+              {"budget_depth", w.budget_depth},
+              {"depth_reached", w.depth_reached}};
   for (const PlanField& f : plan_fields()) out[f.name] = field_json(f, w.plan);
   return out;
 }
@@ -107,10 +109,17 @@ std::string report_json(const JobReport& rep, size_t top) {
   for (size_t i = 0; i < rep.steps.size() && i < top; ++i) {
     const StepSummary& s = rep.steps[i];
     const RunRecord& w = s.worst;
-    json step = {{"job", s.job}, {"step", s.step}, {"user", s.user}, {"partition", s.partition},
-                 {"time", s.time}, {"nodes", s.nodes}, {"ranks", s.ranks},
-                 {"wait_share", s.wait()}, {"samples_per_s", s.rate_sum},
-                 {"problems", s.problems}, {"problem_count", s.problem_count}};
+    json step = {{"job", s.job},
+                 {"step", s.step},
+                 {"user", s.user},
+                 {"partition", s.partition},
+                 {"time", s.time},
+                 {"nodes", s.nodes},
+                 {"ranks", s.ranks},
+                 {"wait_share", s.wait()},
+                 {"samples_per_s", s.rate_sum},
+                 {"problems", s.problems},
+                 {"problem_count", s.problem_count}};
     if (s.ranks) {
       step["worst_rank"] = worst_rank_json(w);
       step["plan"] = plan_json(w);
@@ -120,12 +129,19 @@ std::string report_json(const JobReport& rep, size_t top) {
   }
   json groups = json::array();
   for (const GroupSummary& g : rep.groups) {
-    groups.push_back({{"user", g.user}, {"partition", g.partition}, {"steps", g.steps},
+    groups.push_back({{"user", g.user},
+                      {"partition", g.partition},
+                      {"steps", g.steps},
                       {"wait_share", g.wait_sum / static_cast<double>(g.steps)},
-                      {"worst_step", g.worst_step}, {"worst_wait_share", g.worst_wait}});
+                      {"worst_step", g.worst_step},
+                      {"worst_wait_share", g.worst_wait}});
   }
-  const json doc = {{"log", rep.log}, {"lines", rep.lines}, {"broken_lines", rep.broken},
-                    {"step_count", rep.steps.size()}, {"steps", steps}, {"groups", groups}};
+  const json doc = {{"log", rep.log},
+                    {"lines", rep.lines},
+                    {"broken_lines", rep.broken},
+                    {"step_count", rep.steps.size()},
+                    {"steps", steps},
+                    {"groups", groups}};
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

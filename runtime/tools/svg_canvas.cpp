@@ -105,13 +105,13 @@ void SvgCanvas::polyline(const std::vector<std::pair<double, double>>& points,
   std::string xy;
   for (const auto& [x, y] : points) xy += (xy.empty() ? "" : " ") + num(x) + "," + num(y);
   body_ += "<polyline points=\"" + xy + "\" fill=\"none\" stroke=\"" + colour +
-           "\" stroke-width=\"" + num(width) + "\"" +
-           (dashed ? " stroke-dasharray=\"5,3\"" : "") + "/>\n";
+           "\" stroke-width=\"" + num(width) + "\"" + (dashed ? " stroke-dasharray=\"5,3\"" : "") +
+           "/>\n";
 }
 
 void SvgCanvas::circle(double x, double y, double r, const std::string& fill) {
-  body_ += "<circle class=\"point\" cx=\"" + num(x) + "\" cy=\"" + num(y) + "\" r=\"" +
-           num(r) + "\" fill=\"" + fill + "\"/>\n";
+  body_ += "<circle class=\"point\" cx=\"" + num(x) + "\" cy=\"" + num(y) + "\" r=\"" + num(r) +
+           "\" fill=\"" + fill + "\"/>\n";
 }
 
 std::string SvgCanvas::document(double w, double h, const std::string& title) const {

@@ -49,9 +49,13 @@ class ApptainerModel : public ClusterTest {
   // APPTAINERENV_PYTHONPATH would, and the rank passed by hand (cleared with --clearenv).
   RunResult step(const std::string& env_options, Probe* ranks) const {
     const std::string bwrap =
-        "exec bwrap --ro-bind " + root_ + " / --proc /proc --dev /dev --ro-bind /sys /sys "
-        "--tmpfs /tmp --tmpfs /run --ro-bind " + (share() / "stoker").string() + " /opt/stoker "
-        "--bind " + share().string() + " /share --die-with-parent " + env_options +
+        "exec bwrap --ro-bind " + root_ +
+        " / --proc /proc --dev /dev --ro-bind /sys /sys "
+        "--tmpfs /tmp --tmpfs /run --ro-bind " +
+        (share() / "stoker").string() +
+        " /opt/stoker "
+        "--bind " +
+        share().string() + " /share --die-with-parent " + env_options +
         " --setenv PYTHONPATH /opt/stoker/site --setenv PROBE_RANK \"$SLURM_PROCID\" "
         "python3 /share/probe.py";
     const RunResult r = run("srun -N2 -n4 --stoker --stoker-profile=cv sh -c '" + bwrap + "'");

@@ -119,7 +119,8 @@ class ContainersWithTheWheel : public Containers {
     }
     ASSERT_EQ(w.problem, "");
     fs::create_directories(share() / "prom");
-    const RunResult tokens = run("head -c 260000 /dev/urandom > " + (share() / "tokens.bin").string());
+    const RunResult tokens =
+        run("head -c 260000 /dev/urandom > " + (share() / "tokens.bin").string());
     ASSERT_EQ(tokens.rc, 0) << tokens.err;
     // The record root as the plugin makes it (root's, 0755), there before pyxis checks the
     // mount's source.
@@ -237,8 +238,9 @@ TEST_F(ContainersWithTheWheel, ThePluginsPlanALoaderRecordsAndMetricsWorkInsideT
     const fs::path prom =
         share() / "prom" / ("stoker-" + job + "-" + std::to_string(rank) + ".prom");
     const std::string text = slurp(prom);
-    EXPECT_NE(text.find("stoker_batches_total{jobid=\"" + job + "\",job_id=\"" + job + "\",step_id=\"0\",rank=\"" +
-                        std::to_string(rank) + "\",node=\"" + env.at("node") + "\"} 5"),
+    EXPECT_NE(text.find("stoker_batches_total{jobid=\"" + job + "\",job_id=\"" + job +
+                        "\",step_id=\"0\",rank=\"" + std::to_string(rank) + "\",node=\"" +
+                        env.at("node") + "\"} 5"),
               std::string::npos)
         << prom << ":\n"
         << text;

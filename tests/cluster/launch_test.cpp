@@ -13,8 +13,8 @@ namespace {
 class Launch : public ClusterTest {};
 class FaultsLaunch : public ClusterTest {};  // labelled faults too (CMakeLists.txt)
 
-const char* const kRendezvous[] = {"RANK",       "LOCAL_RANK",  "WORLD_SIZE",
-                                   "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"};
+const char* const kRendezvous[] = {"RANK",        "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
+                                   "MASTER_ADDR", "MASTER_PORT"};
 
 // The fault: MASTER_PORT came from the job id alone, so two steps of one job running at the
 // same time (srun ... & srun ... & wait) shared a port and the second rank 0 could not bind.
@@ -79,16 +79,15 @@ TEST_F(Launch, ThreadCountsAreThePlansMainCores) {
   ASSERT_EQ(p.size(), 4u) << r.out;
   for (const auto& [rank, env] : p) {
     SCOPED_TRACE("rank " + std::to_string(rank) + "\n" + r.out);
-    const std::string main =
-        std::to_string(CpuSet::parse(env.at("STOKER_MAIN_CPUS")).count());
+    const std::string main = std::to_string(CpuSet::parse(env.at("STOKER_MAIN_CPUS")).count());
     EXPECT_EQ(env.at("OMP_NUM_THREADS"), main);
     EXPECT_EQ(env.at("MKL_NUM_THREADS"), main);
     EXPECT_EQ(env.at("OPENBLAS_NUM_THREADS"), main);
   }
   // torch (1.13, /usr/bin/python3) sizes its intra-op pool from OMP_NUM_THREADS.
-  const RunResult t = run(
-      "srun -N1 -n1 -c2 --stoker /usr/bin/python3 -c 'import os, torch; "
-      "print(os.environ[\"OMP_NUM_THREADS\"], torch.get_num_threads())'");
+  const RunResult t =
+      run("srun -N1 -n1 -c2 --stoker /usr/bin/python3 -c 'import os, torch; "
+          "print(os.environ[\"OMP_NUM_THREADS\"], torch.get_num_threads())'");
   if (t.rc == 0) {
     const auto words = lines_of(t.out);
     ASSERT_FALSE(words.empty()) << t.out;

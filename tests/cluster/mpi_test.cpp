@@ -12,9 +12,9 @@ TEST_F(Mpi, AllreduceAcrossTwoNodesWithThePlugin) {
 #ifndef STOKER_MPI_PROGRAM
   GTEST_SKIP() << "built without MPI";
 #else
-  const RunResult r =
-      run(STOKER_SOURCE_DIR "/tests/support/mpi_launch.sh srun --mpi=pmix -N2 -n4 --stoker "
-          "--stoker-workers=1 " STOKER_MPI_PROGRAM);
+  const RunResult r = run(STOKER_SOURCE_DIR
+                          "/tests/support/mpi_launch.sh srun --mpi=pmix -N2 -n4 --stoker "
+                          "--stoker-workers=1 " STOKER_MPI_PROGRAM);
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   for (int rank = 0; rank < 4; ++rank) {
     EXPECT_NE(

@@ -30,7 +30,8 @@ class Records : public ClusterTest {
   }
   // The loader of `stoker bench tokens` in each task: one epoch, a short step per batch.
   static std::string bench(const std::string& srun_args) {
-    return "srun " + srun_args + " " STOKER_CLI " bench tokens " + (jobs() / "tokens.bin").string() +
+    return "srun " + srun_args + " " STOKER_CLI " bench tokens " +
+           (jobs() / "tokens.bin").string() +
            " --seq-len 64 --epochs 1 --step-ms 1 --json > /dev/null";
   }
   static bool node_drained() {
@@ -72,11 +73,11 @@ TEST_F(Records, ATunedStepLeavesOneLinePerRankAndTheReportShowsIt) {
   EXPECT_NE(report.out.find("suggest: "), std::string::npos) << report.out;
   // The HTML page in headless Chromium (77: Chromium is not installed); the screenshot stays.
   const fs::path html = dir() / "records-report.html", png = dir() / "records-report.png";
-  const RunResult page = run(STOKER_CLI " report --log " + log().string() + " --html " +
-                             html.string() + " >/dev/null && " STOKER_SOURCE_DIR
-                             "/tests/support/browser_check.py " + html.string() +
-                             " --screenshot " + png.string() + " --expect-text 'Job " + job +
-                             " step 0: input wait' --expect-selector 'div.plot svg polyline'");
+  const RunResult page =
+      run(STOKER_CLI " report --log " + log().string() + " --html " + html.string() +
+          " >/dev/null && " STOKER_SOURCE_DIR "/tests/support/browser_check.py " + html.string() +
+          " --screenshot " + png.string() + " --expect-text 'Job " + job +
+          " step 0: input wait' --expect-selector 'div.plot svg polyline'");
   if (page.rc != 77) {
     EXPECT_EQ(page.rc, 0) << page.out << page.err;
   }
@@ -99,11 +100,12 @@ TEST_F(FaultsRecords, AHostileRecordIsALineNotAFailedStep) {
   use_records(log().string());
   // Rank 0 replaces its record by a link to a file it should not get read; rank 1 by a FIFO
   // (a reader would block on it) after the loader wrote it.
-  const RunResult r = run(
-      "srun -N 2 -n 2 --stoker-profile=cv bash -c '" STOKER_CLI " bench tokens " +
-      (jobs() / "tokens.bin").string() +
-      " --seq-len 64 --epochs 1 --json >/dev/null; f=$STOKER_RUN_RECORD_DIR/rank-$SLURM_PROCID.json;"
-      " rm -f $f; if [ $SLURM_PROCID = 0 ]; then ln -s /etc/shadow $f; else mkfifo $f; fi'");
+  const RunResult r =
+      run("srun -N 2 -n 2 --stoker-profile=cv bash -c '" STOKER_CLI " bench tokens " +
+          (jobs() / "tokens.bin").string() +
+          " --seq-len 64 --epochs 1 --json >/dev/null; "
+          "f=$STOKER_RUN_RECORD_DIR/rank-$SLURM_PROCID.json;"
+          " rm -f $f; if [ $SLURM_PROCID = 0 ]; then ln -s /etc/shadow $f; else mkfifo $f; fi'");
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   const std::string text = slurp(log());
   EXPECT_EQ(count_of(text, "\"status\":\"bad\""), 2) << text;
@@ -119,10 +121,11 @@ TEST_F(FaultsRecords, AHostileRecordIsALineNotAFailedStep) {
 TEST_F(FaultsRecords, TheStepsLinesAndVerdictAreWrittenBeforeSrunReturns) {
   use_records(log().string(), " admin_comment=yes");
   const std::string step = bench("-N 2 -n 4 --overcommit --stoker-profile=cv");
-  const RunResult r = run(
-      "for i in 1 2 3 4 5 6 7 8; do " + step + " || exit 9; wc -l < " + log().string() +
-      "; job=$(tail -1 " + log().string() + " | sed 's/.*\"job\":\"\\([0-9]*\\)\".*/\\1/');"
-      " scontrol -o show job $job | grep -c \"AdminComment=stoker: job $job rank\"; done");
+  const RunResult r =
+      run("for i in 1 2 3 4 5 6 7 8; do " + step + " || exit 9; wc -l < " + log().string() +
+          "; job=$(tail -1 " + log().string() +
+          " | sed 's/.*\"job\":\"\\([0-9]*\\)\".*/\\1/');"
+          " scontrol -o show job $job | grep -c \"AdminComment=stoker: job $job rank\"; done");
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   const std::vector<std::string> seen = lines_of(r.out);
   ASSERT_EQ(seen.size(), 16u) << r.out;
@@ -140,9 +143,8 @@ TEST_F(FaultsRecords, AJobLogFolderGetsOneFilePerNodeAndTheReportReadsIt) {
   const fs::path folder = dir() / "job-logs";
   fs::remove_all(folder);
   use_records(folder.string() + "/");
-  const RunResult r =
-      run(bench("-N 2 -n 4 --stoker-profile=cv") + " & " + bench("-N 2 -n 4 --stoker-profile=cv") +
-          " & wait");
+  const RunResult r = run(bench("-N 2 -n 4 --stoker-profile=cv") + " & " +
+                          bench("-N 2 -n 4 --stoker-profile=cv") + " & wait");
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   std::set<std::string> jobs;
   for (const std::string node : {"n1", "n2"}) {

@@ -76,9 +76,10 @@ class FaultsBinders : public ClusterTest {};
 
 TEST_F(FaultsBinders, ATaskReboundNarrowerIsPlannedWithinItsNewMask) {
   use_plugin("enable=opt-in");
-  const RunResult r = run("srun -N1 -n1 --cpus-per-task=2 --stoker sh -c '"
-                          "echo exported=$STOKER_CPUS main=$STOKER_MAIN_CPUS; "
-                          "taskset -c 1 " STOKER_CLI " plan --json'");
+  const RunResult r =
+      run("srun -N1 -n1 --cpus-per-task=2 --stoker sh -c '"
+          "echo exported=$STOKER_CPUS main=$STOKER_MAIN_CPUS; "
+          "taskset -c 1 " STOKER_CLI " plan --json'");
   ASSERT_EQ(r.rc, 0) << r.err;
   ASSERT_NE(r.out.find("exported=0-1 main=0"), std::string::npos) << r.out;
   const nlohmann::json plan = nlohmann::json::parse(r.out.substr(r.out.find('{')), nullptr, false);

@@ -28,8 +28,8 @@ inline WheelShare prepare_wheel_share(const fs::path& share) {
   fs::copy_file(STOKER_SOURCE_DIR "/tests/cluster/container_probe.py", share / "probe.py");
   const RunResult setup = ClusterTest::run(
       "python3 " STOKER_SOURCE_DIR "/tests/package/wheel_install.py " +
-      wheel.out.substr(0, wheel.out.size() - 1) + " " + (share / "stoker" / "site").string() +
-      " " + (share / "stoker" / "bin").string() + " /usr/bin/python3 >/dev/null");
+      wheel.out.substr(0, wheel.out.size() - 1) + " " + (share / "stoker" / "site").string() + " " +
+      (share / "stoker" / "bin").string() + " /usr/bin/python3 >/dev/null");
   if (setup.rc != 0) w.problem = setup.out + setup.err;
   return w;
 }

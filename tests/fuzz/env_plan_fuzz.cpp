@@ -20,7 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         read_plan(env_from(std::map<std::string, std::string>(exported.begin(), exported.end())));
     plan->reasons.clear();
     again->reasons.clear();
-    if (!(*plan == *again)) fuzz::finding("plan_to_env(read_plan(env)) reads back another plan", "");
+    if (!(*plan == *again))
+      fuzz::finding("plan_to_env(read_plan(env)) reads back another plan", "");
   });
   return 0;
 }

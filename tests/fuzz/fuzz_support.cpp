@@ -34,7 +34,8 @@ const std::string& temp_dir() {
 std::string write_input(const std::string& name, std::span<const uint8_t> bytes) {
   const std::string path = temp_dir() + "/" + name;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   if (!out) finding("cannot write the input file", path);
   return path;
 }

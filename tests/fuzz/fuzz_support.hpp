@@ -45,7 +45,8 @@ void expect_clean(F&& parse) {
   try {
     parse();
   } catch (const Error& e) {
-    if (e.problem().empty() || e.where().empty()) finding("stoker::Error without where/what", e.what());
+    if (e.problem().empty() || e.where().empty())
+      finding("stoker::Error without where/what", e.what());
   } catch (const SampleError& e) {  // (a transform leaves the location to the loader)
     if (e.what.empty()) finding("SampleError without a message", e.location);
   } catch (const std::exception& e) {

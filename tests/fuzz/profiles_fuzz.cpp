@@ -9,7 +9,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const ProfileSet set = parse_profiles(fuzz::as_text(data, size), "fuzz.conf");
     for (const auto& [name, profile] : set.profiles) {
       const std::string wrong = check_profile(profile);
-      if (!wrong.empty()) fuzz::finding("the parser accepted a profile out of range", name + ": " + wrong);
+      if (!wrong.empty())
+        fuzz::finding("the parser accepted a profile out of range", name + ": " + wrong);
     }
     (void)set.default_profile();  // throws stoker::Error when it names no profile
   });

@@ -5,12 +5,11 @@
 #include <vector>
 
 #include "gpu_fixture.hpp"
-#include "stoker/cuda/cuda_feeder.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/cuda/cuda_feeder.hpp"
 
 namespace stoker {
 namespace {
-
 
 TEST(Feeder, DeliversEveryBatchIntactOnTheDevice) {
   STOKER_GPU_OR_SKIP(bus);

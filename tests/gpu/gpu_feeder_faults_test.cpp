@@ -36,7 +36,7 @@ TEST(FaultsFeeder, ADroppedBatchIsNotOverwrittenWhileItsStreamStillReadsIt) {
     b->wait_on(s);
     stoker_spin(200'000'000, s);  // ~0.1 s of GPU time before the read below
     STOKER_CUDA_OK(cudaMemcpyAsync(read, b->data(), bytes, cudaMemcpyDeviceToHost, s));
-  }  // dropped without release()
+  }                                                                    // dropped without release()
   for (int k = 0; k < 2; ++k) ASSERT_TRUE(feeder.next().has_value());  // reuses its buffer
   STOKER_CUDA_OK(cudaStreamSynchronize(s));
   EXPECT_EQ(std::vector<uint16_t>(read, read + bytes / 2), expected);

@@ -21,14 +21,14 @@ namespace {
 
 using test::TempDir;
 
-constexpr uint64_t kSeq = 16383;   // 16384 uint16 tokens: 32 KiB a window
-constexpr size_t kBatch = 1024;    // 32 MiB a batch
+constexpr uint64_t kSeq = 16383;  // 16384 uint16 tokens: 32 KiB a window
+constexpr size_t kBatch = 1024;   // 32 MiB a batch
 constexpr uint64_t kBatches = 8;
 
 struct ArchiveRun {
   TempDir dir;
   std::shared_ptr<TokenFileSource> source =
-      std::make_shared<TokenFileSource>(test::write_tokens(dir, kBatches * kBatch * kSeq + 1), kSeq);
+      std::make_shared<TokenFileSource>(test::write_tokens(dir, kBatches* kBatch* kSeq + 1), kSeq);
 
   LoaderOptions options(const std::string& bus, int prefetch) const {
     Plan plan = test::gpu_test_plan(bus, prefetch, 1ull << 30);
@@ -44,7 +44,8 @@ struct ArchiveRun {
     Loader reference(source, std::make_shared<CopyTransform>(source->spec()), o);
     std::vector<std::vector<uint16_t>> out(kBatches);
     for (Batch& b : reference) {
-      for (size_t k = 0; k < b.size(); ++k) out[b.number()].push_back(b.as<uint16_t>()[k * (kSeq + 1)]);
+      for (size_t k = 0; k < b.size(); ++k)
+        out[b.number()].push_back(b.as<uint16_t>()[k * (kSeq + 1)]);
     }
     return out;
   }
@@ -82,14 +83,15 @@ void archive_epoch(const std::string& bus, int prefetch, bool release_on_stream)
   std::vector<uint16_t> host(batch_bytes / 2);
   int wrong = 0;
   for (uint64_t n = 0; n < kBatches; ++n) {
-    STOKER_CUDA_OK(cudaMemcpy(host.data(), archive + n * batch_bytes, batch_bytes,
-                              cudaMemcpyDeviceToHost));
+    STOKER_CUDA_OK(
+        cudaMemcpy(host.data(), archive + n * batch_bytes, batch_bytes, cudaMemcpyDeviceToHost));
     for (size_t k = 0; k < kBatch; ++k) {
       const uint16_t* w = host.data() + k * (kSeq + 1);
       bool ok = w[0] == firsts[n][k];
       for (uint64_t j = 1; ok && j <= kSeq; j += 97) ok = w[j] == (w[0] + j) % 65521;
       ok = ok && w[kSeq] == (w[0] + kSeq) % 65521;
-      if (!ok && wrong++ < 3) ADD_FAILURE() << "batch " << n << " window " << k << " is not the loader's";
+      if (!ok && wrong++ < 3)
+        ADD_FAILURE() << "batch " << n << " window " << k << " is not the loader's";
     }
   }
   EXPECT_EQ(wrong, 0) << "windows wrong of " << kBatches * kBatch << " (prefetch " << prefetch

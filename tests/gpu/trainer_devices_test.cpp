@@ -12,7 +12,7 @@
 namespace stoker {
 namespace {
 
-#define SKIP_WITHOUT_TRAINER()                                        \
+#define SKIP_WITHOUT_TRAINER() \
   if (std::string(STOKER_TRAIN).empty()) GTEST_SKIP() << "stoker_train is not built"
 
 struct Losses {
@@ -37,8 +37,8 @@ std::string tokens(const test::TempDir& dir) {
 }
 
 std::string trainer(const std::string& args) {
-  return "env -u STOKER_PLAN_VERSION -u RANK -u WORLD_SIZE " + std::string(STOKER_TRAIN) +
-         " " + args;
+  return "env -u STOKER_PLAN_VERSION -u RANK -u WORLD_SIZE " + std::string(STOKER_TRAIN) + " " +
+         args;
 }
 
 TEST(Trainer, TheGpuLearnsWhatTheCpuLearnsFromTheSameSeed) {
@@ -53,8 +53,10 @@ TEST(Trainer, TheGpuLearnsWhatTheCpuLearnsFromTheSameSeed) {
   ASSERT_EQ(cpu.status, 0) << cpu.out;
   ASSERT_NE(gpu.out.find("device gpu"), std::string::npos) << gpu.out;
   const Losses g = losses_of(gpu.out), c = losses_of(cpu.out);
-  std::printf("[ figures  ] trainer loss, seed 5, 150 steps: GPU first %.4f last %.4f, CPU "
-              "first %.4f last %.4f\n", g.first, g.last, c.first, c.last);
+  std::printf(
+      "[ figures  ] trainer loss, seed 5, 150 steps: GPU first %.4f last %.4f, CPU "
+      "first %.4f last %.4f\n",
+      g.first, g.last, c.first, c.last);
   // The same first batch on the same weights: equal but for the order of float sums.
   EXPECT_NEAR(g.first, c.first, 1e-3 * c.first);
   // 150 steps later the rounding has drifted a little; wrong data or a stale buffer would

@@ -15,10 +15,10 @@
 #include <string>
 #include <thread>
 
-#include "stoker/distributed/agreement.hpp"
-#include "stoker/distributed/world.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/distributed/agreement.hpp"
 #include "stoker/distributed/sampler.hpp"
+#include "stoker/distributed/world.hpp"
 
 namespace {
 struct Args {

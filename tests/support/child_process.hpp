@@ -19,10 +19,10 @@
 namespace stoker::test {
 
 struct ChildResult {
-  int status = -1;   // the exit status when it exited, else -1
-  int signal = 0;    // the signal that killed it, 0 when it exited
-  bool hung = false; // it outlived the timeout and was killed
-  std::string out;   // what it wrote to its FILE*
+  int status = -1;    // the exit status when it exited, else -1
+  int signal = 0;     // the signal that killed it, 0 when it exited
+  bool hung = false;  // it outlived the timeout and was killed
+  std::string out;    // what it wrote to its FILE*
   std::string describe() const {
     return (hung ? "hung (killed); " : "") +
            (signal ? "killed by signal " + std::to_string(signal)

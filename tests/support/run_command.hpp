@@ -26,6 +26,8 @@ inline CommandResult run_command(const std::string& command) {
 }
 
 // The `stoker` command of this build.
-inline std::string stoker_cli() { return std::string(STOKER_BINARY_DIR) + "/runtime/stoker"; }
+inline std::string stoker_cli() {
+  return std::string(STOKER_BINARY_DIR) + "/runtime/stoker";
+}
 
 }  // namespace stoker::test

@@ -145,13 +145,14 @@ std::string path(const std::string& name, py::handle value, PathKind kind) {
                      : kind == PathKind::File ? "file"
                                               : "file or directory";
   struct stat st {};
-  if (::stat(bytes.c_str(), &st) != 0) throw py::value_error(shown_path + ": " + stat_problem(errno, what));
+  if (::stat(bytes.c_str(), &st) != 0)
+    throw py::value_error(shown_path + ": " + stat_problem(errno, what));
   if (kind == PathKind::Folder && !S_ISDIR(st.st_mode)) {
     throw py::value_error(shown_path + ": is a file, not a directory");
   }
   if (kind == PathKind::File && !S_ISREG(st.st_mode)) {
     throw py::value_error(shown_path + (S_ISDIR(st.st_mode) ? ": is a directory, not a file"
-                                                             : ": is not a regular file"));
+                                                            : ": is not a regular file"));
   }
   return bytes;
 }

@@ -17,9 +17,9 @@
 #include "options.hpp"
 #include "state_dict.hpp"
 #include "stats_dict.hpp"
-#include "stoker/distributed/agreement.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/common/fork_check.hpp"
+#include "stoker/distributed/agreement.hpp"
 #include "stoker/loader/loader.hpp"
 
 namespace py = pybind11;

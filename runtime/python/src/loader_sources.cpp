@@ -7,15 +7,15 @@
 
 #include "arguments.hpp"
 #include "options.hpp"
-#include "stoker/transforms/copy_transform.hpp"
 #include "stoker/distributed/shared_listing.hpp"
+#include "stoker/plan/local_plan.hpp"
+#include "stoker/plan/plan.hpp"
 #include "stoker/sources/image_source.hpp"
-#include "stoker/transforms/image_transforms.hpp"
 #include "stoker/sources/record_source.hpp"
 #include "stoker/sources/tar_source.hpp"
 #include "stoker/sources/token_source.hpp"
-#include "stoker/plan/local_plan.hpp"
-#include "stoker/plan/plan.hpp"
+#include "stoker/transforms/copy_transform.hpp"
+#include "stoker/transforms/image_transforms.hpp"
 #include "token_widen.hpp"
 
 namespace py = pybind11;
@@ -33,9 +33,9 @@ std::shared_ptr<const Source> shard_source(const std::vector<std::string>& paths
   o.labels = labels;
   const auto shards = list_tar_shards(paths);
   // Only when the caller did not say: planning loads the machine's topology.
-  o.stream = stream_shards(shards, stream,
-                           !stream && (options.plan ? options.plan->stream
-                                                    : plan_for_this_process().plan.stream));
+  o.stream = stream_shards(
+      shards, stream,
+      !stream && (options.plan ? options.plan->stream : plan_for_this_process().plan.stream));
   return std::make_shared<TarShardSource>(shards, o);
 }
 
@@ -48,7 +48,8 @@ std::shared_ptr<const Source> folder_source(const std::string& root, const py::o
   if (share.is_none()) return open_image_folder(root, options.world_size, options.agree);
   const auto role = py::cast<std::pair<std::string, py::object>>(share);
   if (role.first == "send") {
-    return list_and_share(root, [&](const std::string& message) { role.second(py::bytes(message)); });
+    return list_and_share(root,
+                          [&](const std::string& message) { role.second(py::bytes(message)); });
   }
   return take_shared_listing(root, py::cast<std::string>(role.second), options.rank);
 }
@@ -90,7 +91,8 @@ LoaderParts image_parts(const py::dict& source, const LoaderOptions& options) {
   if (root.is_none()) {
     parts.source = shard_source(shard_paths, streamed, with_labels, options);
   } else {
-    parts.source = folder_source(folder, source.contains("_share") ? py::object(source["_share"]) : py::none(), options);
+    parts.source = folder_source(
+        folder, source.contains("_share") ? py::object(source["_share"]) : py::none(), options);
   }
   parts.transform = make_image_transform(transform_options);
   return parts;

@@ -21,9 +21,8 @@ PYBIND11_MODULE(_stoker, m) {
     try {
       if (thrown) std::rethrow_exception(thrown);
     } catch (const stoker::Error& e) {
-      const py::object text = py::reinterpret_steal<py::object>(
-          PyUnicode_DecodeUTF8(e.what(), static_cast<Py_ssize_t>(std::strlen(e.what())),
-                               "backslashreplace"));
+      const py::object text = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
+          e.what(), static_cast<Py_ssize_t>(std::strlen(e.what())), "backslashreplace"));
       PyErr_SetObject(error_type.ptr(), text.ptr());
     }
   });

@@ -6,8 +6,8 @@
 
 #include <pybind11/pybind11.h>
 
-#include "stoker/transforms/image_transforms.hpp"
 #include "stoker/loader/loader.hpp"
+#include "stoker/transforms/image_transforms.hpp"
 #include "stoker/transforms/transform.hpp"
 
 namespace stoker::python {

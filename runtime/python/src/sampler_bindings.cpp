@@ -11,10 +11,10 @@
 
 #include "bindings.hpp"
 #include "state_dict.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/distributed/agreement.hpp"
 #include "stoker/distributed/shared_listing.hpp"
 #include "stoker/distributed/world.hpp"
-#include "stoker/common/error.hpp"
 
 namespace py = pybind11;
 
@@ -112,9 +112,8 @@ void bind_agreement(py::module_& m) {
   m.def("listing_timeout_text", [](const std::string& root) {
     return listing_timeout_text(root, agree_wait_from_environment());
   });
-  m.def("shared_listing_error", [](const std::string& what) {
-    return py::bytes(shared_listing_error(what));
-  });
+  m.def("shared_listing_error",
+        [](const std::string& what) { return py::bytes(shared_listing_error(what)); });
   m.def("rank_list", &rank_list, py::arg("ranks"));
   m.def("note_unchecked_ranks", &note_unchecked_ranks, py::arg("rank"), py::arg("world_size"));
 }
@@ -124,8 +123,7 @@ void bind_agreement(py::module_& m) {
 void bind_sampler(py::module_& m) {
   py::class_<DistributedSampler>(m, "_Sampler")
       .def(py::init(&make_sampler), py::arg("size"), py::arg("world_size"), py::arg("rank"),
-           py::arg("shuffle"), py::arg("seed"), py::arg("drop_last"),
-           py::arg("fingerprint") = 0)
+           py::arg("shuffle"), py::arg("seed"), py::arg("drop_last"), py::arg("fingerprint") = 0)
       .def("copy", [](const DistributedSampler& s) { return s; })
       .def("set_epoch", &DistributedSampler::set_epoch, py::arg("epoch"))
       .def_property_readonly("epoch", &DistributedSampler::epoch)

@@ -127,9 +127,13 @@ CpuSet CpuSet::operator-(const CpuSet& o) const {
   return r;
 }
 
-bool CpuSet::is_subset_of(const CpuSet& o) const { return (*this - o).empty(); }
+bool CpuSet::is_subset_of(const CpuSet& o) const {
+  return (*this - o).empty();
+}
 
-bool CpuSet::operator==(const CpuSet& o) const { return words_ == o.words_; }
+bool CpuSet::operator==(const CpuSet& o) const {
+  return words_ == o.words_;
+}
 
 void CpuSet::trim() {
   while (!words_.empty() && words_.back() == 0) words_.pop_back();

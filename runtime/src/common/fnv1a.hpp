@@ -16,7 +16,11 @@ inline uint64_t fnv1a(const void* data, size_t n, uint64_t h = kFnvOffset) {
   for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
   return h;
 }
-inline uint64_t fnv1a(std::string_view s, uint64_t h) { return fnv1a(s.data(), s.size(), h); }
-inline uint64_t fnv1a(uint64_t v, uint64_t h) { return fnv1a(&v, sizeof v, h); }
+inline uint64_t fnv1a(std::string_view s, uint64_t h) {
+  return fnv1a(s.data(), s.size(), h);
+}
+inline uint64_t fnv1a(uint64_t v, uint64_t h) {
+  return fnv1a(&v, sizeof v, h);
+}
 
 }  // namespace stoker

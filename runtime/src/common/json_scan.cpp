@@ -42,8 +42,12 @@ size_t leading_digits(const char* p) {
 class Scanner {
  public:
   Scanner(std::string_view s, int max_depth, int keep_depth, std::vector<JsonToken>& out)
-      : begin_(s.data()), p_(s.data()), end_(s.data() + s.size()), max_depth_(max_depth),
-        keep_depth_(keep_depth), out_(out) {}
+      : begin_(s.data()),
+        p_(s.data()),
+        end_(s.data() + s.size()),
+        max_depth_(max_depth),
+        keep_depth_(keep_depth),
+        out_(out) {}
 
   // One loop, no recursion: a value, then the ',' or the ends of containers after it. The
   // open containers are a stack of frames (bounded by max_depth).
@@ -99,7 +103,7 @@ class Scanner {
   // stoker writes no whitespace: the usual case is one compare. (The hot loops work on a
   // local pointer: the member could alias the tokens' pointers, so it would be reloaded.)
   void skip_space() {
-    if (p_ < end_ && static_cast<unsigned char>(*p_) > ' ') return;
+    if (p_<end_&& static_cast<unsigned char>(*p_)> ' ') return;
     const char* p = p_;
     while (p < end_ && static_cast<unsigned char>(*p) <= ' ' &&
            (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
@@ -118,7 +122,7 @@ class Scanner {
     return {from, static_cast<size_t>(to - from)};
   }
   [[gnu::always_inline]] void push(JsonToken::Kind kind, int depth, std::string_view key,
-                                    std::string_view text) {
+                                   std::string_view text) {
     if (depth <= keep_depth_) out_.push_back({kind, depth, key, text});
   }
   bool literal(std::string_view word, JsonToken::Kind kind, int depth, std::string_view key) {
@@ -138,10 +142,14 @@ class Scanner {
         push(JsonToken::String, depth(), key, raw);
         return true;
       }
-      case 't': return literal("true", JsonToken::True, depth(), key);
-      case 'f': return literal("false", JsonToken::False, depth(), key);
-      case 'n': return literal("null", JsonToken::Null, depth(), key);
-      default: return number(depth(), key);
+      case 't':
+        return literal("true", JsonToken::True, depth(), key);
+      case 'f':
+        return literal("false", JsonToken::False, depth(), key);
+      case 'n':
+        return literal("null", JsonToken::Null, depth(), key);
+      default:
+        return number(depth(), key);
     }
   }
   bool open(bool object, std::string_view key) {
@@ -321,8 +329,8 @@ std::string json_string(const JsonToken& t) {
     }
     const char e = raw[++i];
     if (e != 'u') {
-      const char plain[] = {'"', '"', '\\', '\\', '/', '/', 'b', '\b', 'f', '\f', 'n', '\n',
-                            'r', '\r', 't', '\t'};
+      const char plain[] = {'"', '"',  '\\', '\\', '/', '/',  'b', '\b',
+                            'f', '\f', 'n',  '\n', 'r', '\r', 't', '\t'};
       for (size_t k = 0; k < sizeof plain; k += 2)
         if (plain[k] == e) out += plain[k + 1];
       continue;

@@ -33,7 +33,7 @@ class CopyEngine {
   virtual ~CopyEngine() = default;
   virtual const std::string& where() const = 0;  // "GPU <bus id>" for error messages
 
-  virtual Stream create_stream() = 0;         // non-blocking
+  virtual Stream create_stream() = 0;  // non-blocking
   // Whether `s` is a stream of the engine's GPU. The special handles (nullptr, the legacy
   // and per-thread default streams) name the default streams of the device the calling
   // thread works on: they are when that is the engine's GPU. A stream whose GPU cannot be

@@ -10,7 +10,7 @@ namespace stoker {
 namespace cuda {
 namespace {
 std::atomic<uint64_t> g_calls{0};
-thread_local int t_scopes = 0;            // ErrorSlotScopes open on this thread
+thread_local int t_scopes = 0;          // ErrorSlotScopes open on this thread
 thread_local bool t_app_error = false;  // the slot held an error as the outermost began
 }  // namespace
 

@@ -79,9 +79,9 @@ class CudaEngine final : public CopyEngine {
 
   void copy(std::byte* device, const std::byte* host, size_t bytes, Stream s) override {
     cuda::DeviceScope on(device_, where_);
-    cuda::check(cuda::counted(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice,
-                                              stream(s))),
-                "cudaMemcpyAsync", where_);
+    cuda::check(
+        cuda::counted(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream(s))),
+        "cudaMemcpyAsync", where_);
   }
   void record(Event e, Stream s, const char* todo) override {
     cuda::DeviceScope on(device_, where_);
@@ -90,8 +90,8 @@ class CudaEngine final : public CopyEngine {
   }
   void stream_wait(Stream s, Event e, const char* todo) override {
     cuda::DeviceScope on(device_, where_);
-    cuda::check(cuda::counted(cudaStreamWaitEvent(stream(s), event(e), 0)),
-                "cudaStreamWaitEvent", where_, todo);
+    cuda::check(cuda::counted(cudaStreamWaitEvent(stream(s), event(e), 0)), "cudaStreamWaitEvent",
+                where_, todo);
   }
   bool done(Event e) override {
     cuda::DeviceScope on(device_, where_);
@@ -119,8 +119,7 @@ class CudaEngine final : public CopyEngine {
   }
   void synchronize(Stream s) override {
     cuda::DeviceScope on(device_, where_);
-    cuda::check(cuda::counted(cudaStreamSynchronize(stream(s))), "cudaStreamSynchronize",
-                where_);
+    cuda::check(cuda::counted(cudaStreamSynchronize(stream(s))), "cudaStreamSynchronize", where_);
   }
   void synchronize_device() override {
     cuda::DeviceScope on(device_, where_);
@@ -128,8 +127,12 @@ class CudaEngine final : public CopyEngine {
   }
 
  private:
-  static cudaStream_t stream(Stream s) { return static_cast<cudaStream_t>(s); }
-  static cudaEvent_t event(Event e) { return static_cast<cudaEvent_t>(e); }
+  static cudaStream_t stream(Stream s) {
+    return static_cast<cudaStream_t>(s);
+  }
+  static cudaEvent_t event(Event e) {
+    return static_cast<cudaEvent_t>(e);
+  }
   // For the calls of destructors: on our device, errors dropped (and not left behind in
   // the thread's last-error slot, where the application's next check would find them).
   template <class Call>

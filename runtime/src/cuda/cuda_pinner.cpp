@@ -2,8 +2,8 @@
 
 #include "cuda/cuda_call.hpp"
 #include "cuda/device_scope.hpp"
-#include "stoker/cuda/cuda_device.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/cuda/cuda_device.hpp"
 
 namespace stoker {
 

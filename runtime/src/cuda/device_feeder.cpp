@@ -1,9 +1,9 @@
 #include "cuda/cuda_call.hpp"
 #include "cuda/device_scope.hpp"
 #include "cuda/feeder_core.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/cuda/cuda_device.hpp"
 #include "stoker/cuda/cuda_feeder.hpp"
-#include "stoker/common/error.hpp"
 
 namespace stoker {
 

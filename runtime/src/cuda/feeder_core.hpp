@@ -22,8 +22,8 @@ namespace stoker {
 // One device buffer handed to the consumer (what a DeviceBatch shows).
 struct HandedBatch {
   int buffer = -1;
-  const std::byte* data = nullptr;    // device memory: samples
-  const int64_t* labels = nullptr;    // device memory: labels
+  const std::byte* data = nullptr;  // device memory: samples
+  const int64_t* labels = nullptr;  // device memory: labels
   // Shared, not pointed into the core: a DeviceBatch may outlive the feeder and its core.
   std::shared_ptr<const SampleSpec> spec;
   size_t size = 0, capacity = 0;
@@ -33,8 +33,7 @@ struct HandedBatch {
 class FeederCore {
  public:
   // `stats` names the GPU (gpu, device, depth, host_pinned); `timing`: time each copy.
-  FeederCore(std::shared_ptr<CopyEngine> engine, FeederStats stats, bool timing,
-             SampleSpec spec);
+  FeederCore(std::shared_ptr<CopyEngine> engine, FeederStats stats, bool timing, SampleSpec spec);
   ~FeederCore();  // frees the device buffers, events and stream (errors ignored)
 
   // The next batch of the loader's epoch, its copy queued (DeviceFeeder::next); nullopt at
@@ -101,7 +100,7 @@ class FeederCore {
   std::vector<int> queue_;  // ring of queued buffer indices, oldest at head_
   size_t head_ = 0, queued_ = 0;
   uint64_t issued_ = 0;
-  bool exhausted_ = false;  // the loader's epoch ended; drain the queued batches
+  bool exhausted_ = false;         // the loader's epoch ended; drain the queued batches
   std::optional<Batch> unissued_;  // taken from the loader, its issue() failed
   FeederStats stats_;
 };

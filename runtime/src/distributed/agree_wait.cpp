@@ -4,8 +4,8 @@
 #include <mutex>
 #include <string>
 
-#include "stoker/distributed/agreement.hpp"
 #include "stoker/common/launch_env.hpp"
+#include "stoker/distributed/agreement.hpp"
 #include "stoker/distributed/world.hpp"
 
 namespace stoker {
@@ -16,9 +16,9 @@ std::string seconds_text(std::chrono::seconds s) {
 }
 
 std::string limit_text(const AgreeWait& wait) {
-  return wait.timeout.count() == 0 ? "waiting as long as it takes (STOKER_AGREE_TIMEOUT=0)"
-                                   : "giving up after " + seconds_text(wait.timeout) +
-                                         " (STOKER_AGREE_TIMEOUT)";
+  return wait.timeout.count() == 0
+             ? "waiting as long as it takes (STOKER_AGREE_TIMEOUT=0)"
+             : "giving up after " + seconds_text(wait.timeout) + " (STOKER_AGREE_TIMEOUT)";
 }
 
 constexpr uint64_t kMaxAgreeSeconds = 7 * 24 * 3600;  // a week: bounds both variables
@@ -45,11 +45,9 @@ std::string agree_waiting_line(uint64_t rank, uint64_t epoch, const std::string&
          ", a note every " + seconds_text(wait.warn) + " (STOKER_AGREE_WARN)";
 }
 
-std::string agree_timeout_text(uint64_t epoch, const std::string& missing,
-                               const AgreeWait& wait) {
-  return "not every rank arrived within " + seconds_text(wait.timeout) +
-         " at the start of epoch " + std::to_string(epoch) +
-         (missing.empty() ? "" : " (missing: " + missing + ")") +
+std::string agree_timeout_text(uint64_t epoch, const std::string& missing, const AgreeWait& wait) {
+  return "not every rank arrived within " + seconds_text(wait.timeout) + " at the start of epoch " +
+         std::to_string(epoch) + (missing.empty() ? "" : " (missing: " + missing + ")") +
          ": a rank hung, crashed or skipped the epoch's start; STOKER_AGREE_TIMEOUT sets the "
          "limit (0: wait forever)";
 }
@@ -59,8 +57,8 @@ std::string listing_waiting_line(uint64_t rank, const std::string& root,
   return "stoker: rank " + std::to_string(rank) + ": waited " + seconds_text(waited) +
          " for rank 0's listing of " + root +
          " (a first listing of a million files on a network filesystem takes minutes; "
-         "rank 0 keeps it in STOKER_CACHE_DIR for the next jobs); " + limit_text(wait) +
-         ", a note every " + seconds_text(wait.warn) + " (STOKER_AGREE_WARN)";
+         "rank 0 keeps it in STOKER_CACHE_DIR for the next jobs); " +
+         limit_text(wait) + ", a note every " + seconds_text(wait.warn) + " (STOKER_AGREE_WARN)";
 }
 
 std::string listing_timeout_text(const std::string& root, const AgreeWait& wait) {

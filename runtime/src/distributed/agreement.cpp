@@ -62,34 +62,35 @@ class Arrivals {
   }
 
   const distributed::MpiApi& mpi_;
-  char inbox_ = 0;  // the notes carry no data
+  char inbox_ = 0;         // the notes carry no data
   std::vector<int> from_;  // the rank each of receives_ hears from
   std::vector<MPI_Request> receives_, sends_;
 };
 
 // All-gathers the views, waiting like a collective (mpi_wait.hpp): a late rank is waited
 // for with a note naming it every wait.warn, and one that never arrives aborts the job.
-std::vector<EpochView> gather(const distributed::MpiApi& mpi, MPI_Comm comm,
-                              const EpochView& mine, int size) {
+std::vector<EpochView> gather(const distributed::MpiApi& mpi, MPI_Comm comm, const EpochView& mine,
+                              int size) {
   const AgreeWait wait = agree_wait_from_environment();
   const int rank = static_cast<int>(mine.comm_rank);
   Arrivals arrivals(mpi, comm, rank, size);
   std::vector<EpochView> all(static_cast<size_t>(size));
   MPI_Request request;
-  mpi.Iallgather(&mine, kEpochViewWords, mpi.uint64, all.data(), kEpochViewWords, mpi.uint64,
-                 comm, &request);
+  mpi.Iallgather(&mine, kEpochViewWords, mpi.uint64, all.data(), kEpochViewWords, mpi.uint64, comm,
+                 &request);
   distributed::wait_like_a_collective(
       mpi, comm, request, wait,
       [&](std::chrono::seconds waited) {
         const std::string missing = arrivals.missing();
         if (!missing.empty()) {
-          std::fprintf(stderr, "%s\n",
-                       agree_waiting_line(mine.comm_rank, mine.epoch, missing, waited, wait).c_str());
+          std::fprintf(
+              stderr, "%s\n",
+              agree_waiting_line(mine.comm_rank, mine.epoch, missing, waited, wait).c_str());
         }
       },
       [&] {
-        return "rank " + std::to_string(rank) + ": agree_on_epoch: " +
-               agree_timeout_text(mine.epoch, arrivals.missing(), wait);
+        return "rank " + std::to_string(rank) +
+               ": agree_on_epoch: " + agree_timeout_text(mine.epoch, arrivals.missing(), wait);
       });
   return all;
 }
@@ -103,8 +104,8 @@ uint64_t agree_on_epoch(const SamplerOptions& opts, uint64_t epoch) {
   const distributed::MpiApi* mpi = distributed::coordination_api();
   MPI_Comm comm = distributed::coordination_comm();
   if (world.mpi && mpi && comm && comm != mpi->comm_null) {
-    const auto views = gather(*mpi, comm, epoch_view(opts, epoch, world.rank),
-                              static_cast<int>(world.world_size));
+    const auto views =
+        gather(*mpi, comm, epoch_view(opts, epoch, world.rank), static_cast<int>(world.world_size));
     check_epoch_views(views, SeedRule::take_rank0);
     return views[0].seed;
   }

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "sampler_text.hpp"
-#include "stoker/distributed/agreement.hpp"
-#include "stoker/common/error.hpp"
 #include "stoker/common/cpuset.hpp"
+#include "stoker/common/error.hpp"
+#include "stoker/distributed/agreement.hpp"
 
 namespace stoker {
 
@@ -70,14 +70,22 @@ void check_same(const std::vector<EpochView>& views, const std::string& what,
 }  // namespace
 
 EpochView epoch_view(const SamplerOptions& opts, uint64_t epoch, uint64_t comm_rank) {
-  return {comm_rank,   opts.rank,         opts.world_size, opts.seed,
-          epoch,       opts.size,         opts.fingerprint, opts.shuffle,
-          opts.drop_last, opts.block,     opts.shards ? 1 + opts.shuffle_buffer : 0};
+  return {comm_rank,
+          opts.rank,
+          opts.world_size,
+          opts.seed,
+          epoch,
+          opts.size,
+          opts.fingerprint,
+          opts.shuffle,
+          opts.drop_last,
+          opts.block,
+          opts.shards ? 1 + opts.shuffle_buffer : 0};
 }
 
 std::array<uint64_t, kEpochViewWords> to_words(const EpochView& v) {
-  return {v.comm_rank, v.rank,    v.world_size, v.seed,  v.epoch, v.size,
-          v.fingerprint, v.shuffle, v.drop_last, v.block, v.stream};
+  return {v.comm_rank,   v.rank,    v.world_size, v.seed,  v.epoch, v.size,
+          v.fingerprint, v.shuffle, v.drop_last,  v.block, v.stream};
 }
 
 EpochView view_from_words(std::span<const uint64_t> w) {
@@ -90,14 +98,15 @@ EpochView view_from_words(std::span<const uint64_t> w) {
 
 void check_epoch_views(const std::vector<EpochView>& views, SeedRule seeds) {
   check_places(views);
-  check_same(views, "the dataset",
-             [](const EpochView& v) {
-               // 0: no fingerprint could be made (a Python dataset of plain objects)
-               return "dataset size " + str(v.size) +
-                      (v.fingerprint ? " (fingerprint " + hex64(v.fingerprint) + ")"
-                                     : " (contents not checked)");
-             },
-             "give every rank the same dataset (same files, same sizes)");
+  check_same(
+      views, "the dataset",
+      [](const EpochView& v) {
+        // 0: no fingerprint could be made (a Python dataset of plain objects)
+        return "dataset size " + str(v.size) +
+               (v.fingerprint ? " (fingerprint " + hex64(v.fingerprint) + ")"
+                              : " (contents not checked)");
+      },
+      "give every rank the same dataset (same files, same sizes)");
   if (seeds == SeedRule::must_match) {
     check_same(
         views, "the seed", [](const EpochView& v) { return "seed " + str(v.seed); },
@@ -106,14 +115,14 @@ void check_epoch_views(const std::vector<EpochView>& views, SeedRule seeds) {
   check_same(
       views, "the epoch", [](const EpochView& v) { return "epoch " + str(v.epoch); },
       "call set_epoch with the same epoch on every rank");
-  check_same(views, "the sampler options",
-             [](const EpochView& v) {
-               return std::string("shuffle ") + (v.shuffle ? "on" : "off") + ", drop_last " +
-                      (v.drop_last ? "on" : "off") + ", block " + str(v.block) +
-                      (v.stream ? ", streaming with a shuffle buffer of " + str(v.stream - 1)
-                                : "");
-             },
-             "give every rank the same sampler options");
+  check_same(
+      views, "the sampler options",
+      [](const EpochView& v) {
+        return std::string("shuffle ") + (v.shuffle ? "on" : "off") + ", drop_last " +
+               (v.drop_last ? "on" : "off") + ", block " + str(v.block) +
+               (v.stream ? ", streaming with a shuffle buffer of " + str(v.stream - 1) : "");
+      },
+      "give every rank the same sampler options");
 }
 
 std::string rank_list(const std::vector<uint64_t>& ranks) {

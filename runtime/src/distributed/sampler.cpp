@@ -5,8 +5,8 @@
 #include "distributed/stream_order.hpp"
 #include "mix.hpp"
 #include "sampler_text.hpp"
-#include "stoker/distributed/sampler.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/distributed/sampler.hpp"
 
 namespace stoker {
 
@@ -75,9 +75,10 @@ void DistributedSampler::recompute() {
   } else {
     // Runs and the tail get their own keys, unrelated to the sample-level stream.
     const uint64_t full = opts_.size / opts_.block;
-    perm_ = Permutation(full, distributed::derive_seed(opts_.seed, ~uint64_t{0}), epoch_, opts_.shuffle);
-    tail_ = Permutation(opts_.size % opts_.block, distributed::derive_seed(opts_.seed, full), epoch_,
+    perm_ = Permutation(full, distributed::derive_seed(opts_.seed, ~uint64_t{0}), epoch_,
                         opts_.shuffle);
+    tail_ = Permutation(opts_.size % opts_.block, distributed::derive_seed(opts_.seed, full),
+                        epoch_, opts_.shuffle);
   }
   const uint64_t remaining = opts_.size - start_, w = opts_.world_size;
   length_ = remaining / w + (!opts_.drop_last && remaining % w != 0 ? 1 : 0);
@@ -156,7 +157,8 @@ SamplerState DistributedSampler::state(uint64_t local_consumed) const {
 }
 
 void DistributedSampler::restore(const SamplerState& s) {
-  if (s.version < SamplerState::kOldestReadableVersion || s.version > SamplerState::kFormatVersion) {
+  if (s.version < SamplerState::kOldestReadableVersion ||
+      s.version > SamplerState::kFormatVersion) {
     distributed::unreadable_version(s.version);
   }
   if (s.size != opts_.size) {

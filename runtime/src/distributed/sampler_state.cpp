@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "sampler_text.hpp"
-#include "stoker/distributed/sampler.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/common/values.hpp"
+#include "stoker/distributed/sampler.hpp"
 
 namespace stoker {
 

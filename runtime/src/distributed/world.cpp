@@ -7,16 +7,16 @@
 #include <string>
 
 #include "mpi_comm.hpp"
-#include "stoker/distributed/world.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/common/launch_env.hpp"
+#include "stoker/distributed/world.hpp"
 
 namespace stoker {
 
 namespace {
 
 std::mutex g_world_mutex;  // detect_world's
-std::string g_unusable;  // why MPI was wanted but could not be used ("" otherwise)
+std::string g_unusable;    // why MPI was wanted but could not be used ("" otherwise)
 
 #ifdef STOKER_HAVE_MPI
 using distributed::MpiApi;

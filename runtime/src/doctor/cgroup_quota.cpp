@@ -6,9 +6,9 @@
 #include <fstream>
 
 #include "common/proc_cgroup.hpp"
-#include "stoker/doctor/doctor.hpp"
 #include "stoker/common/strings.hpp"
 #include "stoker/common/values.hpp"
+#include "stoker/doctor/doctor.hpp"
 
 namespace stoker::doctor {
 

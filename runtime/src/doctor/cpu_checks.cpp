@@ -2,8 +2,8 @@
 // allowed core.
 #include <algorithm>
 
-#include "stoker/doctor/doctor.hpp"
 #include "stoker/common/strings.hpp"
+#include "stoker/doctor/doctor.hpp"
 
 namespace stoker::doctor {
 

@@ -15,9 +15,9 @@
 #include <set>
 #include <sstream>
 
-#include "stoker/doctor/doctor.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/common/strings.hpp"
+#include "stoker/doctor/doctor.hpp"
 
 extern char** environ;
 

@@ -3,12 +3,12 @@
 
 #include <algorithm>
 
-#include "stoker/doctor/doctor.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/common/launch_env.hpp"
+#include "stoker/common/values.hpp"
+#include "stoker/doctor/doctor.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/profiles.hpp"
-#include "stoker/common/values.hpp"
 
 namespace stoker::doctor {
 

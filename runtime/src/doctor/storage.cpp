@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <utility>
 
-#include "stoker/doctor/doctor.hpp"
 #include "stoker/common/strings.hpp"
 #include "stoker/common/values.hpp"
+#include "stoker/doctor/doctor.hpp"
 
 namespace stoker::doctor {
 

@@ -5,10 +5,10 @@
 
 #include <cstring>
 
-#include "stoker/common/error.hpp"
 #include "stoker/common/cpuset.hpp"
-#include "stoker/plan/plan.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/common/values.hpp"
+#include "stoker/plan/plan.hpp"
 #include "topology/mem_policy.hpp"
 #include "topology/process_hwloc.hpp"
 

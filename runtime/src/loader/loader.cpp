@@ -8,16 +8,16 @@
 #include "loader/batch_arena.hpp"
 #include "loader/loader_core.hpp"
 #include "loader/worker_pool.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/distributed/agreement.hpp"
 #include "stoker/distributed/world.hpp"
-#include "stoker/common/error.hpp"
 #include "stoker/loader/metrics.hpp"
 #include "stoker/loader/run_recorder.hpp"
-#include "stoker/sources/shard_stream.hpp"
 #include "stoker/loader/worker_shares.hpp"
 #include "stoker/plan/limits.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/main_thread.hpp"
+#include "stoker/sources/shard_stream.hpp"
 #include "topology/process_hwloc.hpp"
 
 namespace stoker {
@@ -290,7 +290,8 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
   if (!main_thread.empty()) loader->notes_.insert(loader->notes_.begin() + 1, main_thread);
   Loader* l = loader.get();
   loader->metrics_ = MetricsWriter::from_environment([l] { return l->stats(); }, rank);
-  loader->record_ = RunRecorder::from_environment(rank, [l] { return l->stats(); }, l->plan());
+  loader->record_ = RunRecorder::from_environment(
+      rank, [l] { return l->stats(); }, l->plan());
   loader->summary_at_exit_ = verbose_from_environment();
   if (loader->summary_at_exit_ && within_narrower_mask)  // a binder's mask kept: say so
     std::fprintf(stderr, "stoker: rank %llu: plan %s\n", static_cast<unsigned long long>(rank),

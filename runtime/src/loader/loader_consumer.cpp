@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "loader/loader_core.hpp"
-#include "stoker/distributed/agreement.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/distributed/agreement.hpp"
 
 namespace stoker {
 

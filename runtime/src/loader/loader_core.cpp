@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "stoker/transforms/decode_warnings.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/transforms/decode_warnings.hpp"
 
 namespace stoker {
 

@@ -29,43 +29,76 @@ uint64_t budget_depth(const LoaderStats& s) {
 
 MeasureValue measure_value(const LoaderStats& s, Measure id) {
   switch (id) {
-    case Measure::Samples: return s.samples;
-    case Measure::Batches: return s.batches;
-    case Measure::Bytes: return s.bytes;
-    case Measure::Skipped: return s.skipped;
-    case Measure::DecodeWarnings: return s.decode_warnings;
-    case Measure::DiscardedBatches: return s.discarded_batches;
-    case Measure::SamplesPerSecond: return per_second(s.samples, s.wall_ns);
-    case Measure::BytesPerSecond: return per_second(s.bytes, s.wall_ns);
-    case Measure::Wall: return s.wall_ns;
-    case Measure::ConsumerWait: return s.consumer_wait_ns;
-    case Measure::WaitShare: return std::clamp(s.wait_share, 0.0, 1.0);
-    case Measure::Depth: return whole(s.depth);
-    case Measure::PrefetchMax: return whole(s.max_depth);
-    case Measure::DepthReached: return whole(std::max(s.timeline.deepest(), s.depth));
+    case Measure::Samples:
+      return s.samples;
+    case Measure::Batches:
+      return s.batches;
+    case Measure::Bytes:
+      return s.bytes;
+    case Measure::Skipped:
+      return s.skipped;
+    case Measure::DecodeWarnings:
+      return s.decode_warnings;
+    case Measure::DiscardedBatches:
+      return s.discarded_batches;
+    case Measure::SamplesPerSecond:
+      return per_second(s.samples, s.wall_ns);
+    case Measure::BytesPerSecond:
+      return per_second(s.bytes, s.wall_ns);
+    case Measure::Wall:
+      return s.wall_ns;
+    case Measure::ConsumerWait:
+      return s.consumer_wait_ns;
+    case Measure::WaitShare:
+      return std::clamp(s.wait_share, 0.0, 1.0);
+    case Measure::Depth:
+      return whole(s.depth);
+    case Measure::PrefetchMax:
+      return whole(s.max_depth);
+    case Measure::DepthReached:
+      return whole(std::max(s.timeline.deepest(), s.depth));
     case Measure::AtMaxShare:
       return s.wall_ns ? std::min(1.0, static_cast<double>(s.timeline.at_max_ns()) /
                                            static_cast<double>(s.wall_ns))
                        : 0.0;
-    case Measure::BudgetDepth: return budget_depth(s);
-    case Measure::Workers: return whole(s.workers);
-    case Measure::ThreadsCreated: return s.threads_created;
-    case Measure::Slots: return whole(s.slots);
-    case Measure::SlotBytes: return s.slot_bytes;
-    case Measure::ArenaBytes: return s.arena_bytes;
-    case Measure::MemBudget: return s.mem_budget;
-    case Measure::StageRead: return s.stages.read_ns;
-    case Measure::StageDecode: return s.stages.decode_ns;
-    case Measure::StageTransform: return s.stages.transform_ns;
-    case Measure::StageCollate: return s.stages.collate_ns;
-    case Measure::Produce: return s.produce_ns;
-    case Measure::ProducerBoundWaits: return s.producer_bound_waits;
-    case Measure::StreamReads: return s.stream_reads.reads;
-    case Measure::StreamBytes: return s.stream_reads.bytes;
-    case Measure::StreamLargest: return s.stream_reads.largest;
-    case Measure::NumaBound: return s.numa_bound;
-    case Measure::Pinned: return s.pinned;
-    case Measure::Adaptive: return s.adaptive;
+    case Measure::BudgetDepth:
+      return budget_depth(s);
+    case Measure::Workers:
+      return whole(s.workers);
+    case Measure::ThreadsCreated:
+      return s.threads_created;
+    case Measure::Slots:
+      return whole(s.slots);
+    case Measure::SlotBytes:
+      return s.slot_bytes;
+    case Measure::ArenaBytes:
+      return s.arena_bytes;
+    case Measure::MemBudget:
+      return s.mem_budget;
+    case Measure::StageRead:
+      return s.stages.read_ns;
+    case Measure::StageDecode:
+      return s.stages.decode_ns;
+    case Measure::StageTransform:
+      return s.stages.transform_ns;
+    case Measure::StageCollate:
+      return s.stages.collate_ns;
+    case Measure::Produce:
+      return s.produce_ns;
+    case Measure::ProducerBoundWaits:
+      return s.producer_bound_waits;
+    case Measure::StreamReads:
+      return s.stream_reads.reads;
+    case Measure::StreamBytes:
+      return s.stream_reads.bytes;
+    case Measure::StreamLargest:
+      return s.stream_reads.largest;
+    case Measure::NumaBound:
+      return s.numa_bound;
+    case Measure::Pinned:
+      return s.pinned;
+    case Measure::Adaptive:
+      return s.adaptive;
   }
   return uint64_t{0};  // not reached: every Measure has its case
 }

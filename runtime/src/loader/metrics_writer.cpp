@@ -10,11 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "topology/thread_start.hpp"
 #include "stoker/common/error.hpp"
-#include "stoker/loader/metrics.hpp"
 #include "stoker/common/launch_env.hpp"
 #include "stoker/common/values.hpp"
+#include "stoker/loader/metrics.hpp"
+#include "topology/thread_start.hpp"
 
 namespace stoker {
 
@@ -62,8 +62,7 @@ void write_file_atomically(const std::string& path, const std::string& text,
   const std::string tmp =
       path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(calls++);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw Error(tmp, std::string("cannot create: ") + std::strerror(errno), todo);
+  if (fd < 0) throw Error(tmp, std::string("cannot create: ") + std::strerror(errno), todo);
   // Readable by node-exporter (another user) whatever the job's umask (077 would hide it).
   (void)::fchmod(fd, 0644);
   size_t done = 0;

@@ -9,10 +9,10 @@
 #include <cstdio>
 #include <string_view>
 
-#include "stoker/loader/measure_values.hpp"
-#include "stoker/loader/metrics.hpp"
 #include "stoker/common/launch_env.hpp"
 #include "stoker/common/node_name.hpp"
+#include "stoker/loader/measure_values.hpp"
+#include "stoker/loader/metrics.hpp"
 
 namespace stoker {
 
@@ -96,7 +96,8 @@ std::string prometheus_text(const LoaderStats& s, const MetricLabels& labels,
   const char* family = nullptr;  // rows of one series (the stages) follow one another
   for (const MeasureRow& row : run_measures()) {
     if (!row.prom) continue;
-    if (!family || std::string_view(family) != row.prom) f.family(row.prom, row.prom_type, row.help);
+    if (!family || std::string_view(family) != row.prom)
+      f.family(row.prom, row.prom_type, row.help);
     family = row.prom;
     const std::string label = row.prom_label ? row.prom_label : "";
     const MeasureValue v = base_value(measure_value(s, row.id), row.unit);

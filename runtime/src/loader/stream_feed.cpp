@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "topology/thread_start.hpp"
 #include "distributed/stream_order.hpp"
+#include "topology/thread_start.hpp"
 
 namespace stoker {
 

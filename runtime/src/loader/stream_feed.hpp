@@ -28,8 +28,8 @@
 #include <thread>
 #include <vector>
 
-#include "stoker/distributed/sampler.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/distributed/sampler.hpp"
 #include "stoker/sources/shard_stream.hpp"
 #include "stoker/sources/source.hpp"
 
@@ -64,7 +64,7 @@ class StreamFeed {
     std::vector<std::byte> bytes;
     int64_t label = -1;
     std::optional<SampleError> cut;  // the rest of a cut shard: take() throws it
-    uint32_t refs = 0;  // hand-outs still to take it
+    uint32_t refs = 0;               // hand-outs still to take it
   };
   struct Epoch {
     uint64_t epoch = 0;

@@ -2,8 +2,8 @@
 
 #include <pthread.h>
 
-#include "topology/thread_start.hpp"
 #include "stoker/topology/topology.hpp"
+#include "topology/thread_start.hpp"
 
 namespace stoker {
 
@@ -27,7 +27,8 @@ WorkerPool::WorkerPool(std::vector<CpuSet> shares, std::function<void(int)> body
       body(static_cast<int>(i));
     };
     try {
-      threads_.push_back(start_thread(which, "use fewer workers (--workers, workers=, LoaderOptions::workers)", run));
+      threads_.push_back(start_thread(
+          which, "use fewer workers (--workers, workers=, LoaderOptions::workers)", run));
     } catch (...) {
       if (stop) stop();  // the started bodies return: a joinable thread must not be destroyed
       for (auto& t : threads_) t.join();

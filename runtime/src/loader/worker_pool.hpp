@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "stoker/loader/worker_shares.hpp"
 #include "stoker/common/cpuset.hpp"
+#include "stoker/loader/worker_shares.hpp"
 
 namespace stoker {
 

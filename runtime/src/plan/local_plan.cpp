@@ -10,8 +10,8 @@
 #include "stoker/common/launch_env.hpp"
 #include "stoker/common/strings.hpp"
 #include "stoker/plan/plan_env.hpp"
-#include "stoker/plan/profiles.hpp"
 #include "stoker/plan/plan_input.hpp"
+#include "stoker/plan/profiles.hpp"
 
 namespace stoker {
 

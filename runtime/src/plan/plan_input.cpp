@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "stoker/common/error.hpp"
-#include "stoker/topology/gpu_identity.hpp"
 #include "stoker/common/values.hpp"
 #include "stoker/plan/plan_input.hpp"
+#include "stoker/topology/gpu_identity.hpp"
 
 namespace stoker {
 

@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "plan/core_assignment.hpp"
+#include "stoker/common/values.hpp"
 #include "stoker/plan/limits.hpp"
 #include "stoker/plan/plan.hpp"
-#include "stoker/common/values.hpp"
 
 namespace stoker {
 

@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <string>
 
-#include "stoker/plan/plan.hpp"
 #include "stoker/common/values.hpp"
+#include "stoker/plan/plan.hpp"
 
 namespace stoker {
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "stoker/common/error.hpp"
+#include "stoker/common/values.hpp"
 #include "stoker/plan/limits.hpp"
 #include "stoker/plan/profiles.hpp"
-#include "stoker/common/values.hpp"
 
 namespace stoker {
 

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "stoker/common/error.hpp"
-#include "stoker/plan/limits.hpp"
 #include "stoker/common/values.hpp"
+#include "stoker/plan/limits.hpp"
 
 namespace stoker {
 

@@ -23,14 +23,16 @@ bool contains(const std::string& s, const char* what) {
 
 RunAdvice advise(const RunRecord& r) {
   const std::string wait = pct(r.wait_share) + " wait";
-  const std::string cores = std::to_string(r.workers) + " workers on " +
-                            std::to_string(r.cores()) + " cores, " + wait;
+  const std::string cores =
+      std::to_string(r.workers) + " workers on " + std::to_string(r.cores()) + " cores, " + wait;
   // First, starved or not: more threads than cores only take turns and hold memory (each
   // its share of the ring), and a deeper ring cannot help them.
   if (r.cores() > 0 && r.workers > r.cores())
-    return {Advice::TooManyWorkers, cores + ": more workers than cores only take turns; let the "
-                                            "plan size the workers (drop a copied setting)"};
-  if (r.wait_share < kStarvedShare) return {Advice::None, "waited " + pct(r.wait_share) + ": no change"};
+    return {Advice::TooManyWorkers, cores +
+                                        ": more workers than cores only take turns; let the "
+                                        "plan size the workers (drop a copied setting)"};
+  if (r.wait_share < kStarvedShare)
+    return {Advice::None, "waited " + pct(r.wait_share) + ": no change"};
   if (r.at_max_share >= kSatAtMaxShare) {
     const std::string sat = "depth sat at prefetch_max " + std::to_string(r.prefetch_max) +
                             " for " + pct(r.at_max_share) + " of the run, " + wait;
@@ -38,10 +40,13 @@ RunAdvice advise(const RunRecord& r) {
     const std::string allows = "the budget allows " + std::to_string(r.budget_depth);
     if (contains(r.prefetch_max_reason, "requested"))
       return {Advice::UserFixedDepth,
-              sat + ": the depth was fixed by --stoker-prefetch; drop it (the plan then grows "
-                    "the depth) or ask for more" + (room ? " (" + allows + ")" : "")};
+              sat +
+                  ": the depth was fixed by --stoker-prefetch; drop it (the plan then grows "
+                  "the depth) or ask for more" +
+                  (room ? " (" + allows + ")" : "")};
     if (room && contains(r.prefetch_max_reason, "MaxPrefetch"))
-      return {Advice::RaiseMaxPrefetch, sat + ": " + allows + "; raise MaxPrefetch " + in_profile(r)};
+      return {Advice::RaiseMaxPrefetch,
+              sat + ": " + allows + "; raise MaxPrefetch " + in_profile(r)};
     if (room)
       return {Advice::RaisePrefetchPerWorker,
               sat + ": " + allows + "; raise PrefetchPerWorker " + in_profile(r)};

@@ -22,8 +22,8 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr size_t kMaxText = 256;  // the longest string value a record may hold
-constexpr int kMaxDepth = 4;           // log line > record > timeline > point
+constexpr size_t kMaxText = 256;         // the longest string value a record may hold
+constexpr int kMaxDepth = 4;             // log line > record > timeline > point
 constexpr uint64_t kMaxSmall = 1000000;  // counts of cores, workers, batches in flight
 
 std::string dump(const json& j) {
@@ -153,9 +153,15 @@ json record_json(const RunRecord& r) {
   for (const auto& [name, value] : plan_to_env(r.plan)) plan[name] = value;
   json tl = json::array();
   for (const TimelinePoint& p : r.timeline) tl.push_back({p.t, p.wait, p.depth});
-  json j = {{"v", RunRecord::kVersion}, {"job", r.job}, {"step", r.step}, {"node", r.node},
-            {"rank", r.rank}, {"plan", plan}, {"prefetch_max_reason", r.prefetch_max_reason},
-            {"end", r.end}, {"timeline", tl}};
+  json j = {{"v", RunRecord::kVersion},
+            {"job", r.job},
+            {"step", r.step},
+            {"node", r.node},
+            {"rank", r.rank},
+            {"plan", plan},
+            {"prefetch_max_reason", r.prefetch_max_reason},
+            {"end", r.end},
+            {"timeline", tl}};
   for (const MeasureRow& row : run_measures()) {
     std::visit(
         [&](auto member) {
@@ -276,7 +282,8 @@ RunRecord record_from(const std::vector<JsonToken>& t, size_t object, const std:
     const std::optional<double> at = json_number(t[i + 1]), w = json_number(t[i + 2]);
     const std::optional<uint64_t> d = json_whole(t[i + 3]);
     if (!at || !w || !d) bad_point();
-    if (*at < 0 || *w < 0 || *w > 1 || *d > kMaxSmall) in.fail("a \"timeline\" point is out of range");
+    if (*at < 0 || *w < 0 || *w > 1 || *d > kMaxSmall)
+      in.fail("a \"timeline\" point is out of range");
     r.timeline.push_back({*at, *w, static_cast<int>(*d)});
   }
   in.finish();
@@ -298,9 +305,9 @@ RunRecord parse_run_record(std::string_view text, const std::string& where) {
 }
 
 std::string to_json(const JobLogLine& l) {
-  json j = {{"time", l.time}, {"job", l.job}, {"step", l.step}, {"node", l.node},
-            {"user", l.user}, {"partition", l.partition}, {"rank", l.rank},
-            {"status", l.status}};
+  json j = {{"time", l.time}, {"job", l.job},      {"step", l.step},
+            {"node", l.node}, {"user", l.user},    {"partition", l.partition},
+            {"rank", l.rank}, {"status", l.status}};
   if (!l.problem.empty()) j["problem"] = cut(l.problem, 1000);
   if (l.record) j["record"] = record_json(*l.record);
   std::string text = dump(j);
@@ -311,8 +318,7 @@ std::string to_json(const JobLogLine& l) {
   return text;
 }
 
-JobLogLine parse_job_log_line(std::string_view text, const std::string& where,
-                              bool with_timeline) {
+JobLogLine parse_job_log_line(std::string_view text, const std::string& where, bool with_timeline) {
   // Without the timeline its points get no tokens (they are still checked as JSON); the
   // plan's variables are one level deeper than the record's keys.
   const std::vector<JsonToken>& t = scan_bounded(text, where, with_timeline ? kMaxDepth : 3);

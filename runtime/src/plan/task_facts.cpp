@@ -4,10 +4,10 @@
 
 #include "common/proc_cgroup.hpp"
 #include "stoker/common/error.hpp"
-#include "stoker/topology/gpu_identity.hpp"
 #include "stoker/common/strings.hpp"
 #include "stoker/common/values.hpp"
 #include "stoker/plan/task_facts.hpp"
+#include "stoker/topology/gpu_identity.hpp"
 
 namespace stoker {
 
@@ -117,8 +117,7 @@ std::optional<GpuIds> step_gpu_ids(const EnvGetter& env) {
   return std::nullopt;
 }
 
-NodeMemory node_memory(const EnvGetter& env, const StepdFacts& stepd,
-                       const std::string& root) {
+NodeMemory node_memory(const EnvGetter& env, const StepdFacts& stepd, const std::string& root) {
   if (stepd.step_mb) return {stepd.step_mb * kMiB, "the step's allocation on this node"};
   if (stepd.job_mb) return {stepd.job_mb * kMiB, "the job's allocation on this node"};
   // In MB. 0 (--mem=0) means "all of the node": the memory limit below says how much.

@@ -97,16 +97,15 @@ size_t ByteStream::read_file() {
   throw ShardCut(path_, offset_,
                  "truncated tar shard: " + thing + " needs " + std::to_string(need) +
                      " more bytes, the " + codec_name(codec_) + " stream ends here (byte " +
-                     std::to_string(offset_) + " of the tar data, " +
-                     std::to_string(file_size_) + " bytes in the file)");
+                     std::to_string(offset_) + " of the tar data, " + std::to_string(file_size_) +
+                     " bytes in the file)");
 }
 
 [[noreturn]] void ByteStream::cut_inside_frame() const {
   throw ShardCut(path_, offset_,
                  std::string("truncated tar shard: the ") + codec_name(codec_) +
-                     " stream ends inside a compressed frame, at byte " +
-                     std::to_string(offset_) + " of the tar data (" +
-                     std::to_string(file_size_) + " bytes in the file)");
+                     " stream ends inside a compressed frame, at byte " + std::to_string(offset_) +
+                     " of the tar data (" + std::to_string(file_size_) + " bytes in the file)");
 }
 
 [[noreturn]] void ByteStream::corrupt(const std::string& why) const {

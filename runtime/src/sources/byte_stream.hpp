@@ -49,7 +49,7 @@ class ByteStream {
 
   const std::string& path() const { return path_; }
   Codec codec() const { return codec_; }
-  uint64_t offset() const { return offset_; }  // in the decompressed stream
+  uint64_t offset() const { return offset_; }        // in the decompressed stream
   uint64_t file_size() const { return file_size_; }  // the file's, as fstat gave it at open
   const ReadCounters& counters() const { return counters_; }
 

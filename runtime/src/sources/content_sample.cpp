@@ -23,8 +23,8 @@ std::vector<std::pair<uint64_t, uint64_t>> sampled_ranges(uint64_t total) {
   const uint64_t last = total - kContentBlockBytes;  // the start of the final block
   for (uint64_t k = 0; k < kContentBlocks; ++k) {
     // Evenly spaced from 0 to `last` (both included), in 128-bit to avoid overflow.
-    const auto start = static_cast<uint64_t>(static_cast<unsigned __int128>(last) * k /
-                                             (kContentBlocks - 1));
+    const auto start =
+        static_cast<uint64_t>(static_cast<unsigned __int128>(last) * k / (kContentBlocks - 1));
     ranges.emplace_back(start, kContentBlockBytes);
   }
   return ranges;
@@ -33,7 +33,8 @@ std::vector<std::pair<uint64_t, uint64_t>> sampled_ranges(uint64_t total) {
 class OpenFile {
  public:
   explicit OpenFile(const char* path) : path_(path), fd_(::open(path, O_RDONLY | O_CLOEXEC)) {
-    if (fd_ < 0) fail(std::string("cannot be opened to fingerprint its content: ") + std::strerror(errno));
+    if (fd_ < 0)
+      fail(std::string("cannot be opened to fingerprint its content: ") + std::strerror(errno));
   }
   ~OpenFile() { ::close(fd_); }
   OpenFile(const OpenFile&) = delete;
@@ -49,10 +50,13 @@ class OpenFile {
     buf.resize(length);
     uint64_t done = 0;
     while (done < length) {
-      const ssize_t n = ::pread(fd_, buf.data() + done, length - done, static_cast<off_t>(offset + done));
+      const ssize_t n =
+          ::pread(fd_, buf.data() + done, length - done, static_cast<off_t>(offset + done));
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) fail(std::string("cannot be read to fingerprint its content: ") + std::strerror(errno));
-      if (n == 0) fail("is shorter than when it was listed (it changed while the dataset was opened)");
+      if (n < 0)
+        fail(std::string("cannot be read to fingerprint its content: ") + std::strerror(errno));
+      if (n == 0)
+        fail("is shorter than when it was listed (it changed while the dataset was opened)");
       done += static_cast<uint64_t>(n);
     }
     return fnv1a(buf.data(), length, h);
@@ -102,9 +106,8 @@ FilesSample sample_of_files(const std::function<const char*(uint64_t)>& path, ui
   std::vector<unsigned char> buf;
   for (uint64_t k = 0; k < n; ++k) {
     // Evenly spaced from 0 to count - 1 (both included), in 128-bit to avoid overflow.
-    const uint64_t i = n == 1 ? 0
-                              : static_cast<uint64_t>(static_cast<unsigned __int128>(count - 1) *
-                                                      k / (n - 1));
+    const uint64_t i =
+        n == 1 ? 0 : static_cast<uint64_t>(static_cast<unsigned __int128>(count - 1) * k / (n - 1));
     OpenFile f(path(i));
     const uint64_t size = f.size();
     h = fnv1a(size, h);

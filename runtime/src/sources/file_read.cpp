@@ -81,21 +81,23 @@ std::span<const std::byte> pread_sample(const char* path, uint64_t offset, uint6
                                         uint64_t index, std::vector<std::byte>& scratch) {
   Fd f{::open(path, O_RDONLY | O_CLOEXEC)};
   if (f.fd < 0) {
-    throw SampleError{index, where(path, offset), std::string("cannot open: ") + std::strerror(errno)};
+    throw SampleError{index, where(path, offset),
+                      std::string("cannot open: ") + std::strerror(errno)};
   }
   if (scratch.size() < size) scratch.resize(size);
   uint64_t done = 0;
   while (done < size) {
-    const ssize_t n = ::pread(f.fd, scratch.data() + done, size - done,
-                              static_cast<off_t>(offset + done));
+    const ssize_t n =
+        ::pread(f.fd, scratch.data() + done, size - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      throw SampleError{index, where(path, offset), std::string("read failed: ") + std::strerror(errno)};
+      throw SampleError{index, where(path, offset),
+                        std::string("read failed: ") + std::strerror(errno)};
     }
     if (n == 0) {
       throw SampleError{index, where(path, offset),
-                        "truncated: expected " + std::to_string(size) + " bytes, the file ends after " +
-                            std::to_string(done)};
+                        "truncated: expected " + std::to_string(size) +
+                            " bytes, the file ends after " + std::to_string(done)};
     }
     done += static_cast<uint64_t>(n);
   }

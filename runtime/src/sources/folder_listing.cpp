@@ -133,7 +133,10 @@ std::optional<std::string> listing_text(const std::string& root, const FolderLis
     text.append(std::to_string(f.mtime_ns)).append(" ").append(f.rel).append("\n");
   }
   for (size_t i = 0; i < l.size(); ++i) {
-    text.append(std::to_string(l.labels[i])).append(" ").append(l.path(i) + root.size()).append("\n");
+    text.append(std::to_string(l.labels[i]))
+        .append(" ")
+        .append(l.path(i) + root.size())
+        .append("\n");
   }
   return text;
 }
@@ -195,7 +198,8 @@ void store_folder_listing(const std::string& root, const FolderListing& l) {
   if (dir.empty() || !key) return;
   timespec now{};
   ::clock_gettime(CLOCK_REALTIME, &now);
-  const int64_t settled = static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec - kSettledNs;
+  const int64_t settled =
+      static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec - kSettledNs;
   for (const FolderStamp& f : l.folders) {
     if (f.mtime_ns > settled) return;
   }

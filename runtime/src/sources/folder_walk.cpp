@@ -50,8 +50,11 @@ std::vector<Entry> read_folder(const std::string& path, const WalkOptions& optio
     }
     const std::string_view name = d->d_name;
     if (name == "." || name == "..") continue;
-    const unsigned char type = options.trust_dtype ? d->d_type : static_cast<unsigned char>(DT_UNKNOWN);
-    Entry e{std::string(name), type == DT_DIR ? Kind::folder : type == DT_REG ? Kind::file : Kind::other};
+    const unsigned char type =
+        options.trust_dtype ? d->d_type : static_cast<unsigned char>(DT_UNKNOWN);
+    Entry e{std::string(name), type == DT_DIR   ? Kind::folder
+                               : type == DT_REG ? Kind::file
+                                                : Kind::other};
     if (type == DT_UNKNOWN || type == DT_LNK) {
       struct stat st {};
       const std::string full = path + "/" + e.name;
@@ -80,7 +83,8 @@ void walk_class(const std::string& root, const std::string& rel, const WalkOptio
   const std::string path = root + rel;
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) fail("cannot stat", path, errno);
-  l.folders.push_back({rel, static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec});
+  l.folders.push_back(
+      {rel, static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec});
   for (const Entry& e : read_folder(path, options)) {
     if (e.kind == Kind::folder) {
       walk_class(root, rel + "/" + e.name, options, l, files);

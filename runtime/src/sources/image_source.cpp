@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kLayoutHint = "expected ROOT/CLASS/IMAGE.jpg (ImageNet / torchvision ImageFolder layout)";
+const char* kLayoutHint =
+    "expected ROOT/CLASS/IMAGE.jpg (ImageNet / torchvision ImageFolder layout)";
 
 // "data/" and "data" name one folder: its images' paths are spelled "data/CLASS/...".
 std::string without_trailing_slashes(const std::string& root) {
@@ -34,7 +35,8 @@ constexpr const char* kIndexHead = "stoker-image-folder-index %016" PRIx64 " %" 
 
 }  // namespace
 
-ImageFolderSource::ImageFolderSource(const std::string& root) : root_(without_trailing_slashes(root)) {
+ImageFolderSource::ImageFolderSource(const std::string& root)
+    : root_(without_trailing_slashes(root)) {
   check_is_folder(root_);
   // The cached listing when its folders are unchanged (one stat per folder: issue 36);
   // else the walk, kept for the next open.
@@ -57,10 +59,10 @@ ImageFolderSource::ImageFolderSource(const std::string& root) : root_(without_tr
   }
   if (walked.size() == 0) {
     throw Error(root_,
-                walked.classes.empty() ? "holds no class subfolders"
-                                       : "holds no images (.jpg/.jpeg/.png/.webp) in its " +
-                                             std::to_string(walked.classes.size()) +
-                                             " class subfolders",
+                walked.classes.empty()
+                    ? "holds no class subfolders"
+                    : "holds no images (.jpg/.jpeg/.png/.webp) in its " +
+                          std::to_string(walked.classes.size()) + " class subfolders",
                 kLayoutHint);
   }
   store_folder_listing(root_, walked);
@@ -106,18 +108,25 @@ void ImageFolderSource::sample_content() {
   mean_bytes_ = sample.files == 0 ? 0 : sample.bytes / sample.files;
 }
 
-uint64_t ImageFolderSource::size() const { return listing_->size(); }
+uint64_t ImageFolderSource::size() const {
+  return listing_->size();
+}
 
-const std::vector<std::string>& ImageFolderSource::classes() const { return listing_->classes; }
+const std::vector<std::string>& ImageFolderSource::classes() const {
+  return listing_->classes;
+}
 
-int64_t ImageFolderSource::label(uint64_t index) const { return listing_->labels[index]; }
+int64_t ImageFolderSource::label(uint64_t index) const {
+  return listing_->labels[index];
+}
 
 RawSample ImageFolderSource::read(uint64_t index, std::vector<std::byte>& scratch) const {
   return {read_file_sample(listing_->path(index), index, scratch), listing_->labels[index]};
 }
 
 std::string ImageFolderSource::location(uint64_t index) const {
-  return index < size() ? std::string(listing_->path(index)) : root_ + "[" + std::to_string(index) + "]";
+  return index < size() ? std::string(listing_->path(index))
+                        : root_ + "[" + std::to_string(index) + "]";
 }
 
 std::string ImageFolderSource::describe() const {

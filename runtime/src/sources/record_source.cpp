@@ -1,8 +1,8 @@
+#include "stoker/sources/record_source.hpp"
 #include "sources/content_sample.hpp"
 #include "sources/mapped_file.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/sources/mapped_read.hpp"
-#include "stoker/sources/record_source.hpp"
 
 namespace stoker {
 

@@ -38,7 +38,9 @@ std::string entry_path(const std::string& dir, const std::string& id) {
 
 }  // namespace
 
-std::string shard_cache_dir() { return cache_dir("shards"); }
+std::string shard_cache_dir() {
+  return cache_dir("shards");
+}
 
 std::optional<ShardStamp> shard_stamp(const std::string& shard) {
   struct stat st {};

@@ -48,11 +48,14 @@ uint64_t sample_hash(const TarSample& s, uint64_t h) {
 // loader skips it under on_corrupt='skip' (naming it) and stops naming it otherwise.
 SampleError cut_sample(uint64_t index, const ShardCut& cut) {
   return {index, cut.where(),
-          cut.problem() + "; the samples before the cut are read, the rest of the shard is "
-                          "this one corrupt sample"};
+          cut.problem() +
+              "; the samples before the cut are read, the rest of the shard is "
+              "this one corrupt sample"};
 }
 
-uint64_t cut_hash(const ShardCut& cut, uint64_t h) { return fnv1a(cut.at, fnv1a(std::string_view("cut"), h)); }
+uint64_t cut_hash(const ShardCut& cut, uint64_t h) {
+  return fnv1a(cut.at, fnv1a(std::string_view("cut"), h));
+}
 
 class TarCursor final : public ShardCursor {
  public:
@@ -103,7 +106,8 @@ bool stream_shards(const std::vector<std::string>& shards, std::optional<bool> a
 std::vector<std::string> list_tar_shards(const std::vector<std::string>& inputs) {
   std::vector<std::string> shards;
   for (const std::string& in : inputs) {
-    const fs::file_status st = dataset_path_status(in, "tar shard or folder", "check the shard list");
+    const fs::file_status st =
+        dataset_path_status(in, "tar shard or folder", "check the shard list");
     if (!fs::is_directory(st)) {
       shards.push_back(in);
       continue;

@@ -43,9 +43,9 @@ bool TarSampleWalker::next_member() {
       in_.read(record_.data(), hd.size, "a long-name record");
       record_[hd.size] = 0;
       in_.skip(hd.padded_size() - hd.size, "a long-name record");
-      tar::read_long_names(
-          hd.type, std::string(reinterpret_cast<const char*>(record_.data()), hd.size),
-          long_names_);
+      tar::read_long_names(hd.type,
+                           std::string(reinterpret_cast<const char*>(record_.data()), hd.size),
+                           long_names_);
       continue;
     }
     const std::string name = long_names_.name.empty() ? hd.name : long_names_.name;

@@ -45,7 +45,7 @@ class TarSampleWalker {
   struct Member {
     std::string name;
     uint64_t size = 0, padded = 0, data = 0;  // data: offset of its first byte
-    bool linked = false;  // a hard link: data and size are its earlier member's
+    bool linked = false;                      // a hard link: data and size are its earlier member's
   };
   struct Stored {
     uint64_t data = 0, size = 0;

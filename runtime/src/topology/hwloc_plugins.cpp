@@ -16,8 +16,8 @@ const std::vector<std::string_view>& skipped_hwloc_plugins() {
   // fuzz.hwloc_xml once the plugin was left out; tests/fuzz/corpus/hwloc_xml/). It loads no GL,
   // OpenCL or GPU library.
   static const std::vector<std::string_view> names = {
-      "hwloc_pci", "hwloc_opencl", "hwloc_gl", "hwloc_cuda", "hwloc_nvml", "hwloc_rsmi",
-      "hwloc_levelzero"};
+      "hwloc_pci",  "hwloc_opencl", "hwloc_gl",       "hwloc_cuda",
+      "hwloc_nvml", "hwloc_rsmi",   "hwloc_levelzero"};
   return names;
 }
 

@@ -17,8 +17,8 @@
 #include "common/proc_cgroup.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/common/strings.hpp"
-#include "stoker/topology/topology.hpp"
 #include "stoker/common/values.hpp"
+#include "stoker/topology/topology.hpp"
 #include "topology/process_hwloc.hpp"
 
 namespace stoker {

@@ -28,14 +28,13 @@ void precheck_hwloc_xml(std::string_view xml, const std::string& name) {
        at = xml.find("<object", at + 1)) {
     const size_t end = xml.find('>', at);
     const std::string_view tag = xml.substr(at, end == std::string_view::npos ? end : end - at);
-    for (const auto& [set, complete] : {std::pair{"cpuset", "complete_cpuset"},
-                                        std::pair{"nodeset", "complete_nodeset"}}) {
+    for (const auto& [set, complete] :
+         {std::pair{"cpuset", "complete_cpuset"}, std::pair{"nodeset", "complete_nodeset"}}) {
       if (has_attribute(tag, set) && !has_attribute(tag, complete)) {
         const auto line = 1 + std::count(xml.begin(), xml.begin() + static_cast<long>(at), '\n');
         throw Error(name,
-                    "not a valid hwloc XML topology: the object on line " +
-                        std::to_string(line) + " has a " + set + " but no " + complete +
-                        " (hwloc would crash reading it)",
+                    "not a valid hwloc XML topology: the object on line " + std::to_string(line) +
+                        " has a " + set + " but no " + complete + " (hwloc would crash reading it)",
                     "export the topology again with `lstopo-no-graphics --of xml FILE.xml`");
       }
     }

@@ -13,7 +13,6 @@ namespace {
 constexpr uint64_t kCropStream = 1, kFlipStream = 2;
 }  // namespace
 
-
 CropBox random_resized_crop(int width, int height, const SampleKey& key,
                             const ImageTransformOptions& opts) {
   CounterRng rng(key, kCropStream);
@@ -48,15 +47,15 @@ CropBox center_crop(int width, int height, const ImageTransformOptions& opts) {
   // truncated as torchvision does; then CenterCrop(size) rounds the offsets.
   const bool wide = width >= height;
   const int shorter = wide ? height : width, longer = wide ? width : height;
-  const int new_long = static_cast<int>(static_cast<int64_t>(opts.resize_shorter) * longer /
-                                        std::max(shorter, 1));
+  const int new_long =
+      static_cast<int>(static_cast<int64_t>(opts.resize_shorter) * longer / std::max(shorter, 1));
   const int rw = wide ? new_long : opts.resize_shorter;
   const int rh = wide ? opts.resize_shorter : new_long;
   const double left = std::nearbyint((rw - opts.size) / 2.0);
   const double top = std::nearbyint((rh - opts.size) / 2.0);
   const double sx = static_cast<double>(width) / rw, sy = static_cast<double>(height) / rh;
-  return {std::max(0.0, left * sx), std::max(0.0, top * sy), std::min<double>(width, opts.size * sx),
-          std::min<double>(height, opts.size * sy)};
+  return {std::max(0.0, left * sx), std::max(0.0, top * sy),
+          std::min<double>(width, opts.size * sx), std::min<double>(height, opts.size * sy)};
 }
 
 bool random_flip(const SampleKey& key, const ImageTransformOptions& opts) {

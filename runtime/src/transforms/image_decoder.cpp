@@ -33,7 +33,9 @@ void note_decode_warning(const char* first_warning) {
   warnings_here.last = first_warning;
 }
 
-const DecodeWarnings& decode_warnings_on_this_thread() { return warnings_here; }
+const DecodeWarnings& decode_warnings_on_this_thread() {
+  return warnings_here;
+}
 
 ImageFormat sniff_image(std::span<const std::byte> bytes) {
   if (starts_with(bytes, "\xff\xd8\xff", 3)) return ImageFormat::Jpeg;

@@ -27,8 +27,8 @@ uint64_t now_ns() {
 // worker's buffers settle at the largest image seen.
 template <class T, class V>
 T* room(V& v, size_t n) {
-  const size_t elems = (n * sizeof(T) + sizeof(typename V::value_type) - 1) /
-                       sizeof(typename V::value_type);
+  const size_t elems =
+      (n * sizeof(T) + sizeof(typename V::value_type) - 1) / sizeof(typename V::value_type);
   if (v.size() < elems) v.resize(elems);
   return reinterpret_cast<T*>(v.data());
 }
@@ -69,24 +69,23 @@ class ImageTransform final : public Transform {
       flip = random_flip(key, o_);
       const int d = choose_denom(box, size, o_.dct_scaling && decoder.scalable());
       const int sw = JpegDecoder::scaled(hdr.width, d), sh = JpegDecoder::scaled(hdr.height, d);
-      const ResampleBox scaled{box.x / d, box.y / d, box.w / d, box.h / d, sw, sh, size,
-                               o_.antialias};
+      const ResampleBox scaled{box.x / d, box.y / d, box.w / d, box.h / d,
+                               sw,        sh,        size,      o_.antialias};
       w = box_taps(scaled);
       int* starts = room<int>(scratch.work, w.start_count());
       AxisWeights widest = w.h;  // the filtered row is at most the scaled image's width
       widest.hi = sw;
-      float* floats = room<float>(scratch.f32, w.weight_count() +
-                                                   resample_work_floats(widest, w.v, size, kernel_));
+      float* floats = room<float>(
+          scratch.f32, w.weight_count() + resample_work_floats(widest, w.v, size, kernel_));
       fill_box_weights(scaled, starts, floats, w);
-      region = decoder.decode(d, {w.h.lo, w.v.lo, w.h.hi - w.h.lo, w.v.hi - w.v.lo},
-                              scratch.decoded);
+      region =
+          decoder.decode(d, {w.h.lo, w.v.lo, w.h.hi - w.h.lo, w.v.hi - w.v.lo}, scratch.decoded);
     } catch (const DecodeFailure& e) {
       throw SampleError{key.index, {}, std::string("cannot decode image: ") + e.what()};
     }
     const uint64_t t1 = now_ns();
     float* work = scratch.f32.data() + w.weight_count();
-    resample(region, w.h, w.v, flip, norm_, {out, size, size, o_.dtype, o_.layout}, work,
-             kernel_);
+    resample(region, w.h, w.v, flip, norm_, {out, size, size, o_.dtype, o_.layout}, work, kernel_);
     times.decode_ns += t1 - t0;
     times.transform_ns += now_ns() - t1;
   }
@@ -125,8 +124,7 @@ std::unique_ptr<Transform> make_image_transform(const ImageTransformOptions& o) 
   check(o.size > 0 && o.size <= 16384, "size", "must be in 1..16384, got " + std::to_string(o.size),
         "use the model's input size, e.g. 224");
   check(o.train || o.resize_shorter >= o.size, "resize_shorter",
-        "must be >= size (" + std::to_string(o.size) + "), got " +
-            std::to_string(o.resize_shorter),
+        "must be >= size (" + std::to_string(o.size) + "), got " + std::to_string(o.resize_shorter),
         "e.g. 256 for size 224");
   check(o.scale_min > 0 && o.scale_min <= o.scale_max, "scale",
         "needs 0 < min <= max, got (" + std::to_string(o.scale_min) + ", " +

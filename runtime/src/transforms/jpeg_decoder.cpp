@@ -88,7 +88,9 @@ JpegDecoder::JpegDecoder() {
   jpeg_create_decompress(&cinfo_);
 }
 
-JpegDecoder::~JpegDecoder() { jpeg_destroy_decompress(&cinfo_); }
+JpegDecoder::~JpegDecoder() {
+  jpeg_destroy_decompress(&cinfo_);
+}
 
 void JpegDecoder::fail() {
   jpeg_abort_decompress(&cinfo_);

@@ -13,9 +13,9 @@
 #include <span>
 #include <vector>
 
-#include <cstdio>  // jpeglib.h needs FILE and size_t first
-#include <jpeglib.h>
 #include <jerror.h>  // message codes (JWRN_*)
+#include <jpeglib.h>
+#include <cstdio>  // jpeglib.h needs FILE and size_t first
 
 #include "transforms/decoded_region.hpp"
 

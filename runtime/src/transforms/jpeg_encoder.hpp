@@ -31,8 +31,8 @@ struct JpegKind {
 std::vector<std::byte> encode_jpeg(std::span<const uint8_t> rgb, int width, int height, int quality,
                                    const JpegKind& kind);
 // YCbCr with 4:2:0 chroma subsampling, or 4:4:4 when `subsample` is false.
-std::vector<std::byte> encode_jpeg(std::span<const uint8_t> rgb, int width, int height,
-                                   int quality, bool subsample = true);
+std::vector<std::byte> encode_jpeg(std::span<const uint8_t> rgb, int width, int height, int quality,
+                                   bool subsample = true);
 
 // Smooth, photo-like RGB content (gradients, soft blobs, mild texture), a pure function
 // of (width, height, seed).

@@ -34,8 +34,7 @@ STOKER_INLINE __m256 widen8(const uint8_t* p) {
 // row[0, n) = 0 + w[0]*x_0 + w[1]*x_1 + ... per column (the portable combine_rows' order),
 // where load8(k, i) reads input row k's columns i .. i+7 as floats and load1(k, i) one.
 template <class Load8, class Load1>
-STOKER_INLINE void combine(const float* w, int taps, int n, float* row, Load8 load8,
-                           Load1 load1) {
+STOKER_INLINE void combine(const float* w, int taps, int n, float* row, Load8 load8, Load1 load1) {
   int i = 0;
   for (; i + 32 <= n; i += 32) {
     __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
@@ -53,7 +52,8 @@ STOKER_INLINE void combine(const float* w, int taps, int n, float* row, Load8 lo
   }
   for (; i + 8 <= n; i += 8) {
     __m256 a = _mm256_setzero_ps();
-    for (int k = 0; k < taps; ++k) a = _mm256_add_ps(a, _mm256_mul_ps(_mm256_set1_ps(w[k]), load8(k, i)));
+    for (int k = 0; k < taps; ++k)
+      a = _mm256_add_ps(a, _mm256_mul_ps(_mm256_set1_ps(w[k]), load8(k, i)));
     _mm256_storeu_ps(row + i, a);
   }
   for (; i < n; ++i) {
@@ -83,21 +83,24 @@ class VerticalPass {
     if (taps > kRingTaps) {
       const uint8_t* src = r_.pixel(h_.lo, first);
       const size_t stride = r_.stride;
-      combine(w, taps, n_, out,
-              [&](int k, int i) { return widen8(src + k * stride + i); },
-              [&](int k, int i) { return static_cast<float>(src[k * stride + i]); });
+      combine(
+          w, taps, n_, out, [&](int k, int i) { return widen8(src + k * stride + i); },
+          [&](int k, int i) { return static_cast<float>(src[k * stride + i]); });
       return;
     }
     for (int j = std::max(first, widened_to_); j < first + taps; ++j) widen(j);
     widened_to_ = first + taps;
     const float* rows[kRingTaps];
     for (int k = 0; k < taps; ++k) rows[k] = slot(first + k);
-    combine(w, taps, n_, out, [&](int k, int i) { return _mm256_loadu_ps(rows[k] + i); },
-            [&](int k, int i) { return rows[k][i]; });
+    combine(
+        w, taps, n_, out, [&](int k, int i) { return _mm256_loadu_ps(rows[k] + i); },
+        [&](int k, int i) { return rows[k][i]; });
   }
 
  private:
-  static size_t pitch(const AxisWeights& h) { return (static_cast<size_t>(h.hi - h.lo) * 3 + 7) & ~size_t{7}; }
+  static size_t pitch(const AxisWeights& h) {
+    return (static_cast<size_t>(h.hi - h.lo) * 3 + 7) & ~size_t{7};
+  }
   float* slot(int j) { return ring_ + static_cast<size_t>(j % v_.taps) * pitch(h_); }
   void widen(int j) {
     const uint8_t* src = r_.pixel(h_.lo, j);
@@ -126,7 +129,9 @@ STOKER_INLINE __m256 filter_pair(const float* w, const float* pa, const float* p
   auto px = [&](int k) __attribute__((always_inline)) {
     return halves(_mm_loadu_ps(pa + 3 * k), _mm_loadu_ps(pb + 3 * k));
   };
-  auto wt = [&](int k) __attribute__((always_inline)) { return _mm256_loadu_ps(w + 8 * k); };
+  auto wt = [&](int k) __attribute__((always_inline)) {
+    return _mm256_loadu_ps(w + 8 * k);
+  };
   __m256 even = _mm256_mul_ps(wt(0), px(0)), odd = _mm256_setzero_ps();
   for (int k = 1; k + 1 < n; k += 2) {
     odd = _mm256_add_ps(odd, _mm256_mul_ps(wt(k), px(k)));
@@ -137,7 +142,9 @@ STOKER_INLINE __m256 filter_pair(const float* w, const float* pa, const float* p
 }
 
 // The input pixel each output pixel starts from, the flip folded in.
-STOKER_INLINE int source_of(int x, bool flip, int width) { return flip ? width - 1 - x : x; }
+STOKER_INLINE int source_of(int x, bool flip, int width) {
+  return flip ? width - 1 - x : x;
+}
 
 // The horizontal weights of every output pair (x+j, x+j+4) of each group of 8, tap by tap,
 // as 8 floats: the weights of x+j in the low half, of x+j+4 in the high half. A tap's
@@ -229,11 +236,11 @@ STOKER_INLINE void store_hwc(const __m256 (&p)[4], const Map& map, Out* dst, boo
     __m256i i[4];
     for (int j = 0; j < 4; ++j) i[j] = _mm256_cvttps_epi32(map.pixels(p[j]));
     // pixels x .. x+3 as 4 bytes each in the low half, x+4 .. x+7 in the high half
-    const __m256i b = _mm256_packus_epi16(_mm256_packus_epi32(i[0], i[1]),
-                                          _mm256_packus_epi32(i[2], i[3]));
+    const __m256i b =
+        _mm256_packus_epi16(_mm256_packus_epi32(i[0], i[1]), _mm256_packus_epi32(i[2], i[3]));
     const __m256i rgb = _mm256_shuffle_epi8(
-        b, _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1, 0, 1, 2, 4,
-                            5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1));
+        b, _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1, 0, 1, 2, 4, 5,
+                            6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm256_castsi256_si128(rgb));
     const __m128i hi = _mm256_extracti128_si256(rgb, 1);
     std::memcpy(dst + 12, &hi, 12);
@@ -270,8 +277,9 @@ void horizontal_avx2(const float* row, const AxisWeights& h, const float* pair_w
   const int taps = h.taps;
   const float* pw = pair_weights;
   auto pair = [&](int a, int b) __attribute__((always_inline)) {
-    const __m256 p = filter_pair<kTaps>(pw, row + (h.start[source_of(a, flip, width)] - h.lo) * 3,
-                                        row + (h.start[source_of(b, flip, width)] - h.lo) * 3, taps);
+    const __m256 p =
+        filter_pair<kTaps>(pw, row + (h.start[source_of(a, flip, width)] - h.lo) * 3,
+                           row + (h.start[source_of(b, flip, width)] - h.lo) * 3, taps);
     pw += static_cast<size_t>(taps) * 8;
     return p;
   };
@@ -291,7 +299,9 @@ void horizontal_avx2(const float* row, const AxisWeights& h, const float* pair_w
 
 }  // namespace
 
-bool resample_avx2_compiled() { return true; }
+bool resample_avx2_compiled() {
+  return true;
+}
 
 size_t resample_avx2_work_floats(const AxisWeights& h, const AxisWeights& v, int width) {
   return pair_weight_floats(h, width) + VerticalPass::ring_floats(h, v);
@@ -306,13 +316,14 @@ bool resample_avx2(const DecodedRegion& r, const AxisWeights& h, const AxisWeigh
   spread_pair_weights(h, flip, t.width, pair_weights);
   VerticalPass vertical(r, h, v, pair_weights + pair_weight_floats(h, t.width));
   const size_t plane = static_cast<size_t>(t.width) * t.height;
-  with_kernel_types(t, h.taps, norm, [&]<int kTaps, class Out, bool kChw>(Out* out, const auto& sink) {
-    for (int y = 0; y < t.height; ++y) {
-      vertical.row(y, row);
-      Out* dst = out + static_cast<size_t>(y) * t.width * (kChw ? 1 : 3);
-      horizontal_avx2<kTaps, Out, kChw>(row, h, pair_weights, flip, dst, t.width, plane, sink);
-    }
-  });
+  with_kernel_types(
+      t, h.taps, norm, [&]<int kTaps, class Out, bool kChw>(Out* out, const auto& sink) {
+        for (int y = 0; y < t.height; ++y) {
+          vertical.row(y, row);
+          Out* dst = out + static_cast<size_t>(y) * t.width * (kChw ? 1 : 3);
+          horizontal_avx2<kTaps, Out, kChw>(row, h, pair_weights, flip, dst, t.width, plane, sink);
+        }
+      });
   return true;
 }
 
@@ -321,8 +332,12 @@ bool resample_avx2(const DecodedRegion& r, const AxisWeights& h, const AxisWeigh
 #else  // no AVX2 kernel in this build: resample() runs the portable one
 
 namespace stoker {
-bool resample_avx2_compiled() { return false; }
-size_t resample_avx2_work_floats(const AxisWeights&, const AxisWeights&, int) { return 0; }
+bool resample_avx2_compiled() {
+  return false;
+}
+size_t resample_avx2_work_floats(const AxisWeights&, const AxisWeights&, int) {
+  return 0;
+}
 bool resample_avx2(const DecodedRegion&, const AxisWeights&, const AxisWeights&, bool,
                    const Normalization&, const ResampleTarget&, float*) {
   return false;

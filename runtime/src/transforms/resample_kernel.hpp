@@ -40,7 +40,9 @@ inline V4 load4(const float* p) {
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-inline void store4(float* p, V4 v) { std::memcpy(p, &v, sizeof v); }
+inline void store4(float* p, V4 v) {
+  std::memcpy(p, &v, sizeof v);
+}
 
 // One output pixel (RGB in lanes 0..2): `taps` weighted input pixels, in two independent
 // chains (shorter add latency): even taps from w[0] * p[0], odd taps from 0. The AVX2
@@ -89,7 +91,7 @@ void horizontal_portable(const float* row, const AxisWeights& h, bool flip, Out*
     return filter_pixel<kTaps>(h.weights + static_cast<size_t>(sx) * h.taps,
                                row + (h.start[sx] - h.lo) * 3, h.taps);
   };
-  auto put = [&](int x, const V4 (&ch)[3], int lanes) {
+  auto put = [&](int x, const V4(&ch)[3], int lanes) {
     for (int c = 0; c < 3; ++c) {
       for (int j = 0; j < lanes; ++j) {
         if constexpr (kChw) {
@@ -133,20 +135,28 @@ void with_layout(const ResampleTarget& t, const Normalization& norm, Body& body)
     }
   };
   switch (t.dtype) {
-    case DType::F32: return go.template operator()<float>(ToF32{norm});
-    case DType::F16: return go.template operator()<uint16_t>(ToF16{norm});
-    default: return go.template operator()<uint8_t>(ToU8{});
+    case DType::F32:
+      return go.template operator()<float>(ToF32{norm});
+    case DType::F16:
+      return go.template operator()<uint16_t>(ToF16{norm});
+    default:
+      return go.template operator()<uint8_t>(ToU8{});
   }
 }
 
 template <class Body>
 void with_kernel_types(const ResampleTarget& t, int taps, const Normalization& norm, Body body) {
   switch (taps) {
-    case 2: return with_layout<2>(t, norm, body);
-    case 3: return with_layout<3>(t, norm, body);
-    case 4: return with_layout<4>(t, norm, body);
-    case 5: return with_layout<5>(t, norm, body);
-    default: return with_layout<0>(t, norm, body);
+    case 2:
+      return with_layout<2>(t, norm, body);
+    case 3:
+      return with_layout<3>(t, norm, body);
+    case 4:
+      return with_layout<4>(t, norm, body);
+    case 5:
+      return with_layout<5>(t, norm, body);
+    default:
+      return with_layout<0>(t, norm, body);
   }
 }
 

@@ -18,8 +18,7 @@ namespace {
 // columns the horizontal filter needs. Per column: 0 + w[0]*x[0] + w[1]*x[1] + ..., the
 // AVX2 kernel's order. On x86, SSE2 widens 16 bytes at a time (compilers scalarise a
 // generic uint8 -> float vector conversion on baseline x86-64).
-void combine_rows(const uint8_t* src, size_t stride, const float* w, int taps, int n,
-                  float* row) {
+void combine_rows(const uint8_t* src, size_t stride, const float* w, int taps, int n, float* row) {
   int i = 0;
 #if defined(__SSE2__)
   const __m128i zero = _mm_setzero_si128();
@@ -50,19 +49,19 @@ void combine_rows(const uint8_t* src, size_t stride, const float* w, int taps, i
 }  // namespace
 
 void resample_portable(const DecodedRegion& r, const AxisWeights& h, const AxisWeights& v,
-                       bool flip, const Normalization& norm, const ResampleTarget& t,
-                       float* row) {
+                       bool flip, const Normalization& norm, const ResampleTarget& t, float* row) {
   const int n = (h.hi - h.lo) * 3;
   row[n] = 0;  // read (and ignored) as the 4th lane of the last pixel
   const size_t plane = static_cast<size_t>(t.width) * t.height;
-  with_kernel_types(t, h.taps, norm, [&]<int kTaps, class Out, bool kChw>(Out* out, const auto& sink) {
-    for (int y = 0; y < t.height; ++y) {
-      combine_rows(r.pixel(h.lo, v.start[y]), r.stride,
-                   v.weights + static_cast<size_t>(y) * v.taps, v.taps, n, row);
-      Out* dst = out + static_cast<size_t>(y) * t.width * (kChw ? 1 : 3);
-      horizontal_portable<kTaps, Out, kChw>(row, h, flip, dst, 0, t.width, plane, sink);
-    }
-  });
+  with_kernel_types(
+      t, h.taps, norm, [&]<int kTaps, class Out, bool kChw>(Out* out, const auto& sink) {
+        for (int y = 0; y < t.height; ++y) {
+          combine_rows(r.pixel(h.lo, v.start[y]), r.stride,
+                       v.weights + static_cast<size_t>(y) * v.taps, v.taps, n, row);
+          Out* dst = out + static_cast<size_t>(y) * t.width * (kChw ? 1 : 3);
+          horizontal_portable<kTaps, Out, kChw>(row, h, flip, dst, 0, t.width, plane, sink);
+        }
+      });
 }
 
 }  // namespace stoker

@@ -21,8 +21,9 @@ TEST(CpuSet, RejectsMalformedLists) {
   try {
     CpuSet::parse("1-x", "--cpus");
   } catch (const stoker::Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "--cpus: malformed CPU list '1-x' at '1-x' (use OS CPU numbers and ranges such as 0-5,12)");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "--cpus: malformed CPU list '1-x' at '1-x' (use OS CPU numbers and ranges such as 0-5,12)");
   }
 }
 

@@ -10,8 +10,12 @@ enum class Colour { Red, Green, Blue };
 constexpr stoker::EnumName<Colour> kColours[] = {
     {Colour::Red, "red"}, {Colour::Green, "green"}, {Colour::Blue, "blue"}};
 
-const char* colour_name(Colour c) { return stoker::name_of(kColours, c); }
-std::optional<Colour> colour_named(std::string_view s) { return stoker::value_named(kColours, s); }
+const char* colour_name(Colour c) {
+  return stoker::name_of(kColours, c);
+}
+std::optional<Colour> colour_named(std::string_view s) {
+  return stoker::value_named(kColours, s);
+}
 
 TEST(EnumNames, OneTableReadBothWays) {
   expect_names_round_trip(kColours, colour_name, colour_named);

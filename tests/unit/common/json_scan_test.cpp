@@ -20,8 +20,8 @@ bool valid(const std::string& text, int depth = 8) {
 
 TEST(JsonScan, ReadsValuesWithTheirKeysAndDepths) {
   std::string error;
-  const auto t = scan_json(R"({"a":1,"b":[2.5,-3e2,"x\n\u00e9"],"c":{"d":true,"e":null}})", 4,
-                           &error);
+  const auto t =
+      scan_json(R"({"a":1,"b":[2.5,-3e2,"x\n\u00e9"],"c":{"d":true,"e":null}})", 4, &error);
   ASSERT_TRUE(t) << error;
   ASSERT_EQ(t->size(), 12u);
   EXPECT_EQ((*t)[0].close, 11);
@@ -45,10 +45,29 @@ TEST(JsonScan, ResolvesSurrogatePairs) {
 }
 
 TEST(FaultsJsonScan, RefusesWhatIsNotJson) {
-  for (const std::string bad :
-       {"", "{", "{\"a\":}", "{\"a\":1,}", "[1 2]", "{\"a\" 1}", "01", "1.", "1e", "-", "tru",
-        "\"abc", "\"a\x01\"", "\"\\x\"", "\"\\u12g4\"", "{\"a\\n\":1}", "{} {}", "\"\xff\"",
-        "\"\xc3\"", "\"\xed\xa0\x80\"", "\"\xc0\xaf\"", "NaN", "[1,]"}) {
+  for (const std::string bad : {"",
+                                "{",
+                                "{\"a\":}",
+                                "{\"a\":1,}",
+                                "[1 2]",
+                                "{\"a\" 1}",
+                                "01",
+                                "1.",
+                                "1e",
+                                "-",
+                                "tru",
+                                "\"abc",
+                                "\"a\x01\"",
+                                "\"\\x\"",
+                                "\"\\u12g4\"",
+                                "{\"a\\n\":1}",
+                                "{} {}",
+                                "\"\xff\"",
+                                "\"\xc3\"",
+                                "\"\xed\xa0\x80\"",
+                                "\"\xc0\xaf\"",
+                                "NaN",
+                                "[1,]"}) {
     std::string error;
     EXPECT_FALSE(scan_json(bad, 8, &error)) << bad;
     EXPECT_NE(error.find("at byte"), std::string::npos) << bad;
@@ -96,9 +115,14 @@ TEST(FaultsJsonScan, AgreesWithAnotherParserOnDamagedLines) {
       const size_t at = random() % text.size();
       const char c = structural[random() % structural.size()];
       switch (random() % 3) {
-        case 0: text[at] = c; break;
-        case 1: text.erase(at, 1 + random() % 4); break;
-        default: text.insert(at, 1, c);
+        case 0:
+          text[at] = c;
+          break;
+        case 1:
+          text.erase(at, 1 + random() % 4);
+          break;
+        default:
+          text.insert(at, 1, c);
       }
     }
     if (text.find('\\') != std::string::npos) continue;

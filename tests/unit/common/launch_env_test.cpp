@@ -29,12 +29,12 @@ TEST(LaunchRanks, SingleProcessWithoutLauncherVariables) {
 
 TEST(LaunchRanks, TorchrunsVariablesWinOverSlurms) {
   const Ranks r = launch_ranks(env_from({{"RANK", "3"},
-                                               {"WORLD_SIZE", "4"},
-                                               {"LOCAL_RANK", "1"},
-                                               {"LOCAL_WORLD_SIZE", "2"},
-                                               {"SLURM_PROCID", "0"},
-                                               {"SLURM_NTASKS", "1"},
-                                               {"SLURM_LOCALID", "0"}}));
+                                         {"WORLD_SIZE", "4"},
+                                         {"LOCAL_RANK", "1"},
+                                         {"LOCAL_WORLD_SIZE", "2"},
+                                         {"SLURM_PROCID", "0"},
+                                         {"SLURM_NTASKS", "1"},
+                                         {"SLURM_LOCALID", "0"}}));
   EXPECT_EQ(r.rank, 3u);
   EXPECT_EQ(r.world_size, 4u);
   EXPECT_EQ(r.local_rank, 1u);
@@ -44,21 +44,21 @@ TEST(LaunchRanks, TorchrunsVariablesWinOverSlurms) {
 
 TEST(LaunchRanks, OpenMpisLauncherWinsOverTorchrun) {
   const Ranks r = launch_ranks(env_from({{"OMPI_COMM_WORLD_RANK", "5"},
-                                               {"OMPI_COMM_WORLD_SIZE", "8"},
-                                               {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
-                                               {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"},
-                                               {"RANK", "0"},
-                                               {"WORLD_SIZE", "1"}}));
+                                         {"OMPI_COMM_WORLD_SIZE", "8"},
+                                         {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                                         {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"},
+                                         {"RANK", "0"},
+                                         {"WORLD_SIZE", "1"}}));
   EXPECT_EQ(r.rank, 5u);
   EXPECT_EQ(r.local_size, 4u);
 }
 
 TEST(LaunchRanks, SlurmsVariables) {
   const Ranks r = launch_ranks(env_from({{"SLURM_PROCID", "3"},
-                                               {"SLURM_NTASKS", "4"},
-                                               {"SLURM_LOCALID", "1"},
-                                               {"SLURM_NODEID", "1"},
-                                               {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"}}));
+                                         {"SLURM_NTASKS", "4"},
+                                         {"SLURM_LOCALID", "1"},
+                                         {"SLURM_NODEID", "1"},
+                                         {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"}}));
   EXPECT_EQ(r.rank, 3u);
   EXPECT_EQ(r.world_size, 4u);
   EXPECT_EQ(r.local_rank, 1u);
@@ -77,10 +77,10 @@ TEST(LaunchRanks, SlurmsVariables) {
 TEST(LaunchRanks, EachPairFromTheFirstLauncherThatSetsIt) {
   // A wrapper that sets RANK/WORLD_SIZE inside a Slurm step: the local pair stays Slurm's.
   const Ranks r = launch_ranks(env_from({{"RANK", "2"},
-                                               {"WORLD_SIZE", "4"},
-                                               {"SLURM_PROCID", "0"},
-                                               {"SLURM_LOCALID", "0"},
-                                               {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"}}));
+                                         {"WORLD_SIZE", "4"},
+                                         {"SLURM_PROCID", "0"},
+                                         {"SLURM_LOCALID", "0"},
+                                         {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"}}));
   EXPECT_EQ(r.rank, 2u);
   EXPECT_EQ(r.local_size, 2u);
 }

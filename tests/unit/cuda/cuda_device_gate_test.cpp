@@ -7,9 +7,9 @@
 #include <string>
 
 #include "gpu_probe.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/cuda/cuda_device.hpp"
 #include "stoker/cuda/cuda_pinner.hpp"
-#include "stoker/common/error.hpp"
 #include "stoker/loader/loader.hpp"
 #if STOKER_HAVE_CUDA
 #include "stoker/cuda/cuda_feeder.hpp"

@@ -8,8 +8,8 @@
 #include <regex>
 #include <string>
 
-#include "run_command.hpp"
 #include "gpu_probe.hpp"
+#include "run_command.hpp"
 #include "stoker/plan/plan_env.hpp"
 
 namespace stoker {
@@ -24,9 +24,9 @@ struct TrainRun {
 
 // Runs the trainer with `env` (" K=V ...") prepended, stdout and stderr together.
 TrainRun train(const std::string& env, const std::string& args) {
-  auto r = stoker::test::run_command(
-      "env -u STOKER_PLAN_VERSION -u RANK -u WORLD_SIZE -u SLURM_PROCID" + env + " " + kTrainer +
-      " " + args + " 2>&1");
+  auto r =
+      stoker::test::run_command("env -u STOKER_PLAN_VERSION -u RANK -u WORLD_SIZE -u SLURM_PROCID" +
+                                env + " " + kTrainer + " " + args + " 2>&1");
   return {r.status, r.out};
 }
 

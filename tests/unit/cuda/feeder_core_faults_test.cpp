@@ -59,8 +59,7 @@ TEST(FaultsFeederRelease, WaitOnAStreamOfAnotherGpuIsRefused) {
     sim.core->wait_on(h->buffer, other);
     FAIL() << "wait_on() took a stream of another GPU";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("a stream of another GPU"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("a stream of another GPU"), std::string::npos) << e.what();
   }
   sim.step(*h, microseconds(500));
   sim.core->release(h->buffer, sim.consumer);

@@ -33,8 +33,8 @@ struct FeederSim {
   std::map<uint64_t, std::vector<std::byte>> archive;  // batch number -> bytes a kernel read
 
   explicit FeederSim(uint64_t batches, microseconds copy_time = microseconds(3000))
-      : source(std::make_shared<TokenFileSource>(
-            write_tokens(dir, batches * kBatch * kSeq + 1), kSeq)),
+      : source(std::make_shared<TokenFileSource>(write_tokens(dir, batches * kBatch * kSeq + 1),
+                                                 kSeq)),
         options(test_options(kBatch, 2, 4)),
         engine(std::make_shared<SimEngine>(copy_time)) {
     options.held_batches = kDepth + 1;  // as the feeder's users set it

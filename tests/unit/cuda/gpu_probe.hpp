@@ -2,8 +2,8 @@
 #pragma once
 
 #include "../loader/loader_fixture.hpp"
-#include "stoker/cuda/cuda_device.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/cuda/cuda_device.hpp"
 
 namespace stoker::test {
 

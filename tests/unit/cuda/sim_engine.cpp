@@ -246,8 +246,8 @@ void SimEngine::copy(std::byte* device, const std::byte* host, size_t bytes, Str
     }
   }
   const Duration time =
-      copy_time_ + (gb_per_s_ > 0 ? Duration(static_cast<int64_t>(bytes / (gb_per_s_ * 1e3)))
-                                  : Duration(0));
+      copy_time_ +
+      (gb_per_s_ > 0 ? Duration(static_cast<int64_t>(bytes / (gb_per_s_ * 1e3))) : Duration(0));
   push(s, {time, [this, device, host, bytes] {
              std::lock_guard lock(mu_);
              if (!live(device, bytes)) {

@@ -32,9 +32,9 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <functional>
-#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -90,7 +90,7 @@ class SimEngine final : public CopyEngine {
   static Stream per_thread_handle() { return reinterpret_cast<Stream>(uintptr_t{2}); }
   // The next `after` event creations succeed, the one after them throws (-1: none fails).
   void fail_create_event_after(int after);
-  void fail_elapsed(bool fail);  // elapsed_ms() throws, as for events without timing
+  void fail_elapsed(bool fail);      // elapsed_ms() throws, as for events without timing
   void set_pageable(bool pageable);  // copy() blocks the host until the copy is done
   void set_free_waits(bool waits);   // deallocate() waits for the device first (default)
   size_t live_handles();  // streams (the legacy default one aside) and events not destroyed
@@ -121,7 +121,7 @@ class SimEngine final : public CopyEngine {
     size_t size = 0;
     bool live = true;
   };
-  Queue* queue(Stream s);  // under mu_; resolves the special handles
+  Queue* queue(Stream s);                       // under mu_; resolves the special handles
   Queue* new_queue(int device, bool blocking);  // under mu_
   // Under mu_: queues `op` on `q` after the implicit waits of the legacy stream's rules.
   void enqueue(Queue* q, Op op);
@@ -140,7 +140,7 @@ class SimEngine final : public CopyEngine {
   std::vector<std::unique_ptr<Queue>> queues_;  // [0]: the legacy default stream
   std::vector<std::unique_ptr<SimEvent>> events_;
   std::map<std::thread::id, Queue*> per_thread_;  // cudaStreamPerThread of each thread
-  std::map<const std::byte*, Block> blocks_;  // freed ones stay, so no address is reused
+  std::map<const std::byte*, Block> blocks_;      // freed ones stay, so no address is reused
   size_t free_ = size_t{1} << 30;
   std::vector<std::string> faults_;
   int create_event_budget_ = -1;  // event creations left before one fails; -1: no limit

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "error_text.hpp"
-#include "stoker/distributed/agreement.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/distributed/agreement.hpp"
 
 using stoker::EpochView;
 using stoker::SeedRule;

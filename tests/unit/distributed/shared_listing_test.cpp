@@ -51,15 +51,16 @@ TEST_F(FaultsSharedListing, RankZerosErrorIsSentAndEveryRankRaisesIt) {
 }
 
 TEST_F(FaultsSharedListing, AMessageThisRankCannotTakeIsOneLineAndItListsItself) {
-  for (const std::string& message : {std::string("ok\nstoker-image-folder-index v0\n"),
-                                    std::string("something else")}) {
+  for (const std::string& message :
+       {std::string("ok\nstoker-image-folder-index v0\n"), std::string("something else")}) {
     ::testing::internal::CaptureStderr();
     const auto s = take_shared_listing(data_.path(), message, 2);
     const std::string err = ::testing::internal::GetCapturedStderr();
     EXPECT_EQ(s->size(), 2u);
-    EXPECT_EQ(err, "stoker: rank 2: cannot take rank 0's listing of the image folder (it lists "
-                   "another root than " + data_.path() +
-                   ", or comes from another stoker version): listing it here\n");
+    EXPECT_EQ(err,
+              "stoker: rank 2: cannot take rank 0's listing of the image folder (it lists "
+              "another root than " +
+                  data_.path() + ", or comes from another stoker version): listing it here\n");
   }
 }
 

@@ -11,9 +11,9 @@
 
 #include "coverage.hpp"
 #include "distributed/stream_order.hpp"
-#include "stoker/distributed/sampler.hpp"
 #include "error_text.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/distributed/sampler.hpp"
 
 namespace stoker {
 namespace {
@@ -187,12 +187,12 @@ TEST(StreamOrder, StateTextRoundTripsAndOldStatesStillParse) {
   EXPECT_FALSE(by_index.stream);
 }
 
-
 TEST(FaultsStreamResume, StatesThatDoNotFitTheStreamAreClearErrors) {
   DistributedSampler s(stream_options(2, 0, false, 6));
   SamplerState st = s.state(3);
   st.phases[0].consumed = 26;  // more than a rank's 25 hand-outs
-  EXPECT_NE(test::error_text([&] { s.restore(st); }).find("the state is corrupt"), std::string::npos);
+  EXPECT_NE(test::error_text([&] { s.restore(st); }).find("the state is corrupt"),
+            std::string::npos);
   st = s.state(3);
   DistributedSampler other_buffer(stream_options(2, 0, false, 7));
   EXPECT_NE(test::error_text([&] { other_buffer.restore(st); }).find("shuffle buffer of 6"),
@@ -200,7 +200,8 @@ TEST(FaultsStreamResume, StatesThatDoNotFitTheStreamAreClearErrors) {
   SamplerOptions by_index = stream_options(2, 0, false, 6);
   by_index.shards.reset();
   DistributedSampler indexed(by_index);
-  EXPECT_NE(test::error_text([&] { indexed.restore(st); }).find("streams its shards"), std::string::npos);
+  EXPECT_NE(test::error_text([&] { indexed.restore(st); }).find("streams its shards"),
+            std::string::npos);
   EXPECT_NE(test::error_text([] {
               SamplerState::parse(
                   "stoker-sampler v1 seed=1 epoch=0 consumed=0 size=5 "

@@ -3,9 +3,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "stoker/common/error.hpp"
 #include "stoker/distributed/agreement.hpp"
 #include "stoker/distributed/world.hpp"
-#include "stoker/common/error.hpp"
 
 using stoker::World;
 

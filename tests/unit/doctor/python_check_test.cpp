@@ -1,8 +1,8 @@
 // The Python stack: package roots by path, the rule on crafted module maps, the real
 // interpreter of this machine, and a real mix made with PYTHONPATH.
 #include "doctor_fixture.hpp"
-#include "stoker/doctor/doctor.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/doctor/doctor.hpp"
 
 namespace stoker::doctor {
 namespace {

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "run_command.hpp"
 #include "doctor_fixture.hpp"
 #include "enum_names_check.hpp"
+#include "run_command.hpp"
 #include "stoker/doctor/doctor.hpp"
 
 namespace stoker::doctor {
@@ -54,7 +54,8 @@ const std::string kStoker = stoker::test::stoker_cli();
 
 TEST(DoctorCommand, JsonOnThisMachine) {
   if (access(kStoker.c_str(), X_OK) != 0) GTEST_SKIP() << kStoker << " is not built";
-  stoker::test::CommandResult r = stoker::test::run_command(kStoker + " doctor --json --dataset " + STOKER_SOURCE_DIR + " 2>&1");
+  stoker::test::CommandResult r = stoker::test::run_command(kStoker + " doctor --json --dataset " +
+                                                            STOKER_SOURCE_DIR + " 2>&1");
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
   EXPECT_EQ(r.status, j["summary"]["exit_code"]) << r.out;
@@ -70,13 +71,15 @@ TEST(DoctorCommand, JsonOnThisMachine) {
 TEST(DoctorCommand, Ulimit64FailsWithTheFix) {
   if (access(kStoker.c_str(), X_OK) != 0) GTEST_SKIP() << kStoker << " is not built";
   // The soft limit alone: the user can raise it again.
-  stoker::test::CommandResult soft = stoker::test::run_command("ulimit -Sn 64 && " + kStoker + " doctor 2>&1");
+  stoker::test::CommandResult soft =
+      stoker::test::run_command("ulimit -Sn 64 && " + kStoker + " doctor 2>&1");
   EXPECT_EQ(soft.status, 1) << soft.out;
   EXPECT_NE(soft.out.find("error  nofile"), std::string::npos) << soft.out;
   EXPECT_NE(soft.out.find("fix: raise it in the job script: ulimit -n"), std::string::npos)
       << soft.out;
   // `ulimit -n 64` lowers the hard limit too: only the admin can help.
-  stoker::test::CommandResult both = stoker::test::run_command("ulimit -n 64 && " + kStoker + " doctor 2>&1");
+  stoker::test::CommandResult both =
+      stoker::test::run_command("ulimit -n 64 && " + kStoker + " doctor 2>&1");
   EXPECT_EQ(both.status, 1) << both.out;
   EXPECT_NE(both.out.find("the hard limit 64 is too low as well"), std::string::npos) << both.out;
 }
@@ -84,15 +87,17 @@ TEST(DoctorCommand, Ulimit64FailsWithTheFix) {
 TEST(DoctorCommand, PythonFlag) {
   if (access(kStoker.c_str(), X_OK) != 0) GTEST_SKIP() << kStoker << " is not built";
   if (access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "/usr/bin/python3 is missing";
-  stoker::test::CommandResult r = stoker::test::run_command("PYTHONPATH= " + kStoker + " doctor --python --json 2>&1");
+  stoker::test::CommandResult r =
+      stoker::test::run_command("PYTHONPATH= " + kStoker + " doctor --python --json 2>&1");
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
   EXPECT_EQ(j["findings"].back()["check"], "python") << r.out;
 }
 
 TEST(Severity, NamesReadBothWays) {
-  expect_names_round_trip(kSeverityNames, [](Severity s) { return to_string(s); },
-                          [](std::string_view s) { return value_named(kSeverityNames, s); });
+  expect_names_round_trip(
+      kSeverityNames, [](Severity s) { return to_string(s); },
+      [](std::string_view s) { return value_named(kSeverityNames, s); });
 }
 
 }  // namespace

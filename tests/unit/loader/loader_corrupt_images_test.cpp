@@ -6,10 +6,10 @@
 #include "image_fixtures.hpp"
 #include "run_command.hpp"
 #include "stoker/common/error.hpp"
-#include "stoker/sources/image_source.hpp"
-#include "stoker/transforms/image_transforms.hpp"
 #include "stoker/loader/loader.hpp"
 #include "stoker/plan/local_plan.hpp"
+#include "stoker/sources/image_source.hpp"
+#include "stoker/transforms/image_transforms.hpp"
 
 namespace stoker {
 namespace {

@@ -32,7 +32,8 @@ uint64_t full_epoch(Loader& loader) {
 
 TEST(FaultsFork, TheChildsLoaderRefusesToBeUsedAndItsExitDoesNotHang) {
 #if defined(__SANITIZE_THREAD__)
-  GTEST_SKIP() << "TSan's runtime cannot start threads in a forked child of a threaded process (dup thread with used id); the main build runs it";
+  GTEST_SKIP() << "TSan's runtime cannot start threads in a forked child of a threaded process "
+                  "(dup thread with used id); the main build runs it";
 #endif
   test::TokenSetup t;
   auto loader = std::make_unique<Loader>(t.source, t.copy, test::test_options(4, 2));
@@ -41,8 +42,8 @@ TEST(FaultsFork, TheChildsLoaderRefusesToBeUsedAndItsExitDoesNotHang) {
   const test::ChildResult r = test::run_in_child(
       [&](FILE* out) {
         for (const auto& use : std::vector<std::function<void()>>{
-                 [&] { loader->next(); }, [&] { loader->start_epoch(); },
-                 [&] { loader->state(); }, [&] { loader->set_epoch(3); }}) {
+                 [&] { loader->next(); }, [&] { loader->start_epoch(); }, [&] { loader->state(); },
+                 [&] { loader->set_epoch(3); }}) {
           try {
             use();
             std::fprintf(out, "FAIL used without an error\n");

@@ -86,7 +86,8 @@ void test_handler(int, siginfo_t*, void*) {
 }  // namespace
 
 TEST(FaultsMappedFile, ASigbusOutsideStokersReadsReachesThePreviousHandler) {
-  struct sigaction mine {}, before {};
+  struct sigaction mine {
+  }, before{};
   mine.sa_sigaction = test_handler;
   mine.sa_flags = SA_SIGINFO | SA_NODEFER;
   sigemptyset(&mine.sa_mask);

@@ -64,7 +64,8 @@ TEST(FaultsSignals, ASigtermWhileASlowBatchIsAwaitedIsHandledAtOnce) {
   test::TokenSetup t(100, 64);
   auto gate = std::make_shared<GatedCopy>(t.source->spec());
   auto loader = std::make_unique<Loader>(t.source, gate, test::test_options(4, 1));
-  struct sigaction sa {}, before {};
+  struct sigaction sa {
+  }, before{};
   sa.sa_handler = on_sigterm;
   sigemptyset(&sa.sa_mask);
   ASSERT_EQ(::sigaction(SIGTERM, &sa, &before), 0);

@@ -40,8 +40,9 @@ int expect_refused(FILE* out, const std::function<void()>& build) {
     std::fprintf(out, "%s\n", e.what());
   }
   if (test::thread_count() != before) {
-    return fail(out, 11, std::to_string(test::thread_count()) + " threads after the error, " +
-                             std::to_string(before) + " before");
+    return fail(out, 11,
+                std::to_string(test::thread_count()) + " threads after the error, " +
+                    std::to_string(before) + " before");
   }
   return 0;
 }
@@ -147,7 +148,8 @@ TEST(FaultsThreads, BeyondUlimitUEveryThreadIsAClearErrorAndTheProcessLives) {
   EXPECT_TRUE(contains(r.out, "worker thread ")) << r.out;
   EXPECT_TRUE(contains(r.out, " of 40: cannot be started: ")) << r.out;
   EXPECT_TRUE(contains(r.out, "ulimit -u (RLIMIT_NPROC) is 8 and user nobody (uid " +
-                                  std::to_string(uid) + ") runs ")) << r.out;
+                                  std::to_string(uid) + ") runs "))
+      << r.out;
   EXPECT_TRUE(contains(r.out, "use fewer workers")) << r.out;
   EXPECT_TRUE(contains(r.out, "the stream reader thread: cannot be started")) << r.out;
   EXPECT_TRUE(contains(r.out, "the metrics writer thread (STOKER_METRICS): cannot be started"))

@@ -20,12 +20,12 @@
 
 #include "error_text.hpp"
 #include "stoker/common/error.hpp"
-#include "stoker/transforms/copy_transform.hpp"
 #include "stoker/loader/loader.hpp"
+#include "stoker/plan/plan.hpp"
 #include "stoker/sources/record_source.hpp"
 #include "stoker/sources/token_source.hpp"
-#include "stoker/plan/plan.hpp"
 #include "stoker/topology/topology.hpp"
+#include "stoker/transforms/copy_transform.hpp"
 
 namespace stoker::test {
 

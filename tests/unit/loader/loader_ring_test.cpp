@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "loader_fixture.hpp"
-#include "stoker/distributed/world.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/distributed/world.hpp"
 #include "stoker/loader/worker_shares.hpp"
 
 using namespace stoker;
@@ -173,12 +173,13 @@ TEST(FaultsLoader, ARingOverTheBudgetIsAnErrorNotSilentlyShallower) {
   TokenSetup t(500);
   // The plan says the ring may grow to 8 beside 2 held batches: 10 slots; the budget holds 6.
   LoaderOptions o = test::test_options(16, 1, 2, 6 * kSlot);
-  EXPECT_EQ(error_of([&] { Loader(t.source, t.copy, o); }),
-            "LoaderOptions::batch_size: a batch of 16 samples x 130 bytes (a slot of 2240 bytes) fits 6 "
-            "time(s) in the plan's memory budget of 13440 bytes; the loader needs 10 slots (a "
-            "ring of up to 8 batches + 2 held) (lower the batch size, the depth (prefetch_max, "
-            "LoaderOptions::max_depth) or held_batches, or raise the budget (STOKER_MEM_BUDGET, "
-            "the profile's MemShare))");
+  EXPECT_EQ(
+      error_of([&] { Loader(t.source, t.copy, o); }),
+      "LoaderOptions::batch_size: a batch of 16 samples x 130 bytes (a slot of 2240 bytes) fits 6 "
+      "time(s) in the plan's memory budget of 13440 bytes; the loader needs 10 slots (a "
+      "ring of up to 8 batches + 2 held) (lower the batch size, the depth (prefetch_max, "
+      "LoaderOptions::max_depth) or held_batches, or raise the budget (STOKER_MEM_BUDGET, "
+      "the profile's MemShare))");
   // The factory fits the plan (prefetch_max 4), but an explicit deeper max_depth stays an
   // error: asked for, it is not quietly lowered.
   EXPECT_EQ(Loader::for_this_process(t.source, t.copy, o)->stats().max_depth, 4);

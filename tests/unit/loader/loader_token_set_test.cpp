@@ -97,7 +97,7 @@ TEST(FaultsTokenSet, ALinkToItselfInAFolderIsAnErrorNamingIt) {
   std::filesystem::create_symlink("loop.bin", dir.file("corpus/loop.bin"));
   const std::string error = error_of([&] { TokenFileSource({dir.file("corpus")}, 10); });
   EXPECT_NE(error.find(dir.file("corpus/loop.bin") + ": cannot be read: Too many levels of "
-                                                      "symbolic links"),
+                                                     "symbolic links"),
             std::string::npos)
       << error;
   // A dangling link is no file: passed over, as before.

@@ -20,14 +20,33 @@ namespace {
 // Every counter of its own value, so that a row reading another's field shows.
 LoaderStats distinct_stats() {
   LoaderStats s{.stages = {1'500'000'000, 3'000'000'000, 250'000'000, 125'000'000},
-                .produce_ns = 4'875'000'000, .consumer_wait_ns = 500'000'000,
-                .wall_ns = 2'000'000'000, .wait_share = 0.25, .samples = 6400, .batches = 200,
-                .bytes = 13120000, .skipped = 3, .skipped_files = {}, .decode_warnings = 5,
-                .discarded_batches = 2, .stream_reads = {11, 12345, 4096}, .workers = 7,
-                .threads_created = 8, .depth = 6, .max_depth = 16, .slots = 18, .slot_bytes = 1 << 20,
-                .arena_bytes = 18 << 20, .mem_budget = 1 << 30, .numa_bound = true,
-                .depth_history = {}, .timeline = {}, .producer_bound_waits = 9,
-                .epoch_first_batch = {}, .notes = {}, .agreement = {}};
+                .produce_ns = 4'875'000'000,
+                .consumer_wait_ns = 500'000'000,
+                .wall_ns = 2'000'000'000,
+                .wait_share = 0.25,
+                .samples = 6400,
+                .batches = 200,
+                .bytes = 13120000,
+                .skipped = 3,
+                .skipped_files = {},
+                .decode_warnings = 5,
+                .discarded_batches = 2,
+                .stream_reads = {11, 12345, 4096},
+                .workers = 7,
+                .threads_created = 8,
+                .depth = 6,
+                .max_depth = 16,
+                .slots = 18,
+                .slot_bytes = 1 << 20,
+                .arena_bytes = 18 << 20,
+                .mem_budget = 1 << 30,
+                .numa_bound = true,
+                .depth_history = {},
+                .timeline = {},
+                .producer_bound_waits = 9,
+                .epoch_first_batch = {},
+                .notes = {},
+                .agreement = {}};
   s.timeline.observe(1'000'000'000, 0, 16, 16);
   return s;
 }

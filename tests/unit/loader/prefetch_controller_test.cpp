@@ -147,6 +147,7 @@ TEST(PrefetchController, BoundsOutOfOrderAreAnErrorNotClamped) {
 }
 
 TEST(DepthReason, NamesReadBothWays) {
-  expect_names_round_trip(kDepthReasonNames, [](DepthReason r) { return to_string(r); },
-                          [](std::string_view s) { return value_named(kDepthReasonNames, s); });
+  expect_names_round_trip(
+      kDepthReasonNames, [](DepthReason r) { return to_string(r); },
+      [](std::string_view s) { return value_named(kDepthReasonNames, s); });
 }

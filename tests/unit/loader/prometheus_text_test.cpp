@@ -43,7 +43,7 @@ TEST(Prometheus, EveryMetricParsesWithItsValue) {
   test::PromFile f = parse_prometheus(text);
   for (const auto& s : f.samples) {
     EXPECT_EQ(s.name.rfind("stoker_", 0), 0u) << s.name;
-    EXPECT_EQ(s.labels.at("jobid"), "4242");  // jobstats' exporters' name: queries join on it
+    EXPECT_EQ(s.labels.at("jobid"), "4242");   // jobstats' exporters' name: queries join on it
     EXPECT_EQ(s.labels.at("job_id"), "4242");  // the earlier name, kept for one release
     EXPECT_EQ(s.labels.at("step_id"), "0");
     EXPECT_EQ(s.labels.at("rank"), "3");
@@ -88,7 +88,8 @@ TEST(Prometheus, LargeCountersStayExact) {
   LoaderStats s = crafted_stats();
   s.bytes = (uint64_t{1} << 60) + 1;  // a double would round this
   std::string text = prometheus_text(s, MetricLabels{"1", "", "", ""}, kWrittenAt);
-  EXPECT_NE(text.find("stoker_bytes_total{jobid=\"1\",job_id=\"1\"} 1152921504606846977\n"), std::string::npos)
+  EXPECT_NE(text.find("stoker_bytes_total{jobid=\"1\",job_id=\"1\"} 1152921504606846977\n"),
+            std::string::npos)
       << text;
 }
 

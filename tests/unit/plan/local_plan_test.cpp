@@ -97,7 +97,8 @@ TEST(FaultsLocalPlan, AnImagesStokerVariableDoesNotReplaceThePluginsPlan) {
   EXPECT_EQ(std::to_string(lp->plan.workers), workers);
   EXPECT_NE(lp->plan.reason("source").find(
                 "changed after the plugin planned (by a container image's environment or a "
-                "wrapper), not used: STOKER_WORKERS=64 (the plugin's " + workers + ")"),
+                "wrapper), not used: STOKER_WORKERS=64 (the plugin's " +
+                workers + ")"),
             std::string::npos)
       << lp->plan.reason("source");
 }

@@ -19,8 +19,8 @@ TEST(Plan, ReasonJoinsAFieldsReasons) {
 }
 
 TEST(BindMode, OneTableForTheFlagTheEnvironmentAndThePrinters) {
-  expect_names_round_trip(kBindModeNames, [](BindMode b) { return to_string(b); },
-                          parse_bind_mode);
+  expect_names_round_trip(
+      kBindModeNames, [](BindMode b) { return to_string(b); }, parse_bind_mode);
   EXPECT_EQ(names_of(kBindModeNames), "gpu-numa, even or none");
 }
 

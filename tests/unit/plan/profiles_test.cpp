@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <random>
 
-#include "run_command.hpp"
 #include "enum_names_check.hpp"
+#include "run_command.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/plan/profiles.hpp"
 
@@ -133,7 +133,8 @@ TEST(FaultsProfiles, AProfilesPathThatIsNoRegularFileIsAnErrorNamingIt) {
                                            "itself (e.g. /etc/stoker/stoker.conf))");
     }
   }
-  if (!std::filesystem::exists(test::stoker_cli())) GTEST_SKIP() << "the stoker command was not built";
+  if (!std::filesystem::exists(test::stoker_cli()))
+    GTEST_SKIP() << "the stoker command was not built";
   const std::string cli = test::stoker_cli() + " plan ";
   for (const std::string& command :
        {cli + "--profiles " + dir, "STOKER_PROFILES=" + dir + " " + cli,
@@ -324,7 +325,8 @@ TEST(Profiles, TheAdminsFileElseTheBuiltIns) {
 }
 
 TEST(PinMode, OneTableForPinMemoryAndTheFlag) {
-  expect_names_round_trip(kPinModeNames, [](PinMode m) { return to_string(m); }, parse_pin_mode);
+  expect_names_round_trip(
+      kPinModeNames, [](PinMode m) { return to_string(m); }, parse_pin_mode);
   EXPECT_EQ(names_of(kPinModeNames), "auto, yes or no");
 }
 

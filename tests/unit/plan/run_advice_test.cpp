@@ -24,8 +24,9 @@ RunRecord run(double wait, double at_max, int prefetch_max, int budget, const ch
 }  // namespace
 
 TEST(RunAdvice, AShallowMaxUnderTheProfilesCapSaysRaiseMaxPrefetch) {
-  const RunAdvice a = advise(run(0.4, 0.71, 8, 14, "room to grow: 2 x prefetch 4, at least 8 = "
-                                                   "8, lowered to MaxPrefetch=8"));
+  const RunAdvice a = advise(run(0.4, 0.71, 8, 14,
+                                 "room to grow: 2 x prefetch 4, at least 8 = "
+                                 "8, lowered to MaxPrefetch=8"));
   EXPECT_EQ(a.kind, Advice::RaiseMaxPrefetch);
   EXPECT_EQ(a.text,
             "depth sat at prefetch_max 8 for 71 % of the run, 40 % wait: the budget allows 14; "
@@ -51,5 +52,7 @@ TEST(RunAdvice, EachCauseHasItsChange) {
   EXPECT_EQ(advise(copied).kind, Advice::TooManyWorkers);
   copied.wait_share = 0;  // starved or not: the copied setting is named
   EXPECT_EQ(advise(copied).kind, Advice::TooManyWorkers);
-  EXPECT_EQ(verdict_line(run(0.4, 0.1, 8, 14, "")).rfind("stoker: job 42 rank 0 waited 40 % for input: ", 0), 0u);
+  EXPECT_EQ(verdict_line(run(0.4, 0.1, 8, 14, ""))
+                .rfind("stoker: job 42 rank 0 waited 40 % for input: ", 0),
+            0u);
 }

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string>
 
-#include "stoker/common/error.hpp"
 #include "run_record_sample.hpp"
+#include "stoker/common/error.hpp"
 #include "stoker/plan/plan_env.hpp"
 #include "stoker/plan/run_record.hpp"
 
@@ -91,8 +91,7 @@ TEST(FaultsRunRecord, AHugeRecordIsRefusedBeforeParsing) {
 }
 
 TEST(FaultsRunRecord, HostileRecordsAreRefused) {
-  EXPECT_NE(error_of(with("rank", "-1")).find("\"rank\" is not a whole number"),
-            std::string::npos);
+  EXPECT_NE(error_of(with("rank", "-1")).find("\"rank\" is not a whole number"), std::string::npos);
   EXPECT_NE(error_of(with("wait_share", "7")).find("\"wait_share\" is out of range"),
             std::string::npos);
   EXPECT_NE(error_of(with("job", "\"" + std::string(300, 'j') + "\"")).find("longer than 256"),

@@ -35,8 +35,8 @@ TEST(StepKind, SlurmsSpecialIds) {
 }
 
 TEST(TunePolicy, OneTableForThePlugstackArgument) {
-  expect_names_round_trip(kTunePolicyNames, [](TunePolicy p) { return to_string(p); },
-                          parse_tune_policy);
+  expect_names_round_trip(
+      kTunePolicyNames, [](TunePolicy p) { return to_string(p); }, parse_tune_policy);
   EXPECT_EQ(names_of(kTunePolicyNames, ", "), "always, opt-in, never");
 }
 

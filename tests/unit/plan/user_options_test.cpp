@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "error_text.hpp"
-#include "stoker/plan/user_options.hpp"
 #include "stoker/plan/plan_input.hpp"
+#include "stoker/plan/user_options.hpp"
 
 namespace stoker {
 namespace {
@@ -68,8 +68,7 @@ TEST_P(UserOptionErrors, ExactLineAndOptionsUnchanged) {
 INSTANTIATE_TEST_SUITE_P(
     UserOptions, UserOptionErrors,
     testing::Values(
-        BadFlag{"stoker", "maybe",
-                "--stoker=maybe: expected on or off (no value means on)"},
+        BadFlag{"stoker", "maybe", "--stoker=maybe: expected on or off (no value means on)"},
         BadFlag{"stoker-profile", "",
                 "--stoker-profile=: expected a profile name (1-64 "
                 "letters, digits, '-' or '_')"},
@@ -88,12 +87,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "--stoker-prefetch=4097: expected auto or a whole number from 1 to 4096"},
         BadFlag{"stoker-prefetch", "",
                 "--stoker-prefetch=: expected auto or a whole number from 1 to 4096"},
-        BadFlag{"stoker-bind", "numa",
-                "--stoker-bind=numa: expected gpu-numa, even or none"},
+        BadFlag{"stoker-bind", "numa", "--stoker-bind=numa: expected gpu-numa, even or none"},
         BadFlag{"stoker-mem-bind", "interleave",
                 "--stoker-mem-bind=interleave: expected local, strict or none"},
-        BadFlag{"stoker-pin-memory", "on",
-                "--stoker-pin-memory=on: expected auto, yes or no"},
+        BadFlag{"stoker-pin-memory", "on", "--stoker-pin-memory=on: expected auto, yes or no"},
         BadFlag{"stoker-verbose", "2", "--stoker-verbose=2: takes no value"},
         BadFlag{"stoker-turbo", "",
                 "--stoker-turbo: unknown flag; the stoker flags are --stoker, "
@@ -164,8 +161,9 @@ TEST(UserOptions, OneTableOfFlags) {
     names += std::string(names.empty() ? "" : " ") + f.name;
     EXPECT_EQ(f.has_arg == 0, f.arginfo == nullptr) << f.name;
     UserOptions o;
-    EXPECT_EQ(error_text([&] { set_user_option(o, f.name, f.has_arg == 1 ? "auto" : ""); })
-                  .find("unknown flag"),
+    EXPECT_EQ(error_text([&] {
+                set_user_option(o, f.name, f.has_arg == 1 ? "auto" : "");
+              }).find("unknown flag"),
               std::string::npos)
         << f.name << ": every registered flag is parsed";
   }

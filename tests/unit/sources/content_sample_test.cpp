@@ -82,7 +82,7 @@ TEST(FaultsContentFingerprint, TarShardsRewrittenInPlaceAreAnotherDataset) {
   const uint64_t random = TarShardSource({d / "a.tar"}).fingerprint();
   const uint64_t streamed =
       TarShardSource({d / "a.tar"}, {.labels = true, .stream = true}).fingerprint();
-  EXPECT_EQ(random, streamed);  // the same for both ways of reading the same files
+  EXPECT_EQ(random, streamed);       // the same for both ways of reading the same files
   poke(d / "a.tar", 512 + 20, 'Q');  // inside the first image, after its header
   expect_refused(4, random, TarShardSource({d / "a.tar"}).fingerprint());
   ::unsetenv("STOKER_CACHE_DIR");
@@ -93,11 +93,14 @@ TEST(FaultsContentFingerprint, TokenAndRecordFilesRewrittenInPlaceAreAnotherData
   write_file(d / "t.bin", std::string(4000, '\1'));
   write_file(d / "labels.bin", std::string(8 * 100, '\0'));
   const uint64_t tokens = TokenFileSource(d / "t.bin", 10).fingerprint();
-  const uint64_t set = TokenFileSource(std::vector<std::string>{d / "t.bin"}, 10, DType::U16).fingerprint();
+  const uint64_t set =
+      TokenFileSource(std::vector<std::string>{d / "t.bin"}, 10, DType::U16).fingerprint();
   const uint64_t records = RecordFileSource(d / "t.bin", 40, d / "labels.bin").fingerprint();
   poke(d / "t.bin", 3999, '\2');
   expect_refused(199, tokens, TokenFileSource(d / "t.bin", 10).fingerprint());
-  expect_refused(199, set, TokenFileSource(std::vector<std::string>{d / "t.bin"}, 10, DType::U16).fingerprint());
+  expect_refused(
+      199, set,
+      TokenFileSource(std::vector<std::string>{d / "t.bin"}, 10, DType::U16).fingerprint());
   expect_refused(100, records, RecordFileSource(d / "t.bin", 40, d / "labels.bin").fingerprint());
   // The labels are content too.
   const uint64_t labelled = RecordFileSource(d / "t.bin", 40, d / "labels.bin").fingerprint();

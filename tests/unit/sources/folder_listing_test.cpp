@@ -44,7 +44,8 @@ class FolderCache : public ::testing::Test {
   size_t entries() const {
     const fs::path dir = fs::path(cache_.path()) / "cache" / "folders";
     if (!fs::exists(dir)) return 0;
-    return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+    return static_cast<size_t>(
+        std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
   }
   ImageDir data_, cache_;
 };
@@ -92,7 +93,8 @@ TEST_F(FaultsFolderCache, AnAddedRemovedOrRenamedFileOrAnAddedClassMakesItUnused
       {"a file added", [&] { write_file(data_ / "dog/e.jpg", std::string(40, 'e')); }},
       {"a file removed", [&] { fs::remove(data_ / "cat/b.JPEG"); }},
       {"a file renamed", [&] { fs::rename(data_ / "cat/a.jpg", data_ / "cat/z.jpg"); }},
-      {"a file added deep down", [&] { write_file(data_ / "cat/more/f.jpg", std::string(9, 'f')); }},
+      {"a file added deep down",
+       [&] { write_file(data_ / "cat/more/f.jpg", std::string(9, 'f')); }},
       {"a class added", [&] { write_file(data_ / "emu/g.jpg", std::string(30, 'g')); }},
   };
   for (const auto& [what, change] : changes) {
@@ -156,7 +158,7 @@ TEST_F(FolderCache, TheIndexGivesTheSameSourceWithoutListingTheFolder) {
   const std::string index = listed.index();
   ASSERT_FALSE(index.empty());
   write_file(data_ / "emu/new.jpg", std::string(30, 'n'));  // not in the index: never walked
-  fs::remove(data_ / "cat/a.jpg");                           // nor read
+  fs::remove(data_ / "cat/a.jpg");                          // nor read
   const auto taken = ImageFolderSource::from_index(root() + "/", index);
   ASSERT_NE(taken, nullptr);
   EXPECT_EQ(taken->fingerprint(), listed.fingerprint());

@@ -96,7 +96,8 @@ TEST(FaultsImageFolder, EachFilesystemErrorGetsItsOwnHint) {
   std::filesystem::create_symlink("b", d / "loop/c/b");  // b -> b
   std::string e = error_of(d / "loop");
   EXPECT_NE(e.find("loop/c/b: cannot be read: Too many levels of symbolic links"),
-            std::string::npos) << e;
+            std::string::npos)
+      << e;
   EXPECT_NE(e.find("a link loop"), std::string::npos) << e;
   EXPECT_EQ(e.find("permission"), std::string::npos) << e;
   // A root under a file: the path's own cause, not "no such folder".
@@ -151,9 +152,9 @@ TEST(TarShards, GroupsMembersByKeyAcrossShardsAndReadsLabels) {
   a.add("n01/000002.JPEG", std::string("img2"));
   a.add("n01/000003.json", std::string("{}"));  // no image: not a sample
   const std::string long_key(120, 'k');
-  a.add("dir/" + long_key + ".jpg", std::string("img3"));   // GNU long name
-  a.add("dir/" + long_key + ".cls2", std::string("4"));     // the label of a second kind
-  b.add("x.y.jpg", std::string("img4"));                    // key "x", ext "y.jpg": not jpg
+  a.add("dir/" + long_key + ".jpg", std::string("img3"));  // GNU long name
+  a.add("dir/" + long_key + ".cls2", std::string("4"));    // the label of a second kind
+  b.add("x.y.jpg", std::string("img4"));                   // key "x", ext "y.jpg": not jpg
   b.add("z.jpg", std::string("img5"));
   b.add("z.cls", std::string("2"));
   write_tar(d / "shards/a.tar", a);

@@ -9,7 +9,8 @@ namespace stoker {
 namespace {
 
 TEST(DType, NumpyNamesReadBothWays) {
-  expect_names_round_trip(kDTypeNames, [](DType t) { return to_string(t); }, parse_dtype);
+  expect_names_round_trip(
+      kDTypeNames, [](DType t) { return to_string(t); }, parse_dtype);
   EXPECT_EQ(names_of(kDTypeNames), "uint8, uint16, uint32, int64, float16 or float32");
 }
 

@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <functional>
 
+#include "error_text.hpp"
 #include "image_fixtures.hpp"
 #include "run_command.hpp"
-#include "error_text.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/sources/tar_source.hpp"
 
@@ -31,7 +31,6 @@ class CacheDir {
 std::string text(const RawSample& s) {
   return {reinterpret_cast<const char*>(s.bytes.data()), s.bytes.size()};
 }
-
 
 // `n` samples k0000i.jpg of `bytes` bytes ("image i" and filler) with label i % 10.
 std::vector<char> shard_bytes(int n, size_t bytes) {
@@ -137,7 +136,8 @@ TEST(FaultsTarLabels, AMissingOrOutOfRangeLabelNamesTheShardAndMember) {
   CacheDir cache("none");
   for (bool stream : {false, true}) {
     const std::string none = label_shard(d, "none.tar", "");
-    std::string e = test::error_text([&] { TarShardSource({none}, {.labels = true, .stream = stream}); });
+    std::string e =
+        test::error_text([&] { TarShardSource({none}, {.labels = true, .stream = stream}); });
     EXPECT_NE(e.find(none + "@"), std::string::npos) << e;
     EXPECT_NE(e.find("'n01/k1.jpg') has no label member"), std::string::npos) << e;
     EXPECT_NE(e.find("labels=false"), std::string::npos) << e;
@@ -266,10 +266,12 @@ TEST(TarStream, FoldersListEveryShardKindAndNamedErrorsSayWhatTheInputIs) {
             (std::vector<std::string>{d / "s/a.tar.gz", d / "s/b.tar", d / "s/c.TAR.ZST"}));
   EXPECT_EQ(TarShardSource({d / "s"}, {.labels = true, .stream = true}).size(), 9u);
   std::filesystem::create_directories(d / "empty");
-  EXPECT_NE(test::error_text([&] { list_tar_shards({d / "empty"}); }).find("folder without tar shards"),
-            std::string::npos);
-  EXPECT_NE(test::error_text([&] { list_tar_shards({d / "nope.tar.gz"}); }).find("no such tar shard"),
-            std::string::npos);
+  EXPECT_NE(
+      test::error_text([&] { list_tar_shards({d / "empty"}); }).find("folder without tar shards"),
+      std::string::npos);
+  EXPECT_NE(
+      test::error_text([&] { list_tar_shards({d / "nope.tar.gz"}); }).find("no such tar shard"),
+      std::string::npos);
 }
 
 // A link to itself named like a shard stopped the listing with a bare std::filesystem_error,
@@ -282,8 +284,9 @@ TEST(FaultsTarStream, ALinkToItselfInAShardFolderIsAnErrorNamingIt) {
   std::filesystem::create_symlink("notes.txt", d / "s/notes.txt");
   EXPECT_EQ(list_tar_shards({d / "s"}), std::vector<std::string>{d / "s/a.tar"});
   std::filesystem::create_symlink("loop.tar", d / "s/loop.tar");
-  EXPECT_NE(test::error_text([&] { list_tar_shards({d / "s"}); })
-                .find(d / "s/loop.tar" + ": cannot be read: Too many levels of symbolic links"),
+  EXPECT_NE(test::error_text([&] {
+              list_tar_shards({d / "s"});
+            }).find(d / "s/loop.tar" + ": cannot be read: Too many levels of symbolic links"),
             std::string::npos);
 }
 

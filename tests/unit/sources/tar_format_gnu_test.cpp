@@ -27,8 +27,9 @@ void write_text(const std::string& path, const std::string& text) {
 
 // The long folder names make every member name pass tar's 100-byte name field (in two
 // parts, so that ustar can split them into its prefix and name fields).
-const std::string kLong = "a-first-folder-whose-name-is-long-enough-to-need-more-room/"
-                          "and-a-second-folder-inside-it-also-long";
+const std::string kLong =
+    "a-first-folder-whose-name-is-long-enough-to-need-more-room/"
+    "and-a-second-folder-inside-it-also-long";
 
 // Files: three samples in a long-named folder; sample 2's image is a second name (a hard
 // link on disk) of sample 0's image; a folder member; no symbolic link.
@@ -42,8 +43,8 @@ void write_tree(const std::string& root) {
   write_text(dir + "/000002.cls", "2");
 }
 
-std::string tar_shard(const std::string& root, const std::string& format,
-                      const std::string& name, const std::string& flags = "") {
+std::string tar_shard(const std::string& root, const std::string& format, const std::string& name,
+                      const std::string& flags = "") {
   const std::string out = root + "/" + name;
   // --sort=name: the members in name order, as WebDataset shards are written. ustar has no
   // room for a link's target past 100 bytes: its hard links are stored as files.
@@ -117,8 +118,8 @@ TEST(FaultsTarMembers, ASymbolicLinkIsRefusedNamingTheMemberAndWhatToDo) {
   write_text(d / ("tree/" + kLong + "/000003.cls"), "3");
   const std::string shard = tar_shard(d.path(), "posix", "symlink.tar");
   for (bool stream : {false, true}) {
-    const std::string e = test::error_text(
-        [&] { TarShardSource({shard}, {.labels = true, .stream = stream}); });
+    const std::string e =
+        test::error_text([&] { TarShardSource({shard}, {.labels = true, .stream = stream}); });
     EXPECT_NE(e.find(shard + "@"), std::string::npos) << e;
     EXPECT_NE(e.find("000003.jpg' is a symbolic link (to '000001.jpg')"), std::string::npos) << e;
     EXPECT_NE(e.find("--dereference"), std::string::npos) << e;

@@ -58,8 +58,8 @@ TEST(PluginConfig, UnknownKeyNamesItAndTheKnownKeys) {
 TEST(PluginConfig, BadValuesAreErrors) {
   for (const char* arg :
        {"enable=sometimes", "batch_step=maybe", "profiles=", "novalue",
-        "topology_xml=", "default_profile=", "topology_cache=", "topology_cache=relative/dir", "job_log=", "job_log=jobs.jsonl",
-        "record_root=relative", "admin_comment=maybe"}) {
+        "topology_xml=", "default_profile=", "topology_cache=", "topology_cache=relative/dir",
+        "job_log=", "job_log=jobs.jsonl", "record_root=relative", "admin_comment=maybe"}) {
     EXPECT_THROW(parse_plugin_args({arg}), Error) << arg;
   }
   try {

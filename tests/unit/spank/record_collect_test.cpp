@@ -25,8 +25,8 @@ namespace {
 struct Root {
   fs::path path;
   Root() {
-    path = fs::path(::testing::TempDir()) / ("stoker_records_" + std::to_string(::getpid()) +
-                                             "_" + std::to_string(counter()++));
+    path = fs::path(::testing::TempDir()) /
+           ("stoker_records_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
     fs::create_directories(path);
     fs::permissions(path, fs::perms(0755));
   }
@@ -109,14 +109,15 @@ TEST(FaultsRecordCollect, BadRecordsAreLinesSayingSoNeverReadThroughALink) {
   write(root.path / "secret", to_json(record(0)));  // a file the user could not read
   fs::create_symlink(root.path / "secret", f / "rank-0.json");
   write(f / "rank-1.json", "");                                      // empty
-  write(f / "rank-2.json", to_json(record(2)).substr(0, 40));         // truncated
+  write(f / "rank-2.json", to_json(record(2)).substr(0, 40));        // truncated
   write(f / "rank-3.json", std::string(kMaxRecordBytes + 10, ' '));  // huge
-  ASSERT_EQ(::mkfifo((f / "rank-4.json").c_str(), 0600), 0);          // would block a reader
-  write(f / "rank-5.json", to_json(record(0)));                       // names another rank
-  fs::create_hard_link(root.path / "secret", f / "rank-6.json");      // a hard link
+  ASSERT_EQ(::mkfifo((f / "rank-4.json").c_str(), 0600), 0);         // would block a reader
+  write(f / "rank-5.json", to_json(record(0)));                      // names another rank
+  fs::create_hard_link(root.path / "secret", f / "rank-6.json");     // a hard link
   const auto lines = collect_records(root.str(), "77.0", {0, 1, 2, 3, 4, 5, 6}, who());
-  const char* expected[] = {"symbolic link", "is empty", "not valid JSON", "larger than 16384",
-                            "not a regular file", "not this step's rank", "other hard links"};
+  const char* expected[] = {"symbolic link",     "is empty",           "not valid JSON",
+                            "larger than 16384", "not a regular file", "not this step's rank",
+                            "other hard links"};
   for (size_t i = 0; i < lines.size(); ++i) {
     EXPECT_EQ(lines[i].status, "bad") << i;
     EXPECT_FALSE(lines[i].record.has_value()) << i;
@@ -223,7 +224,8 @@ TEST(FaultsRecordCollect, AFullLogIsOneLineNamingIt) {
     ::signal(SIGXFSZ, SIG_IGN);
     const rlimit limit{100, 100};
     ::setrlimit(RLIMIT_FSIZE, &limit);
-    std::fprintf(out, "%s", append_to_log(log, {std::string(60, 'a'), std::string(60, 'b')}).c_str());
+    std::fprintf(out, "%s",
+                 append_to_log(log, {std::string(60, 'a'), std::string(60, 'b')}).c_str());
     return 0;
   });
   EXPECT_EQ(r.status, 0) << r.describe();

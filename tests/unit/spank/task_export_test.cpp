@@ -42,8 +42,8 @@ StepTask step_task(uint64_t rank, uint64_t world, uint64_t local_rank, uint64_t 
   return t;
 }
 
-const char* const kLauncherNames[] = {"RANK",       "LOCAL_RANK",  "WORLD_SIZE",
-                                      "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"};
+const char* const kLauncherNames[] = {"RANK",        "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
+                                      "MASTER_ADDR", "MASTER_PORT"};
 
 TEST(TaskExport, ThePlanAndTheLaunchersNames) {
   const Topology topo = load_topology_xml_text(test::four_gpu_two_socket(false), "4gpu");

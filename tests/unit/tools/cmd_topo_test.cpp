@@ -6,16 +6,20 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "temp_tree.hpp"
 #include "run_command.hpp"
+#include "temp_tree.hpp"
 #include "topology_fixtures.hpp"
 
 namespace stoker {
 namespace {
 
 using test::CommandResult;
-std::string stoker_binary() { return test::stoker_cli(); }
-CommandResult run(const std::string& cmd) { return test::run_command(cmd); }
+std::string stoker_binary() {
+  return test::stoker_cli();
+}
+CommandResult run(const std::string& cmd) {
+  return test::run_command(cmd);
+}
 
 class TopoCommand : public ::testing::Test {
  protected:

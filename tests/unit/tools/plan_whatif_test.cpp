@@ -19,8 +19,8 @@ using nlohmann::json;
 
 const std::string kShared = STOKER_SHARED_DIR "/topologies";
 
-// Prints {"texts": [...every <text>'s content...], "rects": N, "lines": N} for an SVG file; exits non-zero
-// when it does not parse as XML or its root is not an SVG element.
+// Prints {"texts": [...every <text>'s content...], "rects": N, "lines": N} for an SVG file; exits
+// non-zero when it does not parse as XML or its root is not an SVG element.
 const char* kSvgReader = R"(import json, sys, xml.etree.ElementTree as E
 root = E.parse(sys.argv[1]).getroot()
 ns = '{http://www.w3.org/2000/svg}'
@@ -160,8 +160,9 @@ TEST_F(WholeNode, SpilledCoresAreHatchedAndNamed) {
   EXPECT_TRUE(has_text(texts, "Hatched: a rank's worker cores spilled from a NUMA node"));
   EXPECT_GT(read["lines"].get<int>(), 64);  // every spilled core carries hatching
   // Rank 0 (GPU 0 on node 3) has node 0's first 8 cores as spilled worker cores.
-  EXPECT_TRUE(has_text(texts, "rank 0: cpus 0-7,48-55,128-135,176-183 (main 48,176, spilled "
-                              "0-7,128-135), NUMA 3"));
+  EXPECT_TRUE(has_text(texts,
+                       "rank 0: cpus 0-7,48-55,128-135,176-183 (main 48,176, spilled "
+                       "0-7,128-135), NUMA 3"));
   ASSERT_EQ(plan("--topology " + xml + " --local-size 8 --profile nlp --svg " + svg).status, 0);
   EXPECT_FALSE(has_text(svg_texts(svg), "Hatched"));
   EXPECT_EQ(svg_read(svg)["lines"].get<int>(), 0);

@@ -3,8 +3,8 @@
 // and a node file cut mid-line: one log, each broken line named by its own file and line.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -79,7 +79,8 @@ TEST_F(FaultsReportFiles, AFolderOfNodeFilesWithRotatedAndCompressedOnesIsOneLog
             (std::map<std::string, int>{{"201", 2}, {"202", 2}, {"203", 3}}));
   const auto err = report("--log " + tree.path("logs") + " 2>&1 >/dev/null");
   EXPECT_EQ(err.out.rfind("stoker report: " + tree.path("logs/n2.jsonl") +
-                              ":2: is not valid JSON (cut short or garbled)", 0),
+                              ":2: is not valid JSON (cut short or garbled)",
+                          0),
             0u)
       << err.out;
   EXPECT_EQ(std::count(err.out.begin(), err.out.end(), '\n'), 1) << err.out;
@@ -130,10 +131,12 @@ TEST_F(FaultsReportFiles, AVersion1LogStillReports) {
   const auto text = report("--log " + v1);
   ASSERT_EQ(text.status, 0) << text.out;
   EXPECT_NE(text.out.find("job 4242 step 0  user alice  partition gpu  2 rank(s) on n1"),
-            std::string::npos) << text.out;
+            std::string::npos)
+      << text.out;
   EXPECT_NE(text.out.find("plan: profile balanced: 2 cores (0-1), 2 workers, prefetch 2..8 "
                           "(depth reached 2), not pinned"),
-            std::string::npos) << text.out;
+            std::string::npos)
+      << text.out;
   EXPECT_EQ(ranks("--log " + v1 + " --log " + tree.path("single.jsonl")),
             (std::map<std::string, int>{{"200", 1}, {"4242", 2}}));
   const json doc = json::parse(report("--log " + v1 + " --json").out);

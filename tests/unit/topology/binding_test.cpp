@@ -98,7 +98,8 @@ TEST(LiveTopology, LoadsThisMachine) {
 }
 
 TEST(MemBind, NamesReadBothWays) {
-  expect_names_round_trip(kMemBindNames, [](MemBind m) { return to_string(m); }, parse_mem_bind);
+  expect_names_round_trip(
+      kMemBindNames, [](MemBind m) { return to_string(m); }, parse_mem_bind);
   EXPECT_EQ(names_of(kMemBindNames), "local, strict or none");
 }
 

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "stoker/plan/plan.hpp"
 #include "stoker/common/strings.hpp"
+#include "stoker/plan/plan.hpp"
 #include "stoker/topology/topology.hpp"
 #include "temp_tree.hpp"
 

@@ -60,8 +60,9 @@ TEST(FaultsBadXml, AnObjectWithoutItsCompleteSetIsRefusedNotACrash) {
     std::string broken = xml;
     broken.replace(at, attribute.size(), "renamed_attribute=");
     tree.write("broken.xml", broken);
-    expect_error_naming(tree.path("broken.xml"), "has a " + attribute.substr(9, attribute.size() - 10) + " but no " +
-                                                     attribute.substr(0, attribute.size() - 1));
+    expect_error_naming(tree.path("broken.xml"),
+                        "has a " + attribute.substr(9, attribute.size() - 10) + " but no " +
+                            attribute.substr(0, attribute.size() - 1));
     EXPECT_THROW(load_topology_xml_text(broken, "broken"), Error);
   }
   EXPECT_NO_THROW(load_topology_xml_text(xml, "whole"));

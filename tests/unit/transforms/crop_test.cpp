@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "stoker/transforms/image_transforms.hpp"
 #include "enum_names_check.hpp"
+#include "stoker/transforms/image_transforms.hpp"
 #include "transforms/counter_rng.hpp"
 #include "transforms/half.hpp"
 
@@ -111,7 +111,8 @@ TEST(Half, RoundTripsAndRounds) {
 }
 
 TEST(Layout, NamesReadBothWays) {
-  expect_names_round_trip(kLayoutNames, [](Layout l) { return to_string(l); }, parse_layout);
+  expect_names_round_trip(
+      kLayoutNames, [](Layout l) { return to_string(l); }, parse_layout);
 }
 
 }  // namespace

@@ -88,7 +88,8 @@ TEST_F(ImageTransformTest, DtypesAndLayoutsAgree) {
     for (int i = 0; i < 224 * 224; ++i) {
       const float v = as<float>(chw)[c * 224 * 224 + i];
       ASSERT_EQ(v, as<float>(hwc)[i * 3 + c]);
-      ASSERT_NEAR(half_to_float(as<uint16_t>(f16)[c * 224 * 224 + i]), v, 2e-3f * std::fabs(v) + 1e-3f);
+      ASSERT_NEAR(half_to_float(as<uint16_t>(f16)[c * 224 * 224 + i]), v,
+                  2e-3f * std::fabs(v) + 1e-3f);
       const float from_u8 = (as<uint8_t>(u8)[i * 3 + c] / 255.0f - o.mean[c]) / o.std[c];
       ASSERT_NEAR(from_u8, v, 0.51f / 255 / o.std[c] + 1e-5f);
     }
@@ -139,7 +140,8 @@ TEST_F(ImageTransformTest, RegionAndDctPathsMatchTheFullDecode) {
   o.dct_scaling = true;
   const auto scaled = run(*make_image_transform(o), jpeg, {}, scratch);
   double diff = 0;
-  for (size_t i = 0; i < ref.size(); ++i) diff += std::abs(int(ref[i]) - int(as<uint8_t>(scaled)[i]));
+  for (size_t i = 0; i < ref.size(); ++i)
+    diff += std::abs(int(ref[i]) - int(as<uint8_t>(scaled)[i]));
   EXPECT_LT(diff / ref.size(), 2.0);
   EXPECT_GT(diff, 0.0);  // it did take the scaled path
 }
@@ -252,12 +254,22 @@ TEST(ImageTransformOptions, BadOptionsAreNamedErrors) {
     }
   };
   bad([](auto& o) { o.size = 0; }, "size");
-  bad([](auto& o) { o.scale_min = 0.9; o.scale_max = 0.1; }, "scale");
+  bad(
+      [](auto& o) {
+        o.scale_min = 0.9;
+        o.scale_max = 0.1;
+      },
+      "scale");
   bad([](auto& o) { o.ratio_min = 0; }, "ratio");
   bad([](auto& o) { o.std[1] = 0; }, "std");
   bad([](auto& o) { o.dtype = DType::I64; }, "dtype");
   bad([](auto& o) { o.flip_p = 2; }, "flip_p");
-  bad([](auto& o) { o.train = false; o.resize_shorter = 100; }, "resize_shorter");
+  bad(
+      [](auto& o) {
+        o.train = false;
+        o.resize_shorter = 100;
+      },
+      "resize_shorter");
 }
 
 }  // namespace

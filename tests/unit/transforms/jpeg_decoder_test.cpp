@@ -126,7 +126,8 @@ TEST(JpegDecode, CorruptAndTruncatedDataThrowAndTheDecoderStaysUsable) {
   std::vector<std::byte> header_only(jpeg.begin(), jpeg.begin() + 200);
   EXPECT_THROW(dec.decode_full(header_only, 1, buf), DecodeFailure);
   std::vector<std::byte> damaged = jpeg;
-  for (size_t i = damaged.size() / 2; i < damaged.size() / 2 + 64; ++i) damaged[i] = std::byte{0xff};
+  for (size_t i = damaged.size() / 2; i < damaged.size() / 2 + 64; ++i)
+    damaged[i] = std::byte{0xff};
   EXPECT_THROW(dec.decode_full(damaged, 1, buf), DecodeFailure);
   // After all that, a good image still decodes.
   const DecodedRegion r = dec.decode_full(jpeg, 1, buf);

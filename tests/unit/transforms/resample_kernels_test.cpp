@@ -14,9 +14,9 @@ namespace stoker {
 namespace {
 
 struct Case {
-  int in_w, in_h;           // decoded region (the whole image here)
-  double bx, by, bw, bh;    // the crop box
-  int out;                  // output width and height
+  int in_w, in_h;         // decoded region (the whole image here)
+  double bx, by, bw, bh;  // the crop box
+  int out;                // output width and height
   bool antialias;
 };
 
@@ -26,8 +26,8 @@ std::vector<uint8_t> run(const std::vector<uint8_t>& px, const Case& c, bool fli
   const DecodedRegion r{px.data(), static_cast<size_t>(c.in_w) * 3, 0, 0, c.in_w, c.in_h};
   std::vector<int> starts;
   std::vector<float> weights;
-  const BoxWeights axes = box_weights(
-      {c.bx, c.by, c.bw, c.bh, c.in_w, c.in_h, c.out, c.antialias}, starts, weights);
+  const BoxWeights axes =
+      box_weights({c.bx, c.by, c.bw, c.bh, c.in_w, c.in_h, c.out, c.antialias}, starts, weights);
   std::vector<float> work(resample_work_floats(axes.h, axes.v, c.out, kernel));
   const size_t bytes = static_cast<size_t>(c.out) * c.out * 3 * dtype_size(dtype);
   std::vector<uint8_t> out(bytes + 64, 0xa5);
@@ -47,14 +47,14 @@ TEST(ResampleKernels, Avx2AndPortableGiveTheSameBytes) {
   std::vector<uint8_t> px(640 * 480 * 3);
   for (auto& b : px) b = static_cast<uint8_t>(rng());
   const Case cases[] = {
-      {640, 480, 40.5, 30.25, 448.0, 400.0, 224, true},   // 2x down: 5 taps
-      {640, 480, 100, 50, 300, 280, 224, true},            // 1.3x down: 3-4 taps
-      {640, 480, 0, 0, 640, 480, 37, true},                // 17x down, odd width: generic taps
-      {640, 480, 10, 20, 100, 90, 224, true},              // upscale: 2 taps
-      {640, 480, 3, 7, 500, 470, 61, false},               // no antialias
-      {640, 480, 200, 100, 64, 64, 8, true},               // one group of 8
-      {640, 480, 200, 100, 20, 20, 5, true},               // narrower than a group
-      {640, 480, 600, 440, 40, 40, 1, true},               // one pixel
+      {640, 480, 40.5, 30.25, 448.0, 400.0, 224, true},  // 2x down: 5 taps
+      {640, 480, 100, 50, 300, 280, 224, true},          // 1.3x down: 3-4 taps
+      {640, 480, 0, 0, 640, 480, 37, true},              // 17x down, odd width: generic taps
+      {640, 480, 10, 20, 100, 90, 224, true},            // upscale: 2 taps
+      {640, 480, 3, 7, 500, 470, 61, false},             // no antialias
+      {640, 480, 200, 100, 64, 64, 8, true},             // one group of 8
+      {640, 480, 200, 100, 20, 20, 5, true},             // narrower than a group
+      {640, 480, 600, 440, 40, 40, 1, true},             // one pixel
   };
   for (const Case& c : cases) {
     for (bool flip : {false, true}) {
@@ -65,9 +65,8 @@ TEST(ResampleKernels, Avx2AndPortableGiveTheSameBytes) {
           const size_t bytes = avx2.size() - 64;
           const auto differ = std::mismatch(portable.begin(), portable.end(), avx2.begin());
           ASSERT_TRUE(differ.first == portable.end())
-              << "out " << c.out << " flip " << flip << " " << to_string(d) << " "
-              << to_string(l) << ": first different byte at " << differ.first - portable.begin()
-              << " of " << bytes;
+              << "out " << c.out << " flip " << flip << " " << to_string(d) << " " << to_string(l)
+              << ": first different byte at " << differ.first - portable.begin() << " of " << bytes;
           for (size_t i = bytes; i < avx2.size(); ++i) {
             ASSERT_EQ(avx2[i], 0xa5) << "written past the output at +" << i - bytes;
           }

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "image_fixtures.hpp"
-#include "webp_fixtures.hpp"
 #include "transforms/image_decoder.hpp"
+#include "webp_fixtures.hpp"
 
 namespace stoker {
 namespace {

@@ -8,16 +8,17 @@
 #include <cstring>
 
 #include "image_fixtures.hpp"
-#include "webp_fixtures.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/transforms/image_transforms.hpp"
 #include "transforms/image_decoder.hpp"
+#include "webp_fixtures.hpp"
 
 namespace stoker {
 namespace {
 
 std::vector<std::byte> encoded(uint8_t* out, size_t n) {
-  std::vector<std::byte> v(reinterpret_cast<std::byte*>(out), reinterpret_cast<std::byte*>(out) + n);
+  std::vector<std::byte> v(reinterpret_cast<std::byte*>(out),
+                           reinterpret_cast<std::byte*>(out) + n);
   WebPFree(out);
   return v;
 }

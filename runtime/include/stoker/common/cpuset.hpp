@@ -24,7 +24,7 @@ class CpuSet {
   bool test(int cpu) const;
   int count() const;
   bool empty() const { return count() == 0; }
-  int first() const;  // -1 when empty
+  int first() const;              // -1 when empty
   std::vector<int> list() const;  // ascending
   std::string to_string() const;  // "0-3,8"; "" when empty
 

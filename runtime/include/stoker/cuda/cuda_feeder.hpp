@@ -42,14 +42,14 @@ namespace stoker {
 
 // What the feeder did (also kept by its CUDA-free core, so outside the guard below).
 struct FeederStats {
-  std::string gpu;               // PCI bus id
-  int device = -1;               // CUDA ordinal
-  int depth = 0;                 // device buffers
-  uint64_t buffer_bytes = 0;     // bytes of one device buffer (samples + labels)
-  uint64_t batches = 0;          // batches handed to the consumer
-  uint64_t bytes = 0;            // bytes copied host -> device (samples + labels)
-  uint64_t h2d_ns = 0;           // GPU time of those copies (CUDA events; 0 without timing)
-  uint64_t timed_bytes = 0;      // bytes of the copies whose time is in h2d_ns
+  std::string gpu;            // PCI bus id
+  int device = -1;            // CUDA ordinal
+  int depth = 0;              // device buffers
+  uint64_t buffer_bytes = 0;  // bytes of one device buffer (samples + labels)
+  uint64_t batches = 0;       // batches handed to the consumer
+  uint64_t bytes = 0;         // bytes copied host -> device (samples + labels)
+  uint64_t h2d_ns = 0;        // GPU time of those copies (CUDA events; 0 without timing)
+  uint64_t timed_bytes = 0;   // bytes of the copies whose time is in h2d_ns
   // Host time next() blocked in Loader::next(). Not in it: the GPU-side waits wait_on()
   // queues (the consumer's kernels waiting for a copy), which no host clock sees, and the
   // host time of copies from a pageable arena (host_pinned false), which cudaMemcpyAsync

@@ -18,7 +18,7 @@ namespace stoker {
 
 // What one rank believes about the epoch it is starting.
 struct EpochView {
-  uint64_t comm_rank = 0;  // its rank in the group that exchanged the views
+  uint64_t comm_rank = 0;             // its rank in the group that exchanged the views
   uint64_t rank = 0, world_size = 1;  // the place its sampler was built for
   uint64_t seed = 0, epoch = 0, size = 0, fingerprint = 0;
   uint64_t shuffle = 0, drop_last = 0, block = 0;
@@ -63,8 +63,7 @@ std::string agree_waiting_line(uint64_t rank, uint64_t epoch, const std::string&
                                std::chrono::seconds waited, const AgreeWait& wait);
 // What a rank says when the others did not all arrive within wait.timeout (`missing`: ""
 // when this rank cannot tell who is missing).
-std::string agree_timeout_text(uint64_t epoch, const std::string& missing,
-                               const AgreeWait& wait);
+std::string agree_timeout_text(uint64_t epoch, const std::string& missing, const AgreeWait& wait);
 
 // The same for a rank waiting for rank 0's listing of the image folder `root`
 // (shared_listing.hpp): rank 1 says it, the others stay quiet.

@@ -17,11 +17,12 @@
 
 namespace stoker {
 
-// The image folder `root` for a loader of `world_size` ranks that checks its ranks (`agree`): shared over MPI when this process's world is MPI's and world_size > 1
-// (the loader's start is collective then anyway); else listed here, as
-// ImageFolderSource(root). Collective in the first case: it waits for rank 0 as the epoch
-// agreement waits (a note from rank 1 every STOKER_AGREE_WARN seconds, MPI_Abort after
-// STOKER_AGREE_TIMEOUT). Throws as list_and_share and take_shared_listing below.
+// The image folder `root` for a loader of `world_size` ranks that checks its ranks (`agree`):
+// shared over MPI when this process's world is MPI's and world_size > 1 (the loader's start is
+// collective then anyway); else listed here, as ImageFolderSource(root). Collective in the first
+// case: it waits for rank 0 as the epoch agreement waits (a note from rank 1 every
+// STOKER_AGREE_WARN seconds, MPI_Abort after STOKER_AGREE_TIMEOUT). Throws as list_and_share and
+// take_shared_listing below.
 std::shared_ptr<const ImageFolderSource> open_image_folder(const std::string& root,
                                                            uint64_t world_size, bool agree);
 

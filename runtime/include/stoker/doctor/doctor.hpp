@@ -27,7 +27,9 @@ inline constexpr EnumName<Severity> kSeverityNames[] = {{Severity::Ok, "ok"},
                                                         {Severity::Info, "info"},
                                                         {Severity::Warn, "warn"},
                                                         {Severity::Error, "error"}};
-inline const char* to_string(Severity s) { return name_of(kSeverityNames, s); }
+inline const char* to_string(Severity s) {
+  return name_of(kSeverityNames, s);
+}
 
 struct Finding {
   std::string check;  // "nofile", "shm", "cpu_quota", "memory", "storage", "smt", "gpu", "python"

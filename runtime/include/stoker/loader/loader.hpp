@@ -38,9 +38,9 @@
 #include "stoker/loader/host_pinner.hpp"
 #include "stoker/loader/loader_options.hpp"
 #include "stoker/loader/loader_stats.hpp"
+#include "stoker/plan/plan.hpp"
 #include "stoker/sources/source.hpp"
 #include "stoker/transforms/transform.hpp"
-#include "stoker/plan/plan.hpp"
 
 namespace stoker {
 

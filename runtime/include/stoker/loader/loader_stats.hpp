@@ -27,7 +27,7 @@ struct LoaderStats {
   uint64_t samples = 0, batches = 0, bytes = 0;  // delivered (bytes: sample data only)
   uint64_t skipped = 0;                          // corrupt samples left out (on_corrupt = Skip)
   std::vector<std::string> skipped_files;        // their files, each once, the first 1000
-  uint64_t decode_warnings = 0;  // samples delivered although their decoder warned (as PIL)
+  uint64_t decode_warnings = 0;    // samples delivered although their decoder warned (as PIL)
   uint64_t discarded_batches = 0;  // prepared for an epoch that was not iterated after all
   ReadCounters stream_reads;       // a streamed source's reads of shard files (else zeros)
 
@@ -41,7 +41,7 @@ struct LoaderStats {
   bool pinned = false;      // arena page-locked by the HostPinner
   bool adaptive = true;
 
-  std::vector<DepthChange> depth_history;          // controller decisions, oldest first
+  std::vector<DepthChange> depth_history;  // controller decisions, oldest first
   RunTimeline timeline;  // wait share and depth over time, fixed size (the run record's)
   uint64_t producer_bound_waits = 0;               // waits that more depth would not have fixed
   std::vector<EpochFirstBatch> epoch_first_batch;  // one per epoch iterated

@@ -53,7 +53,9 @@ inline constexpr EnumName<DepthReason> kDepthReasonNames[] = {
     {DepthReason::Start, "start"},
     {DepthReason::ConsumerWaited, "consumer waited"},
     {DepthReason::NeverWaited, "consumer never waited"}};
-inline const char* to_string(DepthReason r) { return name_of(kDepthReasonNames, r); }
+inline const char* to_string(DepthReason r) {
+  return name_of(kDepthReasonNames, r);
+}
 
 struct DepthChange {
   uint64_t time_ns = 0;  // the observation's now_ns

@@ -33,7 +33,7 @@ class RunTimeline {
   const Point& point(int i) const { return points_[static_cast<size_t>(i)]; }
   // The wait share of point i: its wait over its span (the last one: over the time it covers).
   double wait_share(int i) const;
-  int deepest() const { return deepest_; }       // the deepest ring of the run
+  int deepest() const { return deepest_; }           // the deepest ring of the run
   uint64_t at_max_ns() const { return at_max_ns_; }  // time the ring sat at its max depth
   uint64_t last_ns() const { return last_ns_; }
 

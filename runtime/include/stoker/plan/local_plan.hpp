@@ -30,8 +30,8 @@ struct PlanRequest {
   std::optional<std::string> profile;        // else STOKER_PROFILE, else the DefaultProfile
   std::optional<std::string> profiles_file;  // else STOKER_PROFILES, else built-ins only
   UserOverrides overrides;
-  uint64_t batch_bytes = 0;          // bytes per batch hint; 0 = the profile's assumption
-  bool use_plugin_plan = true;       // take STOKER_PLAN_VERSION's plan when present
+  uint64_t batch_bytes = 0;     // bytes per batch hint; 0 = the profile's assumption
+  bool use_plugin_plan = true;  // take STOKER_PLAN_VERSION's plan when present
   // Ignore every STOKER_* variable: the exported plan, STOKER_PROFILE and STOKER_PROFILES
   // (`stoker plan --ignore-env`: recompute what the plugin computed for this task).
   bool ignore_env = false;

@@ -20,7 +20,9 @@ namespace stoker {
 enum class BindMode { GpuNuma, Even, None };
 inline constexpr EnumName<BindMode> kBindModeNames[] = {
     {BindMode::GpuNuma, "gpu-numa"}, {BindMode::Even, "even"}, {BindMode::None, "none"}};
-inline const char* to_string(BindMode b) { return name_of(kBindModeNames, b); }
+inline const char* to_string(BindMode b) {
+  return name_of(kBindModeNames, b);
+}
 // Inverse of to_string; nullopt for anything else.
 inline std::optional<BindMode> parse_bind_mode(std::string_view s) {
   return value_named(kBindModeNames, s);

@@ -26,7 +26,9 @@ namespace stoker {
 enum class PinMode { Auto, Yes, No };
 inline constexpr EnumName<PinMode> kPinModeNames[] = {
     {PinMode::Auto, "auto"}, {PinMode::Yes, "yes"}, {PinMode::No, "no"}};
-inline const char* to_string(PinMode m) { return name_of(kPinModeNames, m); }
+inline const char* to_string(PinMode m) {
+  return name_of(kPinModeNames, m);
+}
 // The one parser of PinMemory= and --stoker-pin-memory; nullopt for anything else.
 inline std::optional<PinMode> parse_pin_mode(std::string_view s) {
   return value_named(kPinModeNames, s);

@@ -15,8 +15,16 @@ inline constexpr double kStarvedShare = 0.05;
 // The ring "sat at" prefetch_max when it was there for at least this share of the run.
 inline constexpr double kSatAtMaxShare = 0.3;
 
-enum class Advice { None, UserFixedDepth, RaiseMaxPrefetch, RaisePrefetchPerWorker, MoreMemory,
-                    RaiseWorkerFraction, MoreCores, TooManyWorkers };
+enum class Advice {
+  None,
+  UserFixedDepth,
+  RaiseMaxPrefetch,
+  RaisePrefetchPerWorker,
+  MoreMemory,
+  RaiseWorkerFraction,
+  MoreCores,
+  TooManyWorkers
+};
 
 struct RunAdvice {
   Advice kind = Advice::None;

@@ -17,7 +17,9 @@ namespace stoker {
 enum class TunePolicy { Always, OptIn, Never };
 inline constexpr EnumName<TunePolicy> kTunePolicyNames[] = {
     {TunePolicy::Always, "always"}, {TunePolicy::OptIn, "opt-in"}, {TunePolicy::Never, "never"}};
-inline const char* to_string(TunePolicy p) { return name_of(kTunePolicyNames, p); }
+inline const char* to_string(TunePolicy p) {
+  return name_of(kTunePolicyNames, p);
+}
 // Inverse of to_string; nullopt for anything else.
 inline std::optional<TunePolicy> parse_tune_policy(std::string_view s) {
   return value_named(kTunePolicyNames, s);

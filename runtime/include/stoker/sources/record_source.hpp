@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "stoker/sources/source.hpp"
 #include "stoker/sources/sample_spec.hpp"
+#include "stoker/sources/source.hpp"
 
 namespace stoker {
 

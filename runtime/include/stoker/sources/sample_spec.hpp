@@ -14,12 +14,16 @@ namespace stoker {
 
 enum class DType { U8, U16, U32, I64, F16, F32 };
 // numpy's names.
-inline constexpr EnumName<DType> kDTypeNames[] = {
-    {DType::U8, "uint8"},   {DType::U16, "uint16"},   {DType::U32, "uint32"},
-    {DType::I64, "int64"},  {DType::F16, "float16"},  {DType::F32, "float32"}};
-inline const char* to_string(DType t) { return name_of(kDTypeNames, t); }
+inline constexpr EnumName<DType> kDTypeNames[] = {{DType::U8, "uint8"},    {DType::U16, "uint16"},
+                                                  {DType::U32, "uint32"},  {DType::I64, "int64"},
+                                                  {DType::F16, "float16"}, {DType::F32, "float32"}};
+inline const char* to_string(DType t) {
+  return name_of(kDTypeNames, t);
+}
 // Inverse of to_string; nullopt for anything else.
-inline std::optional<DType> parse_dtype(std::string_view s) { return value_named(kDTypeNames, s); }
+inline std::optional<DType> parse_dtype(std::string_view s) {
+  return value_named(kDTypeNames, s);
+}
 size_t dtype_size(DType t);
 
 struct SampleSpec {

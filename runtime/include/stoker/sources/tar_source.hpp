@@ -56,8 +56,9 @@ bool stream_shards(const std::vector<std::string>& shards, std::optional<bool> a
 class TarShardSource : public ShardStreamSource {
  public:
   // `shards`: as list_tar_shards() takes them. Throws stoker::Error naming the shard and
-  // byte offset for an unreadable shard, a bad header checksum, corrupt compressed data, a missing or bad label; naming a compressed shard opened
-  // for random access; and naming the inputs when there are no samples.
+  // byte offset for an unreadable shard, a bad header checksum, corrupt compressed data, a missing
+  // or bad label; naming a compressed shard opened for random access; and naming the inputs when
+  // there are no samples.
   explicit TarShardSource(const std::vector<std::string>& shards, TarShardOptions options = {});
   ~TarShardSource() override;
 

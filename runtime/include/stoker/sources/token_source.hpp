@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "stoker/sources/source.hpp"
 #include "stoker/sources/sample_spec.hpp"
+#include "stoker/sources/source.hpp"
 
 namespace stoker {
 

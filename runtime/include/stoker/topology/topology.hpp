@@ -169,7 +169,9 @@ struct BindResult {
 enum class MemBind { Local, Strict, None };
 inline constexpr EnumName<MemBind> kMemBindNames[] = {
     {MemBind::Local, "local"}, {MemBind::Strict, "strict"}, {MemBind::None, "none"}};
-inline const char* to_string(MemBind m) { return name_of(kMemBindNames, m); }
+inline const char* to_string(MemBind m) {
+  return name_of(kMemBindNames, m);
+}
 // Inverse of to_string; nullopt for anything else.
 inline std::optional<MemBind> parse_mem_bind(std::string_view s) {
   return value_named(kMemBindNames, s);
