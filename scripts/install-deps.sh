@@ -28,6 +28,7 @@ packages=(
   # the fuzz build (tests/fuzz, scripts/fuzz.sh): clang and its libFuzzer runtime; the
   # Python property tests (tests/python/test_hypothesis_*.py)
   clang-14 libclang-rt-14-dev python3-hypothesis
+  clang-format  # tests/scripts/format_check.sh (ctest scripts.format): the tree matches .clang-format
 )
 
 . "$(dirname "$0")/as-root.sh"
