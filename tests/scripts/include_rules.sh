@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The rooms' include rules (docs/architecture.md), checked on the source tree:
 #   - the rooms are ordered, lowest first:
-#       common topology plan sources transforms distributed loader cuda doctor
+#       common topology plan record sources transforms distributed loader cuda doctor
 #     a file of runtime/src/ROOM/ or runtime/include/stoker/ROOM/ includes headers of its own
 #     room and of lower ones only (stoker/ROOM/... public, ROOM/... internal), never upwards;
 #   - spank_plugin/ includes no loader, CUDA or Python header: the plugin runs inside
@@ -23,7 +23,7 @@ cd "$root" || exit 2
 fails=0
 bad() { echo "FAIL $1:"; sed 's/^/    /' <<<"$2"; fails=$((fails + 1)); }
 
-rooms=(common topology plan sources transforms distributed loader cuda doctor)
+rooms=(common topology plan record sources transforms distributed loader cuda doctor)
 # Every folder of runtime/src and include/stoker is a room with a place in the order.
 for dir in runtime/src/*/ runtime/include/stoker/*/; do
   name=$(basename "$dir")
