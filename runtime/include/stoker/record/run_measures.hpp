@@ -19,7 +19,7 @@
 #include <variant>
 #include <vector>
 
-#include "stoker/record/run_record.hpp"
+#include "stoker/record/run_record_data.hpp"
 
 namespace stoker {
 
