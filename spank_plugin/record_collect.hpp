@@ -1,4 +1,4 @@
-// The run records of a step on this node (plan/run_record.hpp): the folder the plugin makes
+// The run records of a step on this node (record/run_record.hpp): the folder the plugin makes
 // for them, their collection into the admin's job log after the tasks end, and the clean-up.
 // Slurm-free, so unit tests link it; stepd.cpp calls it.
 //
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "stoker/plan/run_record.hpp"
+#include "stoker/record/run_record.hpp"
 
 namespace stoker::spank {
 

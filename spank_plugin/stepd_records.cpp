@@ -10,8 +10,8 @@
 
 #include "record_collect.hpp"
 #include "stoker/common/node_name.hpp"
-#include "stoker/plan/run_advice.hpp"
 #include "stoker/plan/tune_decision.hpp"
+#include "stoker/record/run_advice.hpp"
 
 namespace stoker::spank {
 

@@ -14,7 +14,7 @@
 
 #include "cluster_harness.hpp"
 #include "stoker/common/cpuset.hpp"
-#include "stoker/plan/run_record.hpp"
+#include "stoker/record/run_record.hpp"
 #include "wheel_share.hpp"
 
 namespace stoker::test {

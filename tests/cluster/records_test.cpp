@@ -6,7 +6,7 @@
 #include <set>
 
 #include "cluster_harness.hpp"
-#include "stoker/plan/run_record.hpp"
+#include "stoker/record/run_record.hpp"
 
 namespace stoker::test {
 namespace {
