@@ -16,6 +16,7 @@
 #include "stoker/plan/plan_env.hpp"
 #include "stoker/plan/plan_fields.hpp"
 #include "stoker/transforms/image_fields.hpp"
+#include "stoker/transforms/image_transforms.hpp"
 
 namespace stoker::capi {
 

@@ -6,7 +6,7 @@
 
 #include "capi.hpp"
 #include "stoker/loader/loader_options.hpp"
-#include "stoker/transforms/image_transforms.hpp"
+#include "stoker/transforms/image_options.hpp"
 
 namespace stoker::capi {
 

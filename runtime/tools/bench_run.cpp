@@ -222,6 +222,8 @@ void add_common(CLI::App* cmd, Common& c, size_t default_batch) {
     const std::string help =
         row.none ? std::string(row.help) + " (default: " + row.none + ")" : std::string(row.help);
     CLI::Option* o = cmd->add_option(flag_of(row.name), c.loader_flags[row.name], help);
+    // A whole number's type: main.cpp refuses a negative one by it, naming the flag.
+    if (row.kind == OptionKind::Whole) o->type_name("UINT");
     if (!c.loader_flags[row.name].empty()) o->capture_default_str();
   }
   cmd->add_option("--batches", c.batches,

@@ -89,8 +89,10 @@ OptionValue option_from_text(const OptionField<T>& row, const std::string& flag,
   switch (row.kind) {
     case OptionKind::Whole:
       if (auto v = values::parse_whole(text, row.min, row.max)) return *v;
-      throw Error(flag + "=" + text, "expected a whole number from " + std::to_string(row.min) +
-                                         " to " + std::to_string(row.max));
+      throw Error(flag + "=" + text, "expected a whole number, " + std::to_string(row.min) +
+                                         (row.max == std::numeric_limits<uint64_t>::max()
+                                              ? std::string(" or more")
+                                              : " to " + std::to_string(row.max)));
     case OptionKind::Fraction:
       if (auto v = values::parse_decimal(text); v && *v >= row.lo && *v <= row.hi) return *v;
       throw Error(flag + "=" + text, "expected a number from " + values::format_fraction(row.lo) +

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "stoker/common/option_fields.hpp"
-#include "stoker/transforms/image_transforms.hpp"
+#include "stoker/transforms/image_options.hpp"
 
 namespace stoker {
 
