@@ -10,12 +10,12 @@
 #include <csetjmp>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>  // before jpeglib.h, which needs FILE and size_t
 #include <span>
 #include <vector>
 
 #include <jerror.h>  // message codes (JWRN_*)
 #include <jpeglib.h>
-#include <cstdio>  // jpeglib.h needs FILE and size_t first
 
 #include "transforms/decoded_region.hpp"
 
