@@ -37,12 +37,12 @@ int init_hwloc_topology(hwloc_topology** topology) {
   // topology of the process, or the first after all were destroyed. So the variable is set
   // once, for the first init, and put back right after; that first topology (the anchor) is
   // never destroyed, so the plugins are never loaded again and the environment is never
-  // touched again. setenv/unsetenv are not safe against a getenv in another thread (glibc
-  // may free the environment's array under it): setting the variable at every init, as stoker
-  // did, raced with every getenv of the process each time a topology was made; now only the
-  // first init can, once, and stoker's first topology is made when a plan is (before a
-  // loader's threads start). Nothing of the environment is ever needed from a per-topology
-  // setting: hwloc_topology_set_components() chooses among components already loaded and
+  // touched again. setenv/unsetenv are not safe against another thread reading the
+  // environment (glibc may free the environment's array under the reader): setting the
+  // variable at every init, as stoker did, raced with every such read each time a topology
+  // was made; now only the first init can, once, and stoker's first topology is made when a
+  // plan is (before a loader's threads start). No per-topology setting can replace the
+  // variable: hwloc_topology_set_components() chooses among components already loaded and
   // cannot keep a plugin's libraries out.
   static std::once_flag loaded;
   std::call_once(loaded, [] {
