@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "common/unique_fd.hpp"
 #include "stoker/common/launch_env.hpp"
 
 namespace stoker {
@@ -41,24 +42,6 @@ std::string distrust(const struct stat& st) {
   if (st.st_mode & (S_IWGRP | S_IWOTH)) return "writable by other users";
   return "";
 }
-
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  void reset(int fd) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = fd;
-  }
-
- private:
-  int fd_;
-};
 
 // Opens the folder `name` in `at` as one of this user's own (not a link: O_NOFOLLOW),
 // creating it 0700 first when `create`; -1 with *why otherwise.
@@ -97,7 +80,7 @@ int open_kind_folder(const std::string& kind, bool create, std::string* why) {
     std::error_code ec;  // the base may be shared: created with the umask's mode, not checked
     std::filesystem::create_directories(base, ec);
   }
-  Fd at(::open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd at(::open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (at.get() < 0) {
     *why = base + ": " + std::strerror(errno);
     return -1;
@@ -122,9 +105,10 @@ std::string cache_dir(const std::string& kind) {
 
 std::optional<std::string> read_cache_entry(const std::string& kind, const std::string& name) {
   std::string why;
-  const Fd dir(open_kind_folder(kind, false, &why));
+  const UniqueFd dir(open_kind_folder(kind, false, &why));
   if (dir.get() < 0) return std::nullopt;
-  const Fd fd(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  const UniqueFd fd(
+      ::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   struct stat st {};
   if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
       !distrust(st).empty()) {
@@ -148,7 +132,7 @@ std::optional<std::string> read_cache_entry(const std::string& kind, const std::
 std::string write_cache_entry(const std::string& kind, const std::string& name,
                               std::string_view text) {
   std::string why;
-  const Fd dir(open_kind_folder(kind, true, &why));
+  const UniqueFd dir(open_kind_folder(kind, true, &why));
   if (dir.get() < 0) return why;
   // mkstemp through the checked folder's descriptor (/proc/self/fd/N), so that the
   // temporary lands in the folder just checked even if its path is replaced meanwhile.
