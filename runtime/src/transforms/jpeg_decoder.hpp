@@ -14,6 +14,8 @@
 #include <span>
 #include <vector>
 
+#include <cstdio>  // jpeglib.h needs FILE and size_t first: a block of its own, so it stays first
+
 #include <jerror.h>  // message codes (JWRN_*)
 #include <jpeglib.h>
 
