@@ -10,7 +10,6 @@
 #include <csetjmp>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>  // before jpeglib.h, which needs FILE and size_t
 #include <span>
 #include <vector>
 
