@@ -155,7 +155,7 @@ void say(const std::string& line) {
 // Step 1: the world and the data, checked: every rank must be able to take a step.
 Dataset checked_data(const TrainOptions& o, World& world) {
   try {
-    world = detect_world();
+    world = detect_world(/*mpi_program=*/true);  // it calls MPI itself (grad_reduce.cpp)
   } catch (const Error& e) {
     throw Error(launcher_rank(), std::string("MPI initialisation failed: ") + e.what());
   }
