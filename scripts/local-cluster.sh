@@ -3,10 +3,12 @@
 #
 #   scripts/local-cluster.sh start  DIR [--plugin PATH] [--plugin-args "k=v ..."] [--watch PID]
 #                                       [--watch-parent] [--skip-if-unable] [--pyxis]
+#                                       [--mpi-default none|pmix]
 #   scripts/local-cluster.sh stop   DIR
 #   scripts/local-cluster.sh status DIR
 #   scripts/local-cluster.sh env    DIR      # prints `export SLURM_CONF=...` for a shell
 #   scripts/local-cluster.sh clear  DIR      # restarts a dead daemon, cancels every job, waits for idle nodes
+#   scripts/local-cluster.sh mpi-default DIR none|pmix   # MpiDefault of the running cluster
 #
 # Everything lives in DIR (config, state, spool, logs, pid files): the script writes
 # its own slurm.conf there and never reads or writes /etc/slurm. It refuses a DIR
@@ -22,6 +24,9 @@
 # cannot run the cluster (not root, no Slurm), write the reason to DIR/skip-reason
 # and exit 0, so tests skip with it instead of failing. --pyxis also loads NVIDIA pyxis
 # (scripts/containers.sh install) for `srun --container-image`, in DIR/plugstack.conf.d/pyxis.conf.
+# --mpi-default pmix (or `mpi-default DIR pmix` on a running cluster) gives every step
+# PMIx, as a site's MpiDefault=pmix does: each task then has PMIX_RANK without asking for MPI
+# (Debian's Slurm 22.05 with libpmix2). The default stays none.
 # Ports: STOKER_CLUSTER_PORT for slurmctld, +1 and +2 for the nodes; by default one
 # in 17000-19997 derived from DIR, so clusters in different folders can run together.
 # Needs root (slurmd) and munge; munged is started only when not already running,
@@ -89,7 +94,7 @@ AuthType=auth/munge
 CryptoType=crypto/munge
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/affinity
-MpiDefault=none
+MpiDefault=$mpi_default
 SwitchType=switch/none
 SchedulerType=sched/backfill
 SelectType=select/cons_tres
@@ -169,8 +174,10 @@ show_logs() {
 
 start() {
   local plugin="" args="" watch="" skip=0 unable="" b pyxis=0
+  mpi_default=none
   while [ $# -gt 0 ]; do
     case $1 in
+      --mpi-default) mpi_default=$2; shift 2 ;;
       --plugin) plugin=$2; shift 2 ;;
       --plugin-args) args=$2; shift 2 ;;
       --watch) watch=$2; shift 2 ;;
@@ -337,6 +344,16 @@ clear() {
   die "jobs still on the cluster after 30 s: $(squeue -h -o '%i %j %T' | tr '\n' ' ')"
 }
 
+# Sets MpiDefault of the running cluster: srun reads it from slurm.conf at each launch; the
+# daemons are told to re-read the file, so that their copy of the config stays the same.
+set_mpi_default() {
+  check_owned
+  case ${1:-} in none|pmix) ;; *) die "mpi-default: none or pmix, not '${1:-}'" ;; esac
+  sed -i "s/^MpiDefault=.*/MpiDefault=$1/" "$conf"
+  scontrol reconfigure
+  echo "local-cluster: MpiDefault=$1"
+}
+
 status() {
   owned || die "no cluster of this script in $dir"
   local d pid up=0
@@ -353,6 +370,7 @@ case $cmd in
   stop) stop ;;
   status) status ;;
   clear) clear ;;
+  mpi-default) set_mpi_default "$@" ;;
   env) echo "export SLURM_CONF=$conf" ;;
   _watch)
     owner=$1

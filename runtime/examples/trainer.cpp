@@ -156,7 +156,7 @@ void say(const std::string& line) {
 // data is opened under the rank's plan, made once the sample is known (`plan_for`).
 Dataset checked_data(const TrainOptions& o, World& world, const PlanFor& plan_for) {
   try {
-    world = detect_world();
+    world = detect_world(/*mpi_program=*/true);  // it calls MPI itself (grad_reduce.cpp)
   } catch (const Error& e) {
     throw Error(launcher_rank(), std::string("MPI initialisation failed: ") + e.what());
   }

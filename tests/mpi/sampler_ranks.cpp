@@ -55,7 +55,7 @@ void check_against_pure_function(const stoker::DistributedSampler& s) {
 }
 
 int run(const Args& a, uint64_t& rank) {
-  const stoker::World world = stoker::detect_world();
+  const stoker::World world = stoker::detect_world(/*mpi_program=*/true);
   rank = world.rank;
   if (!world.mpi) throw stoker::Error("mpi_sampler_ranks", "not launched under MPI");
   stoker::SamplerOptions o;

@@ -58,10 +58,11 @@ for cmd in "$tmp/venv/bin/stoker" "$py -m stoker"; do
 done
 
 # Where Open MPI is installed (Debian's here), the wheel, which bundles no MPI, loads it at
-# run time: PMIX_RANK makes stoker start MPI, as under srun --mpi=pmix; alone, Open MPI starts
-# as a singleton. libmpi must come from the machine's Open MPI, not from the wheel.
+# run time: STOKER_MPI=1 makes stoker start MPI (PMIX_RANK alone, as under srun --mpi=pmix,
+# asks for none); alone, Open MPI starts as a singleton. libmpi must come from the machine's
+# Open MPI, not from the wheel.
 if [ -d /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3 ]; then
-  out=$(run PMIX_RANK=0 timeout 60 "$py" -I -c 'import stoker
+  out=$(run STOKER_MPI=1 PMIX_RANK=0 timeout 60 "$py" -I -c 'import stoker
 if stoker.built_with_mpi:
     w = stoker._stoker.world()
     assert w["mpi"] and w["world_size"] == 1, w

@@ -160,7 +160,9 @@ class ImageLoader(TempDirCase, unittest.TestCase):
                     seen.append(i)
             self.assertEqual(sorted(seen), list(range(2 * len(self.items))))
             self.assertGreater(loader.stats()["stream_reads"]["reads"], 0)
-        self.assertEqual(len(os.listdir(os.path.join(self.tmp.path, "cache", "shards"))), 2)
+        # The user's own part of the cache: <cache>/<uid>/shards.
+        shards = os.path.join(self.tmp.path, "cache", str(os.geteuid()), "shards")
+        self.assertEqual(len(os.listdir(shards)), 2)
         del os.environ["STOKER_CACHE_DIR"]
 
     def test_label_free_shards_need_labels_false(self):

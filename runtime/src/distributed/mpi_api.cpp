@@ -207,6 +207,8 @@ const MpiApi* mpi_api(const EnvGetter& env, bool load, std::string* why) {
   STOKER_MPI_RESOLVE(Test);
   STOKER_MPI_RESOLVE(Waitall);
   STOKER_MPI_RESOLVE(Get_library_version);
+  STOKER_MPI_RESOLVE(Query_thread);
+  STOKER_MPI_RESOLVE(Is_thread_main);
 #undef STOKER_MPI_RESOLVE
   // The handles mpi.h's OMPI_PREDEFINED_GLOBAL makes of these objects' addresses. Looked up
   // in the global scope first: an executable that links libmpi and names MPI_COMM_WORLD
@@ -240,6 +242,19 @@ const MpiApi* mpi_api(const EnvGetter& env, bool load, std::string* why) {
   g_handle = handle;
   g_api = api;
   return &*g_api;
+}
+
+std::string thread_level_problem(const MpiApi& api, int provided) {
+  if (provided >= MPI_THREAD_SERIALIZED) return "";
+  int main = 0;
+  api.Is_thread_main(&main);
+  if (provided == MPI_THREAD_FUNNELED && main) return "";
+  const char* level = provided == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED" : "MPI_THREAD_SINGLE";
+  return std::string("MPI provides ") + level + ", and stoker " +
+         (provided == MPI_THREAD_FUNNELED
+              ? "calls MPI from another thread than MPI's main thread: it needs "
+                "MPI_THREAD_SERIALIZED there"
+              : "runs threads beside the one that calls MPI: it needs MPI_THREAD_FUNNELED");
 }
 
 std::string mpi_start_problem(const MpiApi& api, const EnvGetter& env) {

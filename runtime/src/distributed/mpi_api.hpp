@@ -42,6 +42,8 @@ struct MpiApi {
   decltype(&::MPI_Test) Test = nullptr;
   decltype(&::MPI_Waitall) Waitall = nullptr;
   decltype(&::MPI_Get_library_version) Get_library_version = nullptr;
+  decltype(&::MPI_Query_thread) Query_thread = nullptr;
+  decltype(&::MPI_Is_thread_main) Is_thread_main = nullptr;
   // Open MPI's predefined handles: the addresses of libmpi's ompi_mpi_* objects.
   MPI_Comm comm_world = nullptr, comm_null = nullptr;
   MPI_Datatype byte = nullptr, uint64 = nullptr;
@@ -58,6 +60,13 @@ const MpiApi* mpi_api(const EnvGetter& env, bool load, std::string* why);
 // Why Open MPI cannot start here ("" when nothing this check sees stops it), asked before
 // MPI_Init_thread, whose failure is fatal in Open MPI 4.1 (mpi_api.cpp weighs the ways).
 std::string mpi_start_problem(const MpiApi& api, const EnvGetter& env);
+
+// Why MPI at thread level `provided` cannot carry stoker's calls ("" when it can). stoker
+// calls MPI only from the application's threads that detect the world, open an image folder
+// and start epochs, never from its workers; but the workers exist, so MPI_THREAD_SINGLE (one
+// thread in the process) is too little. MPI_THREAD_FUNNELED is enough when the calling thread
+// is MPI's main thread (MPI_Is_thread_main), MPI_THREAD_SERIALIZED or more otherwise.
+std::string thread_level_problem(const MpiApi& api, int provided);
 
 // The part of the start check that needs no library: why Open MPI (`version`, as
 // MPI_Get_library_version says it) cannot start from the components folder `pkglibdir`

@@ -1,12 +1,15 @@
 #include "stoker/distributed/shared_listing.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
 #include "mpi_comm.hpp"
 #include "mpi_wait.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/common/node_name.hpp"
 #include "stoker/distributed/agreement.hpp"
 #include "stoker/distributed/world.hpp"
 
@@ -17,14 +20,14 @@ namespace {
 constexpr std::string_view kOk = "ok\n", kFailed = "error\n";
 
 #ifdef STOKER_HAVE_MPI
-// Broadcasts rank 0's `message` (its size, then its bytes in pieces MPI's int count holds)
-// on stoker's communicator; every rank returns it. Waits like a collective.
-std::string broadcast_from_rank0(const distributed::MpiApi& mpi, MPI_Comm comm, uint64_t rank,
-                                 std::string message, const std::string& root) {
+// Broadcasts `from`'s `message` (its size, then its bytes in pieces MPI's int count holds) on
+// stoker's communicator; every rank returns it. Waits like a collective.
+std::string broadcast(const distributed::MpiApi& mpi, MPI_Comm comm, uint64_t rank, int from,
+                      std::string message, const std::string& root) {
   const AgreeWait wait = agree_wait_from_environment();
   const auto bcast = [&](void* data, int count, MPI_Datatype type) {
     MPI_Request request;
-    mpi.Ibcast(data, count, type, 0, comm, &request);
+    mpi.Ibcast(data, count, type, from, comm, &request);
     distributed::wait_like_a_collective(
         mpi, comm, request, wait,
         [&](std::chrono::seconds waited) {
@@ -43,6 +46,54 @@ std::string broadcast_from_rank0(const distributed::MpiApi& mpi, MPI_Comm comm, 
   }
   return message;
 }
+
+// Every rank's `problem` ("" for none) made known to all: the first rank that has one
+// broadcasts it. One all-gather of a word per rank, and one broadcast when a rank has one.
+std::string first_problem(const distributed::MpiApi& mpi, MPI_Comm comm, const World& w,
+                          const std::string& problem, const std::string& root) {
+  const uint64_t mine = problem.empty() ? 0 : 1;
+  std::vector<uint64_t> all(w.world_size);
+  MPI_Request request;
+  mpi.Iallgather(&mine, 1, mpi.uint64, all.data(), 1, mpi.uint64, comm, &request);
+  const AgreeWait wait = agree_wait_from_environment();
+  distributed::wait_like_a_collective(
+      mpi, comm, request, wait, [](std::chrono::seconds) {},
+      [&] { return "rank " + std::to_string(w.rank) + ": " + listing_timeout_text(root, wait); });
+  const auto first = std::find(all.begin(), all.end(), uint64_t{1});
+  if (first == all.end()) return "";
+  return broadcast(mpi, comm, w.rank, static_cast<int>(first - all.begin()), problem, root);
+}
+
+// open_image_folder's MPI side: rank 0 lists and broadcasts, the others take; then every
+// rank but rank 0's node checks its own copy (node_copy_problem) and all learn the first
+// problem: each rank throws it, none waits for one that gave up.
+std::shared_ptr<const ImageFolderSource> share_over_mpi(const distributed::MpiApi& mpi,
+                                                        MPI_Comm comm, const World& w,
+                                                        const std::string& root) {
+  if (w.rank == 0) {
+    auto source = list_and_share(
+        root, [&](const std::string& message) { broadcast(mpi, comm, w.rank, 0, message, root); });
+    if (const std::string problem = first_problem(mpi, comm, w, "", root); !problem.empty()) {
+      throw node_copy_error(root, problem);
+    }
+    return source;
+  }
+  const std::string message = broadcast(mpi, comm, w.rank, 0, {}, root);
+  if (message.starts_with(kFailed)) return take_shared_listing(root, message, w.rank);
+  std::shared_ptr<const ImageFolderSource> source;
+  std::string problem;
+  try {
+    source = take_shared_listing(root, message, w.rank);
+    if (checks_node_copy(w.rank, w.local_rank)) problem = node_copy_problem(*source);
+  } catch (const Error& e) {  // the folder is missing on this node, say: the others must know
+    problem = node_name(process_env()) + ": " + e.what();
+  } catch (const std::exception& e) {
+    problem = node_name(process_env()) + ": " + root + ": " + e.what();
+  }
+  problem = first_problem(mpi, comm, w, problem, root);
+  if (!problem.empty()) throw node_copy_error(root, problem);
+  return source;
+}
 #endif
 
 }  // namespace
@@ -54,14 +105,38 @@ std::string shared_listing_error(const std::string& what) {
 std::shared_ptr<const ImageFolderSource> list_and_share(
     const std::string& root, const std::function<void(const std::string&)>& send) {
   std::shared_ptr<const ImageFolderSource> source;
+  std::string index;
   try {
     source = std::make_shared<ImageFolderSource>(root);
+    index = source->index();
   } catch (const Error& e) {
     send(shared_listing_error(e.what()));
     throw;
+  } catch (const std::exception& e) {  // out of memory, say: the others must not wait for it
+    send(shared_listing_error(root + ": " + e.what()));
+    throw;
+  } catch (...) {
+    send(shared_listing_error(root + ": an unknown exception"));
+    throw;
   }
-  send(std::string(kOk) + source->index());
+  send(std::string(kOk) + index);
   return source;
+}
+
+bool checks_node_copy(uint64_t rank, uint64_t local_rank) {
+  return rank != 0 && local_rank == 0;
+}
+
+std::string node_copy_problem(const ImageFolderSource& taken) {
+  const std::string differs = taken.sample_differs();
+  if (differs.empty()) return "";
+  return "the copy on " + node_name(process_env()) + " is not rank 0's: " + differs;
+}
+
+Error node_copy_error(const std::string& root, const std::string& problem) {
+  return Error(root, problem,
+               "every node must hold the same dataset: stage the same copy on every node, or "
+               "read one shared copy");
 }
 
 std::shared_ptr<const ImageFolderSource> take_shared_listing(const std::string& root,
@@ -84,18 +159,13 @@ std::shared_ptr<const ImageFolderSource> take_shared_listing(const std::string& 
 std::shared_ptr<const ImageFolderSource> open_image_folder(const std::string& root,
                                                            uint64_t world_size, bool agree) {
 #ifdef STOKER_HAVE_MPI
-  if (agree && world_size > 1 && detect_world().mpi) {
+  // Over MPI only when the loader's ranks are MPI's: a loader of another size (a subgroup, an
+  // evaluation loader of some ranks) would wait in a broadcast that the others never enter.
+  const World w = agree && world_size > 1 ? detect_world() : World{};
+  if (w.mpi && w.world_size == world_size) {
     const distributed::MpiApi* mpi = distributed::coordination_api();
     MPI_Comm comm = distributed::coordination_comm();
-    if (mpi && comm && comm != mpi->comm_null) {
-      const uint64_t me = detect_world().rank;
-      if (me == 0) {
-        return list_and_share(root, [&](const std::string& message) {
-          broadcast_from_rank0(*mpi, comm, me, message, root);
-        });
-      }
-      return take_shared_listing(root, broadcast_from_rank0(*mpi, comm, me, {}, root), me);
-    }
+    if (mpi && comm && comm != mpi->comm_null) return share_over_mpi(*mpi, comm, w, root);
   }
 #endif
   (void)world_size;

@@ -1,5 +1,5 @@
-// detect_world(): MPI first (loaded at run time: mpi_api.hpp), then the launchers'
-// variables (launch_ranks).
+// detect_world(): MPI first when this process wants it (loaded at run time: mpi_api.hpp),
+// then the launchers' variables (launch_ranks).
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -9,7 +9,9 @@
 #include "mpi_comm.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/common/launch_env.hpp"
+#include "stoker/common/strings.hpp"
 #include "stoker/distributed/world.hpp"
+#include "stoker/plan/plan_env.hpp"
 
 namespace stoker {
 
@@ -32,19 +34,15 @@ void finalize_mpi() {
   if (g_we_initialised) g_api->Finalize();
 }
 
-bool mpi_launched(const EnvGetter& env) {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"}) {
-    if (env(v)) return true;
-  }
-  return false;
-}
-
-// The world as MPI sees it, or nullopt when MPI is not in use. MPI is wanted when the
-// application already initialised it (its libmpi is then in the process: looked up without
-// loading anything) or an MPI launcher's variables are set (libmpi is loaded then). When it
-// is wanted but cannot be used, g_unusable says why, and the rank goes on without it.
-std::optional<World> mpi_world() {
+// The world as MPI sees it, or nullopt when MPI is not in use. MPI is used when this
+// process wants it (mpi_choice: STOKER_MPI=1, or Open MPI's launcher owning the process; libmpi
+// is loaded then), or when the application already initialised it (its libmpi is then in the
+// process: looked up without loading anything), unless STOKER_MPI=0. When it is wanted but
+// cannot be used, g_unusable says why, and the rank goes on without it.
+std::optional<World> mpi_world(bool mpi_program) {
   const EnvGetter env = process_env();
+  const MpiChoice choice = mpi_choice(env, mpi_program);
+  if (choice.use == MpiChoice::never) return std::nullopt;
   std::string why;
   const MpiApi* api = distributed::mpi_api(env, false, &why);
   int initialised = 0, finalized = 0;
@@ -52,7 +50,7 @@ std::optional<World> mpi_world() {
     api->Initialized(&initialised);
     api->Finalized(&finalized);
   }
-  if (finalized || (!initialised && !mpi_launched(env))) return std::nullopt;
+  if (finalized || (!initialised && choice.use != MpiChoice::wanted)) return std::nullopt;
   if (!api) api = distributed::mpi_api(env, true, &why);
   if (!api) {
     g_unusable = why;
@@ -74,6 +72,18 @@ std::optional<World> mpi_world() {
       return std::nullopt;
     }
     g_we_initialised = true;
+    if (std::string problem = distributed::thread_level_problem(*api, provided); !problem.empty()) {
+      g_unusable = problem;
+      api->Finalize();
+      return std::nullopt;
+    }
+  } else {
+    int provided = 0;
+    api->Query_thread(&provided);
+    if (std::string problem = distributed::thread_level_problem(*api, provided); !problem.empty()) {
+      g_unusable = problem + " (the application's MPI_Init)";
+      return std::nullopt;
+    }
   }
   g_api = api;
   std::atexit(finalize_mpi);
@@ -108,12 +118,47 @@ const distributed::MpiApi* distributed::coordination_api() {
 }
 #endif
 
-World detect_world() {
+MpiChoice mpi_choice(const EnvGetter& env, bool mpi_program) {
+  if (const auto v = env_whole(env, kMpiVar, 0, 1)) {
+    return *v ? MpiChoice{MpiChoice::wanted, "STOKER_MPI=1"}
+              : MpiChoice{MpiChoice::never, "STOKER_MPI=0"};
+  }
+  if (mpi_program) {
+    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"}) {
+      if (env(v)) return {MpiChoice::wanted, std::string("an MPI program launched with ") + v};
+    }
+  }
+  // Open MPI's launchers (mpirun/orterun, and Open MPI 5's mpirun/prterun) give every rank
+  // OMPI_COMM_WORLD_*. srun --mpi=pmix's PMIX_RANK (and PMI_RANK) says nothing of the kind:
+  // under MpiDefault=pmix every task has it, every torch.distributed rank too, and under
+  // srun ... torchrun a node's workers all inherit one PMIX_RANK (MPI_Init as one PMIx rank
+  // from several processes). An MPI program started by srun initialises MPI itself, or says
+  // STOKER_MPI=1.
+  if (!env("OMPI_COMM_WORLD_SIZE")) return {MpiChoice::if_initialised, "no MPI launcher"};
+  // Another launcher owns the process when it started it below mpirun: torchrun
+  // (TORCHELASTIC_RUN_ID), or any that sets torch's group variables, unless stoker's plugin
+  // set them (STOKER_EXPORTED records what it set).
+  if (env("TORCHELASTIC_RUN_ID")) return {MpiChoice::if_initialised, "torchrun's worker"};
+  const auto plugins = split_assignments(env(kExportedVar).value_or(""), ',');
+  bool torch_group = true;
+  for (const char* name : {"RANK", "WORLD_SIZE", "LOCAL_RANK"}) {
+    const auto value = env(name);
+    const auto set_by_plugin = plugins.find(name);
+    torch_group =
+        torch_group && value && (set_by_plugin == plugins.end() || set_by_plugin->second != *value);
+  }
+  if (torch_group) return {MpiChoice::if_initialised, "RANK/WORLD_SIZE/LOCAL_RANK's launcher"};
+  return {MpiChoice::wanted, "Open MPI's launcher (OMPI_COMM_WORLD_SIZE)"};
+}
+
+World detect_world(bool mpi_program) {
   static std::optional<World> cached;
   std::lock_guard lock(g_world_mutex);
   if (cached) return *cached;
 #ifdef STOKER_HAVE_MPI
-  if (auto w = mpi_world()) return *(cached = w);
+  if (auto w = mpi_world(mpi_program)) return *(cached = w);
+#else
+  (void)mpi_program;
 #endif
   cached = World{launch_ranks(process_env()), false};
   if (!g_unusable.empty()) {

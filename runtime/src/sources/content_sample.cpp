@@ -99,16 +99,20 @@ uint64_t content_sample_hash(const std::vector<ContentFile>& files, uint64_t h) 
   return h;
 }
 
+uint64_t sampled_file(uint64_t k, uint64_t n, uint64_t count) {
+  // Evenly spaced from 0 to count - 1 (both included), in 128-bit to avoid overflow.
+  return n == 1 ? 0
+                : static_cast<uint64_t>(static_cast<unsigned __int128>(count - 1) * k / (n - 1));
+}
+
 FilesSample sample_of_files(const std::function<const char*(uint64_t)>& path, uint64_t count,
                             uint64_t h) {
   FilesSample sample;
   const uint64_t n = std::min(count, kContentBlocks);
+  sample.chain.reserve(n);
   std::vector<unsigned char> buf;
   for (uint64_t k = 0; k < n; ++k) {
-    // Evenly spaced from 0 to count - 1 (both included), in 128-bit to avoid overflow.
-    const uint64_t i =
-        n == 1 ? 0 : static_cast<uint64_t>(static_cast<unsigned __int128>(count - 1) * k / (n - 1));
-    OpenFile f(path(i));
+    OpenFile f(path(sampled_file(k, n, count)));
     const uint64_t size = f.size();
     h = fnv1a(size, h);
     if (size <= 2 * kContentBlockBytes) {
@@ -119,6 +123,7 @@ FilesSample sample_of_files(const std::function<const char*(uint64_t)>& path, ui
     }
     sample.files++;
     sample.bytes += size;
+    sample.chain.push_back(h);
   }
   sample.hash = h;
   return sample;

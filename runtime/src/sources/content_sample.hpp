@@ -38,7 +38,13 @@ uint64_t content_sample_hash(const std::vector<ContentFile>& files, uint64_t h);
 struct FilesSample {
   uint64_t hash = 0;
   uint64_t files = 0, bytes = 0;  // how many files were read, and their sizes' sum
+  // The hash after each file read, in order (hash is the last): where two copies' chains
+  // first differ is the first sampled file that differs.
+  std::vector<uint64_t> chain;
 };
+// The k-th of the n files the sample reads out of `count` (evenly spaced, the first and
+// last included).
+uint64_t sampled_file(uint64_t k, uint64_t n, uint64_t count);
 // path(i): the path of file i of `count`. Throws stoker::Error naming the file when one
 // cannot be opened or read.
 FilesSample sample_of_files(const std::function<const char*(uint64_t)>& path, uint64_t count,

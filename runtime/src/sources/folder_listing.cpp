@@ -1,19 +1,13 @@
 #include "sources/folder_listing.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <charconv>
 #include <cinttypes>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
+#include <mutex>
+#include <set>
 #include <system_error>
 
 #include "common/fnv1a.hpp"
@@ -26,47 +20,93 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bumped whenever what a walk finds changes (the image extensions, the order, the hash).
-// v2: no sizes (issue 36: the walk stats no file).
-constexpr const char* kMagic = "stoker-folder-listing v2";
+// v2: no sizes (issue 36: the walk stats no file). v3: folders stamped with their change
+// time, inode and device; names escaped.
+constexpr const char* kMagic = "stoker-folder-listing v3";
 // A folder changed this recently may change again within its filesystem's time resolution
 // (1-2 s on some) without its time moving: such a listing is not kept (git's "racy" rule).
 constexpr int64_t kSettledNs = 2'000'000'000;
 
+// A name on one line: a backslash and a newline escaped (\\ and \n), every other byte as it
+// is. Most names have neither: appended as they are.
+void append_escaped(std::string& out, std::string_view name) {
+  if (name.find_first_of("\\\n") == std::string_view::npos) {
+    out.append(name);
+    return;
+  }
+  for (const char c : name) {
+    if (c == '\\') {
+      out.append("\\\\");
+    } else if (c == '\n') {
+      out.append("\\n");
+    } else {
+      out.push_back(c);
+    }
+  }
+}
+
+// The name append_escaped wrote, appended to `out`; false when `text` is no such name.
+bool append_unescaped(std::string& out, std::string_view text) {
+  const size_t at = text.find('\\');
+  out.append(text.substr(0, at));
+  if (at == std::string_view::npos) return true;
+  for (size_t i = at; i < text.size(); ++i) {
+    if (text[i] != '\\') {
+      out.push_back(text[i]);
+    } else if (i + 1 < text.size() && (text[i + 1] == '\\' || text[i + 1] == 'n')) {
+      out.push_back(text[++i] == 'n' ? '\n' : '\\');
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string escaped(std::string_view name) {
+  std::string out;
+  append_escaped(out, name);
+  return out;
+}
+
 // What an entry must be made for: the root as given (the files' paths follow its
-// spelling) and as an absolute path. nullopt when it cannot be named on one line.
+// spelling) and as an absolute path. nullopt when the working folder cannot be named.
 std::optional<std::string> entry_key(const std::string& root) {
   std::error_code ec;
   const fs::path abs = fs::absolute(root, ec);
-  if (ec || root.find('\n') != std::string::npos) return std::nullopt;
-  return "root=" + root + " abs=" + abs.string();
+  if (ec) return std::nullopt;
+  return "root=" + escaped(root) + " abs=" + escaped(abs.string());
 }
 
-std::string entry_path(const std::string& dir, const std::string& key) {
+std::string entry_name(const std::string& key) {
   char name[32];
   std::snprintf(name, sizeof name, "%016" PRIx64 ".list", fnv1a(key, kFnvOffset));
-  return dir + "/" + name;
+  return name;
 }
 
-// Reads a whole file into one buffer of its size (a listing of a million files is ~30 MB:
-// growing a string to it costs more than reading it); nullopt when it cannot be read.
-std::optional<std::string> slurp(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat st {};
-  std::optional<std::string> text;
-  if (::fstat(fd, &st) == 0) {
-    text.emplace(static_cast<size_t>(st.st_size), '\0');
-    size_t done = 0;
-    while (done < text->size()) {
-      const ssize_t n = ::read(fd, text->data() + done, text->size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
+// One name of a folder, as the walk finds them: not empty, ".", ".." nor holding a NUL.
+bool is_entry_name(std::string_view name) {
+  return !name.empty() && name != "." && name != ".." &&
+         name.find('\0') == std::string_view::npos && name.find('/') == std::string_view::npos;
+}
+
+// A path under the root as the walk writes it: "/NAME/NAME...", each NAME an entry name.
+bool is_walked_path(std::string_view rel) {
+  if (rel.empty() || rel.front() != '/') return false;
+  size_t at = 1;
+  for (;;) {
+    const size_t slash = rel.find('/', at);
+    if (!is_entry_name(rel.substr(at, slash == std::string_view::npos ? slash : slash - at))) {
+      return false;
     }
-    text->resize(done);
+    if (slash == std::string_view::npos) return true;
+    at = slash + 1;
   }
-  ::close(fd);
-  return text;
+}
+
+// Whether `rel` lies under the class folder `/cls/`, as an image of that class must.
+bool is_under_class(std::string_view rel, const std::string& cls) {
+  return rel.size() > cls.size() + 2 && rel[0] == '/' && rel.compare(1, cls.size(), cls) == 0 &&
+         rel[cls.size() + 1] == '/' && is_walked_path(rel);
 }
 
 // Reads the cache file's lines and numbers; any mismatch makes the entry unusable.
@@ -94,9 +134,14 @@ class Reader {
   const char* end_;
 };
 
+// One line per cache folder and reason in a process (each open would repeat it).
 void warn_once(const std::string& root, const std::string& dir, const std::string& why) {
-  static std::atomic<bool> warned{false};
-  if (warned.exchange(true)) return;
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  {
+    std::lock_guard lock(mutex);
+    if (!said.insert(dir + "\n" + why).second) return;
+  }
   std::fprintf(stderr,
                "stoker: cannot keep the listing of %s in the cache %s (%s); each open lists "
                "the folder again (set STOKER_CACHE_DIR to a writable folder, or to none)\n",
@@ -114,29 +159,30 @@ void FolderListing::add(std::string_view root, std::string_view rel) {
 
 std::optional<std::string> listing_text(const std::string& root, const FolderListing& l) {
   const auto key = entry_key(root);
-  if (!key || l.paths.find('\n') != std::string::npos) return std::nullopt;
-  for (const std::string& c : l.classes) {
-    if (c.find('\n') != std::string::npos) return std::nullopt;
-  }
-  for (const FolderStamp& f : l.folders) {
-    if (f.rel.find('\n') != std::string::npos) return std::nullopt;
-  }
+  if (!key) return std::nullopt;
   char hash[24];
   std::snprintf(hash, sizeof hash, "%016" PRIx64, l.names_hash);
   std::string text;
-  text.reserve(l.paths.size() + 16 * (l.size() + l.folders.size()) + 256);
+  text.reserve(l.paths.size() + 16 * l.size() + 64 * l.folders.size() + 256);
   text.append(kMagic).append("\n").append(*key).append("\n");
   text.append(std::to_string(l.classes.size())).append(" ").append(std::to_string(l.size()));
   text.append(" ").append(std::to_string(l.folders.size())).append(" ").append(hash).append("\n");
-  for (const std::string& c : l.classes) text.append(c).append("\n");
+  for (const std::string& c : l.classes) {
+    append_escaped(text, c);
+    text.append("\n");
+  }
   for (const FolderStamp& f : l.folders) {
-    text.append(std::to_string(f.mtime_ns)).append(" ").append(f.rel).append("\n");
+    for (const uint64_t v : {static_cast<uint64_t>(f.mtime_ns), static_cast<uint64_t>(f.ctime_ns),
+                             f.inode, f.device}) {
+      text.append(std::to_string(v)).append(" ");
+    }
+    append_escaped(text, f.rel);
+    text.append("\n");
   }
   for (size_t i = 0; i < l.size(); ++i) {
-    text.append(std::to_string(l.labels[i]))
-        .append(" ")
-        .append(l.path(i) + root.size())
-        .append("\n");
+    text.append(std::to_string(l.labels[i])).append(" ");
+    append_escaped(text, l.path(i) + root.size());
+    text.append("\n");
   }
   return text;
 }
@@ -156,38 +202,57 @@ std::optional<FolderListing> read_listing_text(const std::string& root, std::str
       !Reader::number(&counts, &folders) || !Reader::number(&counts, &l.names_hash, 16)) {
     return std::nullopt;
   }
+  // Class names as the walk lists them: one folder name each, sorted, none twice (a class
+  // list reordered or shortened would move every label after it).
   for (size_t i = 0; i < classes; ++i) {
-    if (!in.line(&s)) return std::nullopt;
-    l.classes.emplace_back(s);
+    std::string name;
+    if (!in.line(&s) || !append_unescaped(name, s) || !is_entry_name(name)) return std::nullopt;
+    if (!l.classes.empty() && !(l.classes.back() < name)) return std::nullopt;
+    l.classes.push_back(std::move(name));
   }
   // The folders first: one stat each (check_folders), and the files are not read when one
-  // changed.
+  // changed. The root comes first, then folders under it.
   for (size_t i = 0; i < folders; ++i) {
     FolderStamp f;
-    if (!in.line(&s) || !Reader::number(&s, &f.mtime_ns)) return std::nullopt;
-    f.rel = std::string(s);
-    if (check_folders && folder_mtime_ns(root + f.rel) != f.mtime_ns) return std::nullopt;
+    uint64_t mtime = 0, ctime = 0;
+    if (!in.line(&s) || !Reader::number(&s, &mtime) || !Reader::number(&s, &ctime) ||
+        !Reader::number(&s, &f.inode) || !Reader::number(&s, &f.device) ||
+        !append_unescaped(f.rel, s) || (i == 0) != f.rel.empty() ||
+        (i > 0 && !is_walked_path(f.rel))) {
+      return std::nullopt;
+    }
+    f.mtime_ns = static_cast<int64_t>(mtime);
+    f.ctime_ns = static_cast<int64_t>(ctime);
+    if (check_folders) {
+      const auto now = folder_stamp(root + f.rel);
+      if (!now || !now->same_folder(f)) return std::nullopt;
+    }
     l.folders.push_back(std::move(f));
   }
   l.paths.reserve(text.size() + files * (root.size() + 1));
   l.path_at.reserve(files);
   l.labels.reserve(files);
+  std::string rel;
   for (size_t i = 0; i < files; ++i) {
     int32_t label = 0;
+    rel.clear();
     if (!in.line(&s) || !Reader::number(&s, &label)) return std::nullopt;
-    if (label < 0 || static_cast<size_t>(label) >= classes) return std::nullopt;
+    // Each image under its own label's class folder, on a path the walk could have found.
+    if (label < 0 || static_cast<size_t>(label) >= classes || !append_unescaped(rel, s) ||
+        !is_under_class(rel, l.classes[static_cast<size_t>(label)])) {
+      return std::nullopt;
+    }
     l.labels.push_back(label);
-    l.add(root, s);
+    l.add(root, rel);
   }
   if (in.line(&s)) return std::nullopt;  // more than the counts said: not this writer's
   return l;
 }
 
 std::optional<FolderListing> load_folder_listing(const std::string& root) {
-  const std::string dir = cache_dir("folders");
   const auto key = entry_key(root);
-  if (dir.empty() || !key) return std::nullopt;
-  const auto text = slurp(entry_path(dir, *key));
+  if (!key) return std::nullopt;
+  const auto text = read_cache_entry("folders", entry_name(*key));
   if (!text) return std::nullopt;
   return read_listing_text(root, *text, /*check_folders=*/true);
 }
@@ -205,27 +270,8 @@ void store_folder_listing(const std::string& root, const FolderListing& l) {
   }
   const auto text = listing_text(root, l);
   if (!text) return;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return warn_once(root, dir, ec.message());
-  const std::string path = entry_path(dir, *key);
-  static std::atomic<uint64_t> writes{0};  // threads of one process write apart too
-  const std::string tmp =
-      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(writes++);
-  {
-    std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
-    out.write(text->data(), static_cast<std::streamsize>(text->size()));
-    out.flush();
-    if (!out) {
-      const int err = errno;
-      fs::remove(tmp, ec);
-      return warn_once(root, dir, err ? std::strerror(err) : "cannot write");
-    }
-  }
-  fs::rename(tmp, path, ec);  // atomic: a reader sees the old entry or the new, whole
-  if (ec) {
-    warn_once(root, dir, ec.message());
-    fs::remove(tmp, ec);
+  if (const std::string why = write_cache_entry("folders", entry_name(*key), *text); !why.empty()) {
+    warn_once(root, dir, why);
   }
 }
 

@@ -76,15 +76,15 @@ std::vector<Entry> read_folder(const std::string& path, const WalkOptions& optio
 }
 
 // Adds the images under `rel` (a path under root, starting with '/') to `files` and each
-// folder's time to `l`, the folder's time taken before its entries are read: a change during
-// the walk leaves a newer time than the one recorded, and the entry is not used again.
+// folder's stamp to `l`, taken before its entries are read: a change during the walk leaves
+// a newer time than the one recorded, and the entry is not used again.
 void walk_class(const std::string& root, const std::string& rel, const WalkOptions& options,
                 FolderListing& l, std::vector<std::string>& files) {
   const std::string path = root + rel;
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) fail("cannot stat", path, errno);
-  l.folders.push_back(
-      {rel, static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec});
+  auto stamp = folder_stamp(path);
+  if (!stamp) fail("cannot stat", path, errno);
+  stamp->rel = rel;
+  l.folders.push_back(std::move(*stamp));
   for (const Entry& e : read_folder(path, options)) {
     if (e.kind == Kind::folder) {
       walk_class(root, rel + "/" + e.name, options, l, files);
@@ -96,17 +96,22 @@ void walk_class(const std::string& root, const std::string& rel, const WalkOptio
 
 }  // namespace
 
-std::optional<int64_t> folder_mtime_ns(const std::string& path) {
+std::optional<FolderStamp> folder_stamp(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  FolderStamp f;
+  f.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  f.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec;
+  f.inode = static_cast<uint64_t>(st.st_ino);
+  f.device = static_cast<uint64_t>(st.st_dev);
+  return f;
 }
 
 FolderListing walk_image_folder(const std::string& root, const WalkOptions& options) {
   FolderListing l;
-  const auto root_time = folder_mtime_ns(root);
-  if (!root_time) fail("cannot stat", root, errno);
-  l.folders.push_back({"", *root_time});
+  const auto root_stamp = folder_stamp(root);
+  if (!root_stamp) fail("cannot stat", root, errno);
+  l.folders.push_back(*root_stamp);
   for (const Entry& e : read_folder(root, options)) {
     if (e.kind == Kind::folder) l.classes.push_back(e.name);
   }

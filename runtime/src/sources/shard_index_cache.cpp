@@ -1,12 +1,11 @@
 #include "sources/shard_index_cache.hpp"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 
 #include "common/fnv1a.hpp"
 #include "sources/cache_dir.hpp"
@@ -30,10 +29,10 @@ std::optional<std::string> identity(const std::string& shard, const ShardStamp& 
          " mtime=" + std::to_string(stamp.mtime_ns) + " variant=" + variant;
 }
 
-std::string entry_path(const std::string& dir, const std::string& id) {
+std::string entry_name(const std::string& id) {
   char name[32];
   std::snprintf(name, sizeof name, "%016" PRIx64 ".idx", fnv1a(id, kFnvOffset));
-  return dir + "/" + name;
+  return name;
 }
 
 }  // namespace
@@ -51,10 +50,11 @@ std::optional<ShardStamp> shard_stamp(const std::string& shard) {
 
 std::optional<ShardSummary> load_shard_summary(const std::string& shard, const ShardStamp& stamp,
                                                const std::string& variant) {
-  const std::string dir = shard_cache_dir();
   const auto id = identity(shard, stamp, variant);
-  if (dir.empty() || !id) return std::nullopt;
-  std::ifstream in(entry_path(dir, *id));
+  if (!id) return std::nullopt;
+  const auto text = read_cache_entry("shards", entry_name(*id));
+  if (!text) return std::nullopt;
+  std::istringstream in(*text);
   std::string magic_line, id_line;
   if (!std::getline(in, magic_line) || magic_line != kMagic) return std::nullopt;
   if (!std::getline(in, id_line) || id_line != *id) return std::nullopt;
@@ -69,27 +69,15 @@ std::optional<ShardSummary> load_shard_summary(const std::string& shard, const S
 
 void store_shard_summary(const std::string& shard, const ShardStamp& stamp,
                          const std::string& variant, const ShardSummary& summary) {
-  const std::string dir = shard_cache_dir();
   const auto id = identity(shard, stamp, variant);
-  if (dir.empty() || !id) return;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  const std::string path = entry_path(dir, *id);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    char hash[24];
-    std::snprintf(hash, sizeof hash, "%016" PRIx64, summary.hash);
-    out << kMagic << '\n'
-        << *id << '\n'
-        << summary.samples << ' ' << summary.bytes << ' ' << hash << '\n';
-    if (!out) {
-      fs::remove(tmp, ec);
-      return;
-    }
-  }
-  fs::rename(tmp, path, ec);  // atomic: ranks indexing the same shard at once agree anyway
-  if (ec) fs::remove(tmp, ec);
+  if (!id) return;
+  char hash[24];
+  std::snprintf(hash, sizeof hash, "%016" PRIx64, summary.hash);
+  // Ranks indexing the same shard at once agree anyway; a cache that cannot be written is
+  // passed over (shard_index_cache.hpp).
+  write_cache_entry("shards", entry_name(*id),
+                    std::string(kMagic) + "\n" + *id + "\n" + std::to_string(summary.samples) +
+                        " " + std::to_string(summary.bytes) + " " + hash + "\n");
 }
 
 }  // namespace stoker

@@ -2,8 +2,9 @@
 // ranks' equal-length rule; a hash, for the dataset fingerprint), kept in a small file per
 // shard so that the pass over the shard that finds it runs once per shard version, not
 // once per process: on network storage every rank of every job would otherwise read the
-// whole dataset at start. The cache folder is STOKER_CACHE_DIR, else
-// $XDG_CACHE_HOME/stoker, else $HOME/.cache/stoker; STOKER_CACHE_DIR=none turns it off.
+// whole dataset at start. The cache folder is this user's part of STOKER_CACHE_DIR, else
+// $XDG_CACHE_HOME/stoker, else $HOME/.cache/stoker (cache_dir.hpp: entries another user
+// could have written are not read); STOKER_CACHE_DIR=none turns it off.
 // An entry is keyed by the shard's absolute path and checked against its size and
 // modification time; a cache that cannot be written is passed over without a word.
 #pragma once

@@ -33,20 +33,32 @@ std::string hwloc_plugins_blacklist(const std::optional<std::string>& user) {
 }
 
 int init_hwloc_topology(hwloc_topology** topology) {
-  static const char* const kVariable = "HWLOC_PLUGINS_BLACKLIST";
-  // hwloc reads the variable only while it loads its plugins (the first live topology of
-  // the process, or the first after all were destroyed), inside hwloc_topology_init.
-  static std::mutex serial;
-  std::lock_guard<std::mutex> lock(serial);
-  const std::optional<std::string> own = process_env()(kVariable);
-  ::setenv(kVariable, hwloc_plugins_blacklist(own).c_str(), 1);
-  const int rc = hwloc_topology_init(topology);
-  if (own) {
-    ::setenv(kVariable, own->c_str(), 1);
-  } else {
-    ::unsetenv(kVariable);
-  }
-  return rc;
+  // hwloc reads HWLOC_PLUGINS_BLACKLIST only while it loads its plugins: at the first live
+  // topology of the process, or the first after all were destroyed. So the variable is set
+  // once, for the first init, and put back right after; that first topology (the anchor) is
+  // never destroyed, so the plugins are never loaded again and the environment is never
+  // touched again. setenv/unsetenv are not safe against another thread reading the
+  // environment (glibc may free the environment's array under the reader): setting the
+  // variable at every init, as stoker did, raced with every such read each time a topology
+  // was made; now only the first init can, once, and stoker's first topology is made when a
+  // plan is (before a loader's threads start). No per-topology setting can replace the
+  // variable: hwloc_topology_set_components() chooses among components already loaded and
+  // cannot keep a plugin's libraries out.
+  static std::once_flag loaded;
+  std::call_once(loaded, [] {
+    static const char* const kVariable = "HWLOC_PLUGINS_BLACKLIST";
+    const std::optional<std::string> own = process_env()(kVariable);
+    ::setenv(kVariable, hwloc_plugins_blacklist(own).c_str(), 1);
+    hwloc_topology* anchor = nullptr;
+    if (hwloc_topology_init(&anchor) != 0) anchor = nullptr;  // plugins load with the next
+    if (own) {
+      ::setenv(kVariable, own->c_str(), 1);
+    } else {
+      ::unsetenv(kVariable);
+    }
+    (void)anchor;  // kept for the process's life: hwloc's plugins stay loaded
+  });
+  return hwloc_topology_init(topology);
 }
 
 }  // namespace stoker

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "common/unique_fd.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/common/strings.hpp"
 #include "stoker/topology/topology.hpp"
@@ -22,20 +23,6 @@ namespace {
 constexpr const char* kBootId = "/proc/sys/kernel/random/boot_id";
 // A topology XML is kilobytes to a few megabytes; anything far larger is not ours.
 constexpr off_t kMaxCacheBytes = 64 << 20;
-
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 std::string errno_text() {
   return std::strerror(errno);
@@ -72,7 +59,7 @@ int open_trusted_dir(const std::string& dir, std::string* why) {
 // The cache file's text; nullopt with `why` when absent, not trusted or unreadable.
 std::optional<std::string> read_trusted(int dir_fd, const std::string& name,
                                         const std::string& path, std::string* why) {
-  Fd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  UniqueFd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (fd.get() < 0) {
     *why = errno == ENOENT ? path + " is absent" : path + ": " + errno_text();
     return std::nullopt;
@@ -103,7 +90,7 @@ std::optional<std::string> read_trusted(int dir_fd, const std::string& name,
 std::optional<Topology> read_cache(const std::string& dir, const std::string& name,
                                    const std::string& key, bool with_io, std::string* why) {
   const std::string path = dir + "/" + name;
-  Fd dir_fd(open_trusted_dir(dir, why));
+  UniqueFd dir_fd(open_trusted_dir(dir, why));
   if (dir_fd.get() < 0) return std::nullopt;
   const std::optional<std::string> text = read_trusted(dir_fd.get(), name, path, why);
   if (!text) return std::nullopt;
@@ -139,7 +126,8 @@ std::string write_atomically(int dir_fd, const std::string& name, const std::str
   const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
   const std::string tmp = "." + name + "." + std::to_string(::getpid()) + "." +
                           std::to_string(static_cast<unsigned long long>(stamp));
-  Fd fd(::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  UniqueFd fd(
+      ::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (fd.get() < 0) return "cannot create a temporary file: " + errno_text();
   // fchmod: the umask must not narrow what every user of the node reads.
   const bool ok = write_all(fd.get(), text) && ::fchmod(fd.get(), 0644) == 0 &&
@@ -162,7 +150,7 @@ std::string write_cache(const std::string& dir, const std::string& name, const s
     return "cannot create folder " + dir + ": " + errno_text();
   }
   std::string why;
-  Fd dir_fd(open_trusted_dir(dir, &why));
+  UniqueFd dir_fd(open_trusted_dir(dir, &why));
   if (dir_fd.get() < 0) return why;
   try {
     return write_atomically(dir_fd.get(), name, detail::export_this_machine_xml(live, key));

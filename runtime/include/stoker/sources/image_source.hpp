@@ -35,9 +35,15 @@ class ImageFolderSource : public Source {
   // another version of stoker): the caller then lists the folder itself.
   static std::shared_ptr<ImageFolderSource> from_index(const std::string& root,
                                                        std::string_view index);
-  // This source as text for from_index (its listing, fingerprint and mean size); "" when it
-  // cannot be written as one (a name that holds a newline).
+  // This source as text for from_index (its listing, fingerprint, mean size and the content
+  // sample's hash after each sampled file); "" when the working folder cannot be named.
   std::string index() const;
+  // For a source made by from_index: whether this process's files are the ones the lister
+  // sampled (node-local copies staged per node may differ). Reads what the lister read (the
+  // size and first and last 4 KiB of up to 1024 files), no stat of the others. "" when they
+  // match or this source listed its folder itself; else the first differing file, named
+  // ("ROOT/c1/x.jpg: differs in size or content", or why it cannot be read).
+  std::string sample_differs() const;
 
   uint64_t size() const override;
   // The file's bytes in `scratch` (all of them, as it is now). A file that cannot be opened
@@ -63,6 +69,8 @@ class ImageFolderSource : public Source {
   std::string root_;
   std::unique_ptr<FolderListing> listing_;
   uint64_t fingerprint_ = 0, mean_bytes_ = 0;
+  std::vector<uint64_t> sample_chain_;  // FilesSample::chain, as the lister found it
+  bool from_index_ = false;
 };
 
 }  // namespace stoker

@@ -29,10 +29,12 @@ const std::vector<std::string_view>& skipped_hwloc_plugins();
 // list (`user`, kept as it is) followed by stoker's plugins.
 std::string hwloc_plugins_blacklist(const std::optional<std::string>& user);
 
-// hwloc_topology_init with the plugins left out: sets HWLOC_PLUGINS_BLACKLIST for the call
-// and puts back the process's own value (or none) after it, so child processes see the
-// environment they were given. Serialised among stoker's callers. HWLOC_COMPONENTS, which
-// hwloc reads at each load, is left to the user. Returns hwloc_topology_init's result.
+// hwloc_topology_init with the plugins left out. The first call of the process sets
+// HWLOC_PLUGINS_BLACKLIST, starts a topology that is never destroyed (hwloc then never loads
+// its plugins again) and puts back the process's own value (or none), so child processes see
+// the environment they were given; later calls touch no environment (hwloc_plugins.cpp says
+// why). HWLOC_COMPONENTS, which hwloc reads at each load, is left to the user. Returns
+// hwloc_topology_init's result.
 int init_hwloc_topology(hwloc_topology** topology);
 
 }  // namespace stoker
