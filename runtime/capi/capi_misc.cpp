@@ -10,6 +10,7 @@
 #include "capi_options.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/common/fork_check.hpp"
+#include "stoker/common/node_name.hpp"
 #include "stoker/distributed/shared_listing.hpp"
 #include "stoker/loader/loader_fields.hpp"
 #include "stoker/plan/limits.hpp"
@@ -164,6 +165,17 @@ Calls misc_calls() {
       {"shared_listing_error",
        [](const Call& c, Result& r) {
          r.bytes(shared_listing_error(c.at("what").get<std::string>()));
+       }},
+      {"node_name", [](const Call&, Result& r) { r.value = shown_text(node_name(process_env())); }},
+      {"node_copy_problem",
+       [](const Call& c, Result& r) {
+         r.value =
+             shown_text(node_copy_problem(*c.object<FolderObject>(0, "a listed folder").folder));
+       }},
+      {"node_copy_error",
+       [](const Call& c, Result& r) {
+         r.value =
+             shown_text(node_copy_error(c.path("root"), c.at("problem").get<std::string>()).what());
        }},
   };
 }

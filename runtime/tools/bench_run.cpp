@@ -17,6 +17,7 @@
 #include "bench.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/loader/loader.hpp"
+#include "stoker/distributed/world.hpp"
 #include "stoker/loader/loader_fields.hpp"
 #include "stoker/loader/measure_values.hpp"
 #include "stoker/loader/worker_shares.hpp"
@@ -252,7 +253,14 @@ LoaderOptions Common::loader_options() const {
 
 void run_bench(const char* what, DatasetSpec spec, const Common& c, json extra) {
   if (c.epochs == 0) throw Error("--epochs", "must be > 0");
-  const LoaderOptions options = c.loader_options();
+  LoaderOptions options = c.loader_options();
+  if (options.world_size == 0) {
+    // stoker bench is an MPI program under an MPI launcher (srun --mpi=pmix, mpirun): its
+    // ranks list an image folder once per job and agree over MPI (mpi_choice).
+    const World w = detect_world(/*mpi_program=*/true);
+    options.world_size = w.world_size;
+    options.rank = w.rank;
+  }
   // --batches N runs whole (short) epochs of the first samples, so the next epoch's first
   // batches are still prepared while the current one drains; a streamed source is read shard
   // by shard, so its epochs stop after N batches instead.

@@ -179,6 +179,22 @@ def take_folder(root, message, rank):
                         data=message)[2]
 
 
+def node_name():
+    """This node's name (SLURMD_NODENAME, else the host's)."""
+    return _native.value("node_name")
+
+
+def node_copy_problem(folder):
+    """"" when this node's files give rank 0's content sample, else what differs (up to 1024
+    opens, no stat): run by the first rank of each node but rank 0's."""
+    return _native.value("node_copy_problem", objects=(folder,))
+
+
+def node_copy_error(root, problem):
+    """The text every rank raises once a rank's problem with the shared listing is known."""
+    return _native.value("node_copy_error", {"root": _native.path_hex(root), "problem": problem})
+
+
 def rank_list(ranks):
     return _native.value("rank_list", {"ranks": list(ranks)})
 
