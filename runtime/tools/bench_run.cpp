@@ -16,8 +16,8 @@
 
 #include "bench.hpp"
 #include "stoker/common/error.hpp"
-#include "stoker/loader/loader.hpp"
 #include "stoker/distributed/world.hpp"
+#include "stoker/loader/loader.hpp"
 #include "stoker/loader/loader_fields.hpp"
 #include "stoker/loader/measure_values.hpp"
 #include "stoker/loader/worker_shares.hpp"
