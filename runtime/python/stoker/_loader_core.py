@@ -14,6 +14,7 @@ A batch's arrays view its slot without a copy; the slot returns to the pool when
 them is freed.
 """
 import ctypes
+import math
 import os
 import weakref
 
@@ -24,9 +25,11 @@ from ._native import Error
 __all__ = ["_Loader", "image_options"]
 
 _SLICE_NS = 20_000_000  # 20 ms: how soon a signal handler runs while a batch is awaited
-_info = _native.value("info")
+_info = _native.info()
 _LOADER_ROWS = {row["name"]: row for row in _info["loader_fields"]}
 _IMAGE_ROWS = {row["name"]: row for row in _info["image_fields"]}
+_next_batch, _ref = _native.next_batch, weakref.ref
+_OK, _END, _NOT_YET = _native.OK, _native.END, _native.NOT_YET
 _exit_hook = False
 _numpy = None  # imported on the first batch: `import stoker` does not import numpy
 
@@ -166,8 +169,8 @@ _LIVE = {}
 
 
 class _Release:
-    """Returns a batch's slot to the pool once its three arrays are freed (the callback of a
-    weak reference to each)."""
+    """Returns a batch's slot to the pool once its arrays are freed (the callback of a weak
+    reference to each)."""
     __slots__ = ("handle", "left", "refs", "keep")
 
     def __call__(self, _ref, release=_native.release_batch, live=_LIVE):
@@ -187,7 +190,7 @@ def _slot_views(b, capacity, sample_shape, dtype):
         _numpy = numpy
     np = _numpy
     item = np.dtype(dtype).itemsize
-    per_sample = item * int(np.prod(sample_shape, dtype=np.int64))
+    per_sample = item * math.prod(sample_shape)
 
     def over(address, count, kind):
         if not address or count == 0:
@@ -229,65 +232,64 @@ class _Loader:
         self.spec = (info["dtype"], list(info["shape"]))
         self._sample_shape, self._dtype = tuple(info["shape"]), info["dtype"]
         self._capacity = info["batch_size"]
-        self._slots = {}  # a slot's (data, labels, indices) addresses -> its arrays
+        self._slots = {}  # a slot's data address -> its arrays
 
     def _call(self, name, args=None):
         return _native.call(name, args, objects=(self._handle,))
 
+
     def _info(self):
         return self._call("loader_info")[0]
 
-    def next(self):
-        """The next batch as (data, labels, indices, epoch, number) arrays, or None at the end of
-        the epoch (or when a signal handler closed the loader while it waited). A Python
-        exception from a signal handler (KeyboardInterrupt, SystemExit) leaves it; the batch
-        waited for is not lost."""
+    def next(self, indices=True):
+        """The next batch as (data, labels, indices, epoch, number) arrays (indices None unless
+        asked for), or None at the end of the epoch (or when a signal handler closed the
+        loader while it waited). A Python exception from a signal handler (KeyboardInterrupt,
+        SystemExit) leaves it; the batch waited for is not lost."""
         if self._consuming:
             raise Error("stoker.Loader: was iterated from a signal handler while it waits for a "
                         "batch (in the handler, save state_dict() or set a flag; leave the loop "
                         "by raising an exception (KeyboardInterrupt, SystemExit) or call close())")
-        b, ptr = self._batch, self._handle.ptr if self._handle is not None else None
-        if ptr is None:
-            raise ValueError("the loader was closed")
+        b, ptr = self._batch, self._handle.ptr
         self._consuming = True
         try:
-            while True:
-                if self._close_asked:  # a signal handler called close() during the wait
-                    status = None
+            status = _next_batch(ptr, _SLICE_NS, b)
+            while status == _NOT_YET:  # between two slices the signal handlers run
+                if self._close_asked:  # a handler called close() during the wait
                     break
-                status = _native.next_batch(ptr, _SLICE_NS, ctypes.byref(b))
-                if status != _native.NOT_YET:
-                    break
+                status = _next_batch(ptr, _SLICE_NS, b)
         except BaseException:
             self._call("loader_interrupt")  # destroying it need not wait for the samples
             raise
         finally:
             self._consuming = False
-        if status is None:
-            self.close()
-            return None
-        if status == _native.END:
-            return None
-        if status != _native.OK:
+        if status != _OK:
+            if status == _NOT_YET:
+                self.close()
+                return None
+            if status == _END:
+                return None
             _native.raise_status(status)
-        return self._views(b) + (b.epoch, b.number)
-
-    def _views(self, b):
-        """The batch's data, labels and indices: slices of its slot's arrays, no copy. The
-        arrays are writable only because torch.from_numpy warns about read-only ones (writing
-        changes nothing but this batch)."""
-        key = (b.data, b.labels, b.indices)
-        slot = self._slots.get(key)
+        # The batch's data, labels and indices: slices of its slot's arrays, no copy; the
+        # slot returns to the pool once the three are freed (_Release). The arrays are
+        # writable only because torch.from_numpy warns about read-only ones.
+        slot = self._slots.get(b.data)
         if slot is None:
-            slot = self._slots[key] = _slot_views(b, self._capacity, self._sample_shape,
-                                                  self._dtype)
+            slot = self._slots[b.data] = _slot_views(b, self._capacity, self._sample_shape,
+                                                     self._dtype)
         n = b.size
-        views = (slot[0][:n], slot[1][:n], slot[2][:n])
+        data, labels = slot[0][:n], slot[1][:n]
         rel = _Release()
-        rel.handle, rel.left, rel.keep = b.handle, 3, self._callbacks
-        rel.refs = tuple(weakref.ref(v, rel) for v in views)
-        _LIVE[b.handle] = rel
-        return views
+        handle = b.handle
+        rel.handle, rel.keep = handle, self._callbacks
+        if indices:
+            indices = slot[2][:n]
+            rel.left, rel.refs = 3, (_ref(data, rel), _ref(labels, rel), _ref(indices, rel))
+        else:
+            indices = None
+            rel.left, rel.refs = 2, (_ref(data, rel), _ref(labels, rel))
+        _LIVE[handle] = rel
+        return data, labels, indices, b.epoch, b.number
 
     def close(self):
         """Stops and joins the workers now; batches still held stay valid. Called by a signal

@@ -162,6 +162,17 @@ def value(name, args=None, data=None, objects=()):
     return call(name, args, data, objects)[0]
 
 
+_info = None
+
+
+def info():
+    """The library's facts (its "info" call: build, limits, the tables), read once."""
+    global _info
+    if _info is None:
+        _info = value("info")
+    return _info
+
+
 next_batch = _lib.stoker_loader_next
 release_batch = _lib.stoker_batch_release
 sampler_indices = _lib.stoker_sampler_indices

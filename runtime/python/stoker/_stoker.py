@@ -4,10 +4,9 @@ loader's core is in _loader_core.py. Everything here is an implementation detail
 `stoker` package."""
 from . import _native
 from ._arguments import check_bool, check_int
-from ._loader_core import _Loader  # noqa: F401 (stoker._stoker._Loader)
 from ._native import Error  # noqa: F401
 
-_info = _native.value("info")
+_info = _native.info()
 built_with_cuda = _info["built_with_cuda"]  # this build has its CUDA parts (not this library)
 built_with_mpi = _info["built_with_mpi"]
 # Loader(to_device='cuda') page-locks the slots through torch's cudart and copies them on a
@@ -18,6 +17,15 @@ limits = _info["limits"]
 VERBOSE_VAR = _info["verbose_var"]
 
 __all__ = ["Error", "check_int", "check_bool"]
+
+
+def __getattr__(name):
+    """_Loader (the loader's core) is imported on first use: `import stoker` stays light."""
+    if name == "_Loader":
+        from ._loader_core import _Loader
+
+        return _Loader
+    raise AttributeError(f"module 'stoker._stoker' has no attribute {name!r}")
 
 
 def _utf8(text):
