@@ -46,11 +46,13 @@ if(NOT STOKER_WITH_CUDA STREQUAL "OFF")
 endif()
 stoker_optional(STOKER_WITH_CUDA "${_cuda_found}" STOKER_HAVE_CUDA)
 
+# The Python package is pure Python over libstoker.so (runtime/capi): building it needs no
+# Python headers; the interpreter names the folder `cmake --install` puts it in, and runs the
+# python tests.
 if(NOT STOKER_WITH_PYTHON STREQUAL "OFF")
   set(Python3_EXECUTABLE /usr/bin/python3)
-  find_package(Python3 COMPONENTS Interpreter Development.Module)
-  find_package(pybind11 CONFIG QUIET)
-  if(Python3_FOUND AND pybind11_FOUND)
+  find_package(Python3 COMPONENTS Interpreter)
+  if(Python3_FOUND)
     set(_py_found TRUE)
   endif()
 endif()

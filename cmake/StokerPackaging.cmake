@@ -113,10 +113,9 @@ if(TARGET stoker_python)
   list(APPEND CPACK_COMPONENTS_ALL python)
   set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-stoker)
   set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
-  # The extension is built for this one Python; numpy and torch are imported only when used.
-  math(EXPR _py_next "${Python3_VERSION_MINOR} + 1")
-  set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS
-      "python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}), python3 (<< ${Python3_VERSION_MAJOR}.${_py_next})")
+  # Pure Python over libstoker.so (ctypes): any CPython 3 from 3.9 on; numpy and torch are
+  # imported only when used.
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3 (>= 3.9)")
   set(CPACK_DEBIAN_PYTHON_PACKAGE_RECOMMENDS "python3-numpy, python3-torch")
   set(CPACK_COMPONENT_PYTHON_DESCRIPTION
       "Slurm-aware input pipelines for GPU training: Python module

@@ -9,7 +9,8 @@
 #   2. runs the `gpu` test family (120 s each): the feeder's ordering faults, H2D from the
 #      loader against a plain pinned copy, copy/compute overlap after a warm-up, the trainer's
 #      input wait and its loss against the CPU's, mixed-device ranks under mpirun, and, where
-#      pybind11 is installed, Python's Loader(to_device='cuda') with the chosen Python's torch,
+#      the Python package is built (it needs only a Python: the package is pure Python over
+#      libstoker.so), Python's Loader(to_device='cuda') with the chosen Python's torch,
 #   3. runs one short training on one GPU (images) for its input-wait share,
 # and writes everything worth keeping to one results file, $build/gpu-check-results.txt
 # (the machine, the figures, each test's verdict, what was not exercised, the trainer's
@@ -181,7 +182,7 @@ if [ ${#missing[@]} = 0 ]; then
     if cmake --build "$build" --target help | grep -q '^stoker_python:'; then
       targets="$targets stoker_python stoker stoker_write_image_kinds"  # the Python gpu tests
     else
-      note "no pybind11 for $python here: the Python gpu tests are not built"
+      note "no Python package (no $python?): the Python gpu tests are not built"
     fi
     # shellcheck disable=SC2086
     limited "$(limit "$budget")" build cmake --build "$build" -j"$(nproc)" --target $targets ||

@@ -17,7 +17,7 @@ packages=(
   # Slurm cluster for integration tests, and MPI
   slurm-wlm slurm-client libslurm-dev munge libpmix-dev openmpi-bin libopenmpi-dev
   # Python module and the PyTorch peer
-  python3-dev pybind11-dev python3-numpy python3-torch python3-torchvision python3-pil
+  python3 python3-numpy python3-torch python3-torchvision python3-pil
   # used by the test harnesses; lintian checks the Debian packages (scripts/package.sh)
   procps util-linux time lintian
   patchelf  # tests/python/test_faults_import.py: an extension whose library is missing

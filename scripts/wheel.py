@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-"""Writes the wheel stoker-VERSION-cp3XY-cp3XY-PLATFORM.whl from a build folder.
+"""Writes the wheel stoker-VERSION-py3-none-PLATFORM.whl from a build folder.
 
     scripts/wheel.py --build DIR --out DIR
 
-The wheel holds the `stoker` package (the .py files and the compiled extension from
-DIR/python/stoker), the `stoker` command (DIR/runtime/stoker, as stoker/_bin/stoker behind the
+The wheel holds the `stoker` package (the .py files and the C library libstoker.so from
+DIR/python/stoker, which they load with ctypes), the `stoker` command (DIR/runtime/stoker, as stoker/_bin/stoker behind the
 console entry point stoker = stoker._cli:main) and, as `auditwheel repair` would, every shared
 library those two need beyond glibc, so that it installs into an image that has none of them:
 - each library is copied into stoker.libs/ under a hashed name (libjpeg-1a2b3c4d.so.62),
@@ -28,8 +28,8 @@ The platform tag names the newest GLIBC_x.y symbol version any file in the wheel
 are glibc's, else linux_x86_64. Built on Debian 12 that is manylinux_2_36: the extension and
 the command need GLIBC_2.34, but the bundled libstdc++ and libevent need 2.36 (arc4random) and
 libgcc_s 2.35 (_dl_find_object), so no glibc older than 2.36 can load them.
-The Python tag is the extension's: pybind11 builds it for one CPython (Debian 12 has 3.11's
-headers only), so the wheel is cp311-cp311 and says so in Requires-Python.
+The package holds no CPython extension: it is pure Python over libstoker.so (runtime/capi),
+so the wheel is py3-none, for every CPython from 3.9 on (Requires-Python: >=3.9).
 
 Tools: patchelf, objdump/strip (binutils), ldd, dpkg -S. Python stdlib only (no setuptools:
 the layout is fixed and the RECORD is simple). Prints the wheel's path.
@@ -148,12 +148,12 @@ def write_wheel(path, tree, dist_info):
         z.writestr(info, "\n".join(records) + "\n", zipfile.ZIP_DEFLATED)
 
 
-def metadata(version, py, bundled, common):
+def metadata(version, bundled, common):
     lines = [
         "Metadata-Version: 2.1", "Name: stoker", f"Version: {version}",
         "Summary: input pipelines sized and placed for the CPUs, GPU and memory Slurm granted",
         "License: Apache-2.0 (stoker); the bundled libraries under their own licenses",
-        f"Requires-Python: >={py[0]}.{py[1]},<{py[0]}.{py[1] + 1}",
+        "Requires-Python: >=3.9",
         "Provides-Extra: loader", 'Requires-Dist: numpy; extra == "loader"',
         "License-File: LICENSE",
     ]
@@ -161,7 +161,8 @@ def metadata(version, py, bundled, common):
     lines += [f"License-File: licenses/common-licenses/{name}" for name in common]
     body = [
         "", "stoker's Python module and its `stoker` command, with the shared libraries they",
-        f"link (beside glibc) bundled in stoker.libs/. Built for CPython {py[0]}.{py[1]} only.",
+        "link (beside glibc) bundled in stoker.libs/. Pure Python over its C library: every",
+        "CPython from 3.9 on.",
         "", "Bundled libraries (file, Debian package and version, license file; the license",
         "texts their copyright files name are in licenses/common-licenses/):", "",
     ]
@@ -179,15 +180,10 @@ def main():
     version = re.search(r"^CMAKE_PROJECT_VERSION:STATIC=(.+)$",
                         open(f"{build}/CMakeCache.txt").read(), re.M).group(1)
     pkgdir = f"{build}/python/stoker"
-    ext = glob.glob(f"{pkgdir}/_stoker.cpython-*.so")
+    ext = f"{pkgdir}/libstoker.so"
     command = f"{build}/runtime/stoker"
-    if len(ext) != 1 or not os.path.isfile(command):
-        sys.exit(f"wheel: {build} has no built extension or command (build stoker, stoker_python)")
-    ext = ext[0]
-    m = re.search(r"\.cpython-(\d)(\d+)-x86_64-linux-gnu\.so$", ext)
-    if not m:
-        sys.exit(f"wheel: {ext}: not a CPython extension for x86_64 Linux")
-    py = (int(m.group(1)), int(m.group(2)))
+    if not os.path.isfile(ext) or not os.path.isfile(command):
+        sys.exit(f"wheel: {build} has no built library or command (build stoker, stoker_python)")
 
     tmp = tempfile.mkdtemp(prefix="stoker-wheel-")
     try:
@@ -250,14 +246,13 @@ def main():
         outside = {n for elf in elfs for n in dt_needed(elf) if n not in renamed.values()}
         tag, newest = platform_tag(list(elfs), outside)
 
-        pytag = f"cp{py[0]}{py[1]}"
         with open(f"{tree}/{dist_info}/WHEEL", "w") as f:
             f.write(f"Wheel-Version: 1.0\nGenerator: stoker scripts/wheel.py\n"
-                    f"Root-Is-Purelib: false\nTag: {pytag}-{pytag}-{tag}\n")
+                    f"Root-Is-Purelib: false\nTag: py3-none-{tag}\n")
         with open(f"{tree}/{dist_info}/METADATA", "w") as f:
             common_dir = f"{tree}/{dist_info}/licenses/common-licenses"
             common = sorted(os.listdir(common_dir)) if os.path.isdir(common_dir) else []
-            f.write(metadata(version, py, bundled, common))
+            f.write(metadata(version, bundled, common))
         with open(f"{tree}/{dist_info}/entry_points.txt", "w") as f:
             f.write("[console_scripts]\nstoker = stoker._cli:main\n")
         with open(f"{tree}/{dist_info}/top_level.txt", "w") as f:
@@ -266,7 +261,7 @@ def main():
         os.makedirs(args.out, exist_ok=True)
         for old in glob.glob(f"{args.out}/stoker-*.whl"):
             os.remove(old)
-        whl = os.path.join(os.path.abspath(args.out), f"stoker-{version}-{pytag}-{pytag}-{tag}.whl")
+        whl = os.path.join(os.path.abspath(args.out), f"stoker-{version}-py3-none-{tag}.whl")
         write_wheel(whl, tree, dist_info)
         print(f"wheel: {len(bundled)} libraries bundled; newest glibc symbol version needed: "
               f"GLIBC_{'.'.join(map(str, newest))}; outside the wheel: {' '.join(sorted(outside))}",

@@ -5,11 +5,11 @@
 //          from a bag of the seq_len before it.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
-#include "stoker/sources/source.hpp"
-#include "stoker/transforms/transform.hpp"
+#include "stoker/loader/dataset.hpp"
 #include "train_options.hpp"
 
 namespace stoker::train {
@@ -25,7 +25,10 @@ struct Dataset {
   std::string describe;  // one line
 };
 
-// Throws stoker::Error naming --data / --kind for a missing or unusable dataset.
-Dataset open_dataset(const TrainOptions& o);
+// The dataset of --data / --kind, opened by the runtime's one owner (stoker::open_dataset:
+// an image folder listed once per job over MPI, in a world of `world_size` ranks) under the
+// plan `plan_for` gives once the sample is known. Throws stoker::Error naming --data / --kind
+// for a missing or unusable dataset.
+Dataset open_training_data(const TrainOptions& o, uint64_t world_size, const PlanFor& plan_for);
 
 }  // namespace stoker::train

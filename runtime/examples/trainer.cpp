@@ -152,14 +152,15 @@ void say(const std::string& line) {
   std::fflush(stdout);
 }
 
-// Step 1: the world and the data, checked: every rank must be able to take a step.
-Dataset checked_data(const TrainOptions& o, World& world) {
+// Step 1: the world and the data, checked: every rank must be able to take a step. The
+// data is opened under the rank's plan, made once the sample is known (`plan_for`).
+Dataset checked_data(const TrainOptions& o, World& world, const PlanFor& plan_for) {
   try {
     world = detect_world(/*mpi_program=*/true);  // it calls MPI itself (grad_reduce.cpp)
   } catch (const Error& e) {
     throw Error(launcher_rank(), std::string("MPI initialisation failed: ") + e.what());
   }
-  Dataset data = open_dataset(o);
+  Dataset data = open_training_data(o, world.world_size, plan_for);
   const uint64_t global_batch = o.batch_size * world.world_size;
   if (o.batch_size == 0) throw Error("--batch-size", "is 0", "give 1 or more samples per rank");
   if (data.source->size() < global_batch) {
@@ -176,7 +177,7 @@ Dataset checked_data(const TrainOptions& o, World& world) {
 // Step 2: the plugin's plan when it tuned this task; else one computed here, for this
 // rank's place among the ranks on its node as the launcher says (launch_ranks: the same
 // ranks MPI has).
-Plan rank_plan(const TrainOptions& o, const World& world, const Dataset& data) {
+Plan rank_plan(const TrainOptions& o, const World& world, const SampleSpec& sample) {
   Plan plan;
   std::string plan_source;
   if (std::optional<Plan> env = read_plan(process_env())) {
@@ -184,7 +185,7 @@ Plan rank_plan(const TrainOptions& o, const World& world, const Dataset& data) {
     plan_source = "the STOKER_* environment (the Slurm plugin)";
   } else {
     PlanRequest request;
-    request.batch_bytes = o.batch_size * data.transform->output_spec().bytes();
+    request.batch_bytes = o.batch_size * sample.bytes();
     LocalPlan local = plan_for_this_process(request);
     plan = local.plan;
     plan_source = local.source + " (no plugin plan)";
@@ -299,9 +300,12 @@ void report(const World& world, const Totals& t, double elapsed_s, bool gpu) {
 }  // namespace
 
 void run(const TrainOptions& o, World& world) {
-  const Dataset data = checked_data(o, world);
+  Plan plan;
+  const Dataset data = checked_data(o, world, [&](const SampleSpec& sample) -> const Plan& {
+    plan = rank_plan(o, world, sample);
+    return plan;
+  });
   const bool leader = world.rank == 0;
-  Plan plan = rank_plan(o, world, data);
   const DeviceChoice device = choose_device(plan, o.device, static_cast<int>(world.local_rank));
   say(rank_of(world) + ": device " + device.note);
   GpuContext gpu(device);

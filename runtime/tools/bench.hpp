@@ -6,11 +6,14 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "stoker/loader/dataset.hpp"
+#include "stoker/loader/loader_options.hpp"
 #include "stoker/sources/shard_stream.hpp"
 #include "stoker/sources/source.hpp"
 #include "stoker/transforms/transform.hpp"
@@ -24,31 +27,29 @@ inline double seconds_since(Clock::time_point t) {
 }
 
 struct Common {
-  size_t batch_size = 0;
   uint64_t batches = 0;  // 0: whole epochs
   uint64_t epochs = 2;
-  int workers = 0, prefetch = 0, max_depth = 0;
   double step_ms = 0;  // simulated training step per batch
-  uint64_t world_size = 0, rank = 0, seed = 0;
-  uint64_t shuffle_buffer = 0;  // streamed shards; 0: the plan's
   bool json = false, fixed_depth = false;
-  std::string on_corrupt = "error";
-  double max_skip_fraction = 0.01;
   bool drop_cache_flag = false;
   std::vector<std::string> drop_cache;  // with --drop-cache: the dataset's files and folders
+  // The loader's options as given: a flag for each row of loader_fields() that `stoker bench`
+  // offers (--batch-size, --workers, ...), by the row's name; "": not given.
+  std::map<std::string, std::string> loader_flags;
+  // The options those flags give (--fixed-depth too); stoker::Error naming a bad flag.
+  LoaderOptions loader_options() const;
 };
 
 void add_common(CLI::App* cmd, Common& c, size_t default_batch);
 
-// Runs the loader for this process over `source` and prints the report (text, or one JSON
-// object with --json); `extra` is merged into the JSON.
-void run_bench(const char* what, std::shared_ptr<const Source> source,
-               std::shared_ptr<const Transform> transform, const Common& c,
-               double input_bytes_per_sample, nlohmann::json extra);
+// Opens `spec` through the loader for this process (Loader::open: plan, dataset, world),
+// runs it and prints the report (text, or one JSON object with --json); `extra` is merged
+// into the JSON.
+void run_bench(const char* what, DatasetSpec spec, const Common& c, nlohmann::json extra);
 
-// `stoker bench images --limit`: one thread's decode+transform rate over files held in
-// memory, and the full decode alone (libjpeg-turbo or libpng), each for `seconds`.
-void run_limit(const Common& c, double seconds, const Source& source, const Transform& transform);
+// `stoker bench images --limit`: one thread's decode+transform rate over the files of `spec`
+// held in memory, and the full decode alone (libjpeg-turbo or libpng), each for `seconds`.
+void run_limit(const Common& c, double seconds, const DatasetSpec& spec);
 
 // Reads (bench_io.cpp). drop_page_cache drops the page cache of every file under `paths`
 // (posix_fadvise DONTNEED), so that a run reads from storage even right after the source's

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "stoker/loader/dataset.hpp"
 #include "stoker/plan/local_plan.hpp"
 #include "stoker/transforms/image_transforms.hpp"
 
@@ -28,8 +29,20 @@ std::vector<std::vector<std::byte>> files_in_memory(const Source& src) {
 
 }  // namespace
 
-void run_limit(const Common& c, double seconds, const Source& src, const Transform& t) {
-  const std::vector<std::vector<std::byte>> files = files_in_memory(src);
+void run_limit(const Common& c, double seconds, const DatasetSpec& spec) {
+  // The dataset as the loader would open it, under the plan this process would run (its
+  // workers are the cores the limit is multiplied by); no loader runs beside the measurement.
+  const LoaderOptions options = c.loader_options();
+  Plan plan;
+  const Dataset d = open_dataset(
+      spec,
+      [&](const SampleSpec&) -> const Plan& {
+        plan = plan_for_this_process().plan;
+        return plan;
+      },
+      1, false);
+  const Transform& t = *d.transform;
+  const std::vector<std::vector<std::byte>> files = files_in_memory(*d.source);
   std::vector<std::byte> out(t.output_spec().bytes());
   Scratch sc;
   StageTimes times;
@@ -37,7 +50,7 @@ void run_limit(const Common& c, double seconds, const Source& src, const Transfo
   uint64_t n = 0;
   auto start = Clock::now();
   while (seconds_since(start) < seconds || n < files.size()) {
-    t.apply({files[n % files.size()], 0}, {c.seed, 0, n}, out.data(), sc, times);
+    t.apply({files[n % files.size()], 0}, {options.seed, 0, n}, out.data(), sc, times);
     ++n;
   }
   const double pipeline = static_cast<double>(n) / seconds_since(start);
@@ -48,7 +61,7 @@ void run_limit(const Common& c, double seconds, const Source& src, const Transfo
     ++m;
   }
   const double decode = static_cast<double>(m) / seconds_since(start);
-  const int cores = c.workers > 0 ? c.workers : plan_for_this_process().plan.workers;
+  const int cores = options.workers > 0 ? options.workers : plan.workers;
   const auto per_image_ms = [n](uint64_t ns) {
     return static_cast<double>(ns) / 1e6 / static_cast<double>(n);
   };

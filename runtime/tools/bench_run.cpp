@@ -1,9 +1,11 @@
 // `stoker bench images|tokens`: runs the loader for this process over a real dataset and
 // reports throughput, where the time went, the consumer's wait share, peak RSS, what the
-// prefetch controller chose, and the first-batch time of every epoch. Four steps: check
-// the options, build the loader (Loader::for_this_process plans), run, report.
+// prefetch controller chose, and the first-batch time of every epoch. Four steps: the
+// options (the loader's by its table, loader_fields()), open the loader on the dataset
+// (Loader::open plans and opens it), run, report.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -14,7 +16,9 @@
 
 #include "bench.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/distributed/world.hpp"
 #include "stoker/loader/loader.hpp"
+#include "stoker/loader/loader_fields.hpp"
 #include "stoker/loader/measure_values.hpp"
 #include "stoker/loader/worker_shares.hpp"
 #include "stoker/sources/shard_stream.hpp"
@@ -37,60 +41,16 @@ std::string ms(double seconds) {
   return buf;
 }
 
-// The first `n` samples of a source: --batches N runs whole (short) epochs, so the next
-// epoch's first batches are still prepared while the current one drains.
-class FirstN final : public Source {
- public:
-  FirstN(std::shared_ptr<const Source> s, uint64_t n) : s_(std::move(s)), n_(n) {}
-  uint64_t size() const override { return n_; }
-  RawSample read(uint64_t i, std::vector<std::byte>& scratch) const override {
-    return s_->read(i, scratch);
-  }
-  std::string location(uint64_t i) const override { return s_->location(i); }
-  uint64_t fingerprint() const override { return s_->fingerprint() ^ (n_ * 0x9e3779b97f4a7c15ULL); }
-  std::string describe() const override {
-    return s_->describe() + " (first " + std::to_string(n_) + " samples)";
-  }
-
- private:
-  std::shared_ptr<const Source> s_;
-  uint64_t n_;
-};
-
 bool streamed(const Source& source) {
   const auto* shards = dynamic_cast<const ShardStreamSource*>(&source);
   return shards != nullptr && shards->streamed();
 }
 
-// Step 1: the options, and the source cut to --batches. A streamed source is read shard by
-// shard: cutting it to its first samples would make it a by-index source; its epochs stop
-// after --batches instead (run_epochs).
-std::shared_ptr<const Source> checked_source(const Common& c, std::shared_ptr<const Source> src) {
-  if (c.batch_size == 0) throw Error("--batch-size", "must be > 0");
-  if (c.epochs == 0) throw Error("--epochs", "must be > 0");
-  if (c.world_size == 0 && c.rank != 0) throw Error("--rank", "needs --world-size");
-  if (c.batches == 0 || streamed(*src)) return src;
-  const uint64_t world = c.world_size ? c.world_size : 1;
-  const uint64_t n = std::min(src->size(), c.batches * c.batch_size * world);
-  return std::make_shared<FirstN>(std::move(src), n);
-}
-
-// Step 2: what the loader is asked for beyond its plan (the factory plans and fits).
-LoaderOptions loader_options(const Common& c) {
-  LoaderOptions o;
-  o.batch_size = c.batch_size;
-  o.seed = c.seed;
-  o.world_size = c.world_size;
-  o.rank = c.rank;
-  o.workers = c.workers;
-  o.prefetch = c.prefetch;
-  o.max_depth = c.max_depth;
-  o.adaptive = !c.fixed_depth;
-  o.on_corrupt = c.on_corrupt == "skip" ? CorruptPolicy::Skip : CorruptPolicy::Error;
-  o.max_skip_fraction = c.max_skip_fraction;
-  o.corrupt_names = {"--on-corrupt=skip", "--max-skip-fraction"};
-  o.shuffle_buffer = c.shuffle_buffer;
-  return o;
+// The flag of a row of loader_fields(): --batch-size for batch_size.
+std::string flag_of(const char* name) {
+  std::string flag = std::string("--") + name;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
 }
 
 // A stand-in for a GPU training step: the consumer's thread mostly waits for the device.
@@ -106,7 +66,8 @@ struct Measured {
 };
 
 // Step 3: the epochs, timed, with the reads they made.
-Measured run_epochs(Loader& loader, const Common& c, double construct_s, bool stop_early) {
+Measured run_epochs(Loader& loader, const Common& c, size_t batch_size, double construct_s,
+                    bool stop_early) {
   Measured m;
   m.construct_s = construct_s;
   m.io_before = io_counters();
@@ -120,7 +81,7 @@ Measured run_epochs(Loader& loader, const Common& c, double construct_s, bool st
       if (std::exchange(first, false)) m.first_ms.push_back(seconds_since(te) * 1e3);
       n += b.size();
       if (c.step_ms > 0) step(c.step_ms);
-      if (stop_early && n >= c.batches * c.batch_size) break;
+      if (stop_early && n >= c.batches * batch_size) break;
     }
     m.epoch_rate.push_back(static_cast<double>(n) / seconds_since(te));
     m.samples += n;
@@ -163,7 +124,7 @@ json report(const char* what, const Source& source, const Transform& transform, 
       {"source", source.describe()},
       {"transform", transform.describe()},
       {"plan_source", loader.plan_source()},
-      {"batch_size", c.batch_size},
+      {"batch_size", c.loader_options().batch_size},
       {"epochs", c.epochs},
       {"samples", m.samples},
       {"wall_s", m.wall_s},
@@ -256,50 +217,66 @@ void print_report(const json& j, const LoaderStats& st) {
 }  // namespace
 
 void add_common(CLI::App* cmd, Common& c, size_t default_batch) {
-  c.batch_size = default_batch;
-  cmd->add_option("--batch-size", c.batch_size, "Samples per batch")->capture_default_str();
+  c.loader_flags["batch_size"] = std::to_string(default_batch);
+  for (const OptionField<LoaderOptions>& row : loader_fields()) {
+    if (!row.bench) continue;
+    const std::string help =
+        row.none ? std::string(row.help) + " (default: " + row.none + ")" : std::string(row.help);
+    CLI::Option* o = cmd->add_option(flag_of(row.name), c.loader_flags[row.name], help);
+    // A whole number's type: main.cpp refuses a negative one by it, naming the flag.
+    if (row.kind == OptionKind::Whole) o->type_name("UINT");
+    if (!c.loader_flags[row.name].empty()) o->capture_default_str();
+  }
   cmd->add_option("--batches", c.batches,
                   "Batches per epoch (the dataset is cut to that many; default: whole epochs)");
   cmd->add_option("--epochs", c.epochs, "Epochs to run")->capture_default_str();
-  cmd->add_option("--workers", c.workers,
-                  "Worker threads (default: the plan's; beyond its worker CPUs they spread over "
-                  "the rank's CPUs)");
-  cmd->add_option("--prefetch", c.prefetch, "Starting ring depth in batches (default: the plan's)");
   cmd->add_flag("--fixed-depth", c.fixed_depth, "Keep the ring depth (no controller)");
-  cmd->add_option("--max-depth", c.max_depth,
-                  "Most the controller may grow the ring to (default: the plan's prefetch_max)");
   cmd->add_option("--step-ms", c.step_ms,
                   "Simulated GPU training step: the consumer sleeps this long per batch");
-  cmd->add_option("--world-size", c.world_size,
-                  "Ranks (default: detected: MPI, RANK/WORLD_SIZE, Slurm)");
-  cmd->add_option("--rank", c.rank, "This rank (with --world-size)");
-  cmd->add_option("--seed", c.seed, "Shuffle and augmentation seed")->capture_default_str();
   cmd->add_flag("--json", c.json, "Print one JSON object");
-  cmd->add_option("--on-corrupt", c.on_corrupt,
-                  "error: stop at a corrupt sample; skip: leave it out (named once, counted)")
-      ->check(CLI::IsMember({"error", "skip"}))
-      ->capture_default_str();
-  cmd->add_option("--max-skip-fraction", c.max_skip_fraction,
-                  "With --on-corrupt=skip: stop when more of an epoch's samples are corrupt")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
   cmd->add_flag("--drop-cache", c.drop_cache_flag,
                 "Drop the dataset's page cache before the run (cold reads from storage)");
 }
 
-void run_bench(const char* what, std::shared_ptr<const Source> source,
-               std::shared_ptr<const Transform> transform, const Common& c,
-               double input_bytes_per_sample, json extra) {
-  source = checked_source(c, std::move(source));
+LoaderOptions Common::loader_options() const {
+  LoaderOptions o;
+  for (const auto& [name, text] : loader_flags) {
+    if (text.empty()) continue;
+    const OptionField<LoaderOptions>& row = *find_option(loader_fields(), name);
+    row.set(o, option_from_text(row, flag_of(row.name), text));
+  }
+  if (o.world_size == 0 && o.rank != 0) throw Error("--rank", "needs --world-size");
+  o.adaptive = !fixed_depth;
+  o.corrupt_names = {"--on-corrupt=skip", "--max-skip-fraction"};
+  return o;
+}
+
+void run_bench(const char* what, DatasetSpec spec, const Common& c, json extra) {
+  if (c.epochs == 0) throw Error("--epochs", "must be > 0");
+  LoaderOptions options = c.loader_options();
+  if (options.world_size == 0) {
+    // stoker bench is an MPI program under an MPI launcher (srun --mpi=pmix, mpirun): its
+    // ranks list an image folder once per job and agree over MPI (mpi_choice).
+    const World w = detect_world(/*mpi_program=*/true);
+    options.world_size = w.world_size;
+    options.rank = w.rank;
+  }
+  // --batches N runs whole (short) epochs of the first samples, so the next epoch's first
+  // batches are still prepared while the current one drains; a streamed source is read shard
+  // by shard, so its epochs stop after N batches instead.
+  if (c.batches > 0)
+    spec.first_samples = c.batches * options.batch_size * std::max<uint64_t>(options.world_size, 1);
   drop_page_cache(c.drop_cache);
   const auto t_construct = Clock::now();
-  std::unique_ptr<Loader> loader = Loader::for_this_process(source, transform, loader_options(c));
-  const bool stop_early = streamed(*source) && c.batches > 0;
-  const Measured m = run_epochs(*loader, c, seconds_since(t_construct), stop_early);
+  std::unique_ptr<Loader> loader = Loader::open(spec, options);
+  const Source& source = loader->source();
+  const bool stop_early = streamed(source) && c.batches > 0;
+  const Measured m =
+      run_epochs(*loader, c, options.batch_size, seconds_since(t_construct), stop_early);
   const LoaderStats st = loader->stats();
-  json j = report(what, *source, *transform, c, *loader, st, m);
+  json j = report(what, source, loader->transform(), c, *loader, st, m);
   j.update(read_report(m.io_before, m.io_after, m.wall_s, st.stream_reads));
-  j["input_bytes_per_s"] = j["samples_per_s"].get<double>() * input_bytes_per_sample;
+  j["input_bytes_per_s"] = j["samples_per_s"].get<double>() * source.bytes_per_sample();
   j.update(extra);
   if (c.json) {
     std::printf("%s\n", j.dump().c_str());

@@ -2,7 +2,6 @@
 // report are in bench_run.cpp. `stoker bench images DIR --limit` measures the per-core
 // limits instead (bench_limit.cpp): one thread running the same decode+transform in a tight
 // loop over files held in memory, and the full decode alone (libjpeg-turbo or libpng).
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,11 +10,7 @@
 #include "bench.hpp"
 #include "command.hpp"
 #include "stoker/common/error.hpp"
-#include "stoker/plan/local_plan.hpp"
-#include "stoker/sources/image_source.hpp"
-#include "stoker/sources/tar_source.hpp"
-#include "stoker/sources/token_source.hpp"
-#include "stoker/transforms/copy_transform.hpp"
+#include "stoker/loader/dataset.hpp"
 #include "stoker/transforms/image_transforms.hpp"
 
 namespace stoker::cli {
@@ -33,41 +28,16 @@ struct ImageArgs {
   double seconds = 3;
 };
 
-// Tar shards when a path is a file or a folder holding shards; else an image folder.
-// Shards are streamed with --stream, under a profile that says Stream=yes, or when one is
-// compressed (.tar.gz, .tar.zst: they cannot be read by random access): stream_shards.
-std::shared_ptr<const Source> open_images(const ImageArgs& a) {
-  bool tar = a.paths.size() > 1;
-  for (const auto& p : a.paths) {
-    std::error_code ec;
-    tar = tar || !std::filesystem::is_directory(p, ec);
-    for (const auto& e : std::filesystem::directory_iterator(p, ec)) {
-      tar = tar || (e.is_regular_file() && is_tar_shard_name(e.path().string()));
-    }
-  }
-  if (!tar) return std::make_shared<ImageFolderSource>(a.paths.front());
-  TarShardOptions o;
-  o.labels = !a.no_labels;
-  const std::vector<std::string> shards = list_tar_shards(a.paths);
-  o.stream = stream_shards(shards, a.stream ? std::optional(true) : std::nullopt,
-                           !a.stream && plan_for_this_process().plan.stream);
-  return std::make_shared<TarShardSource>(shards, o);
-}
-
-double avg_input_bytes(const Source& s) {
-  if (const auto* f = dynamic_cast<const ImageFolderSource*>(&s)) {
-    return static_cast<double>(f->mean_bytes());
-  }
-  if (const auto* t = dynamic_cast<const TarShardSource*>(&s)) {
-    return static_cast<double>(t->bytes()) / static_cast<double>(t->size());
-  }
-  return 0;
-}
-
-void run_images(ImageArgs a) {
-  auto src = open_images(a);
-  if (a.c.drop_cache_flag) a.c.drop_cache = a.paths;
-  ImageTransformOptions o;
+// The images spec: tar shards when a path is a file or a folder holding shards, else an image
+// folder (open_dataset detects which). Shards are streamed with --stream, under a profile that
+// says Stream=yes, or when one is compressed (.tar.gz, .tar.zst: they cannot be read by random
+// access): open_dataset decides by the loader's plan.
+DatasetSpec image_spec(const ImageArgs& a) {
+  ImageInput in;
+  in.paths = a.paths;
+  in.labels = !a.no_labels;
+  if (a.stream) in.stream = true;
+  ImageTransformOptions& o = in.transform;
   o.train = !a.eval;
   o.size = a.size;
   o.resize_shorter = (a.size * 256 + 112) / 224;  // ImageNet's 256 for 224
@@ -81,9 +51,14 @@ void run_images(ImageArgs a) {
     throw Error("--layout", "unknown layout '" + a.layout + "'", "use " + names_of(kLayoutNames));
   }
   o.layout = *layout;
-  std::shared_ptr<const Transform> t = make_image_transform(o);
-  if (a.limit) return run_limit(a.c, a.seconds, *src, *t);
-  run_bench("images", src, t, a.c, avg_input_bytes(*src), {{"size", a.size}});
+  return {in};
+}
+
+void run_images(ImageArgs a) {
+  const DatasetSpec spec = image_spec(a);
+  if (a.c.drop_cache_flag) a.c.drop_cache = a.paths;
+  if (a.limit) return run_limit(a.c, a.seconds, spec);
+  run_bench("images", spec, a.c, {{"size", a.size}});
 }
 
 // --- tokens ---------------------------------------------------------------------------
@@ -97,16 +72,15 @@ struct TokenArgs {
 
 void run_tokens(TokenArgs a) {
   if (a.c.drop_cache_flag) a.c.drop_cache = a.paths;
-  std::optional<DType> dt;
+  TokenInput in;
+  in.paths = a.paths;
+  in.seq_len = a.seq_len;
   if (!a.dtype.empty()) {
-    dt = parse_dtype(a.dtype);
-    if (dt != DType::U16 && dt != DType::U32)
+    in.dtype = parse_dtype(a.dtype);
+    if (in.dtype != DType::U16 && in.dtype != DType::U32)
       throw Error("--dtype", "unknown token dtype '" + a.dtype + "'", "use uint16 or uint32");
   }
-  auto src = std::make_shared<TokenFileSource>(a.paths, a.seq_len, dt);
-  auto t = std::make_shared<CopyTransform>(src->spec());
-  run_bench("tokens", src, t, a.c, static_cast<double>(src->spec().bytes()),
-            {{"seq_len", a.seq_len}, {"tokens", src->tokens()}});
+  run_bench("tokens", {in}, a.c, {{"seq_len", a.seq_len}});
 }
 
 }  // namespace
@@ -126,9 +100,6 @@ const Command bench_command(40, [](CLI::App& app) {
   img->add_flag("--stream", ia->stream,
                 "Stream the tar shards: whole shards in 4 MiB reads through a shuffle buffer "
                 "(default: the profile's Stream; always for compressed shards)");
-  img->add_option(
-      "--shuffle-buffer", ia->c.shuffle_buffer,
-      "Streamed shards: samples held to shuffle (default: the profile's ShuffleBuffer)");
   img->add_flag("--no-labels", ia->no_labels,
                 "Tar shards without label members: every label is -1");
   img->add_option("--size", ia->size, "Output height and width")->capture_default_str();

@@ -45,7 +45,7 @@ fi
 # The root must lack what the wheel bundles, or the test proves nothing.
 found=$(find "$root/usr/lib" "$root/usr/local" \( -name 'libhwloc.so*' -o -name 'libmpi.so*' \
   -o -name 'libjpeg.so*' -o -name 'libpng16.so*' -o -name 'libwebp.so*' \
-  -o -name 'libopen-pal.so*' -o -path '*/stoker/_stoker*' \) 2>/dev/null | head -n 3)
+  -o -name 'libopen-pal.so*' -o -path '*/stoker/libstoker*' \) 2>/dev/null | head -n 3)
 [ -z "$found" ] || { echo "FAIL: $root holds stoker's libraries: $found"; exit 1; }
 
 inside=/tmp/stoker-wheel.$$  # the venv's path as the root sees it

@@ -1,11 +1,11 @@
-"""Importing stoker and planning in-process: a module built for another Python says so in one
-line (not "circular import"), and planning maps no hwloc plugin, GL, OpenCL or GPU driver
-library into the training process (issues 34 and 35)."""
+"""Importing stoker and planning in-process: a library that is missing, that needs a native
+library the image lacks, or that is of another interface version says so in one line (not
+"circular import", not a bare OSError), and planning maps no hwloc plugin, GL, OpenCL or GPU
+driver library into the training process."""
 import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import unittest
 
@@ -55,54 +55,56 @@ class PlanningLoadsNoDriverLibrary(unittest.TestCase):
                     for line in f:
                         if "file=" in line and "dynamically loaded" in line:
                             loaded.add(line.split("file=")[1].split()[0])
-            self.assertTrue(any("_stoker" in p for p in loaded), loaded)  # the log works
+            self.assertTrue(any("libstoker" in p for p in loaded), loaded)  # the log works
             self.assertEqual(forbidden_mapped("\n".join(loaded)), set())
 
 
-class WrongPython(unittest.TestCase):
-    def copy_package(self, root, extension_name):
-        """The built package, with its extension renamed to `extension_name`."""
+class BrokenInstall(unittest.TestCase):
+    def copy_package(self, root, library=True):
+        """The built package, with or without its library (returns its path in the copy)."""
         src = os.path.dirname(stoker.__file__)
         dst = os.path.join(root, "stoker")
         shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
-        (ext,) = [f for f in os.listdir(dst) if f.startswith("_stoker") and f.endswith(".so")]
-        if extension_name:
-            os.rename(os.path.join(dst, ext), os.path.join(dst, extension_name))
-        else:
-            os.remove(os.path.join(dst, ext))
-        return root
+        lib = os.path.join(dst, "libstoker.so")
+        if not library:
+            os.remove(lib)
+        return lib
 
     def import_error(self, root):
         r = run_python("import stoker", {"PYTHONPATH": root})
         self.assertNotEqual(r.returncode, 0)
         last = r.stderr.strip().splitlines()[-1]
         self.assertNotIn("circular import", r.stderr)
+        self.assertTrue(last.startswith("ImportError: stoker: "), last)
         return last
 
-    def test_an_extension_for_another_cpython_is_named_with_both_versions(self):
+    def test_a_package_without_its_library_says_so(self):
         with tempfile.TemporaryDirectory(prefix="stoker-py-") as d:
-            root = self.copy_package(d, "_stoker.cpython-399-x86_64-linux-gnu.so")
-            last = self.import_error(root)
-            this = f"{sys.version_info.major}.{sys.version_info.minor}"
-            self.assertIn("is built for CPython 3.99, and this is CPython " + this, last)
-            self.assertIn("install the stoker wheel made for this Python", last)
+            self.copy_package(d, library=False)
+            self.assertIn("no libstoker.so in", self.import_error(d))
 
-    def test_a_package_without_its_extension_says_so(self):
+    def test_a_library_of_another_interface_version_is_named_with_both(self):
         with tempfile.TemporaryDirectory(prefix="stoker-py-") as d:
-            root = self.copy_package(d, None)
-            self.assertIn("no compiled extension (_stoker*.so)", self.import_error(root))
+            self.copy_package(d)
+            native = os.path.join(d, "stoker", "_native.py")
+            with open(native) as f:
+                text = f.read()
+            with open(native, "w") as f:  # as if the .py files came from another release
+                f.write(text.replace("\nABI = 1 ", "\nABI = 99 ", 1))
+            last = self.import_error(d)
+            self.assertIn("is of interface version 1, and this package needs version 99", last)
+            self.assertIn("reinstall stoker", last)
 
     @unittest.skipUnless(shutil.which("patchelf"), "patchelf is not installed")
     def test_a_missing_native_library_is_named(self):
         with tempfile.TemporaryDirectory(prefix="stoker-py-") as d:
-            ext = "_stoker" + sysconfig.get_config_var("EXT_SUFFIX")
-            root = self.copy_package(d, ext)
-            # As in an image without stoker's libraries: the extension needs one that is absent.
-            subprocess.run(["patchelf", "--add-needed", "libstoker_absent.so.1",
-                            os.path.join(root, "stoker", ext)], check=True)
-            last = self.import_error(root)
-            self.assertIn(f"its extension {ext} cannot be loaded: libstoker_absent.so.1", last)
+            lib = self.copy_package(d)
+            # As in an image without stoker's libraries: the library needs one that is absent.
+            subprocess.run(["patchelf", "--add-needed", "libstoker_absent.so.1", lib], check=True)
+            last = self.import_error(d)
+            self.assertIn("its library libstoker.so cannot be loaded: libstoker_absent.so.1", last)
             self.assertIn("a native library it needs is missing: install the stoker wheel", last)
+
 
 if __name__ == "__main__":
     unittest.main()

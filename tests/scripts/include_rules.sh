@@ -9,7 +9,7 @@
 #     (a header that holds types its room's files need splits them into their own header);
 #   - spank_plugin/ includes no loader, CUDA or Python header: the plugin runs inside
 #     slurmstepd and must not pull the data path (threads, CUDA, libpython) into it;
-#   - tools, the Python bindings and the plugin include public headers (stoker/...) and
+#   - tools, the C interface (runtime/capi) and the plugin include public headers (stoker/...) and
 #     their own folder's headers, never runtime/src's;
 #   - no getenv but launch_env.cpp's (process_env): the environment is read one way;
 #   - no source file under runtime/ or spank_plugin/ over 400 lines, in any language;
@@ -62,12 +62,12 @@ hits=$(grep -rnE '#include [<"](stoker/(loader|cuda|sources|transforms|distribut
 
 # Headers of runtime/src are named by their folder ("plan/planner.hpp", "sources/...").
 src_dirs=$(IFS='|'; echo "${rooms[*]}")
-hits=$(grep -rnE "#include \"($src_dirs)/" runtime/tools runtime/python/src runtime/examples spank_plugin/)
+hits=$(grep -rnE "#include \"($src_dirs)/" runtime/tools runtime/capi runtime/examples spank_plugin/)
 [ -z "$hits" ] || bad "tools, bindings, examples or the plugin include runtime/src headers" "$hits"
 
 # The environment is read through launch_env (process_env(), an EnvGetter), the one getenv.
 hits=$(grep -rnw --include='*.[ch]pp' -e getenv -e secure_getenv runtime/src runtime/tools \
-  runtime/examples runtime/python/src spank_plugin | grep -v '^runtime/src/common/launch_env\.cpp:')
+  runtime/examples runtime/capi spank_plugin | grep -v '^runtime/src/common/launch_env\.cpp:')
 [ -z "$hits" ] || bad "getenv outside launch_env (read through process_env() or an EnvGetter)" "$hits"
 
 hits=$(find runtime spank_plugin -type f \( -name '*.[ch]pp' -o -name '*.[ch]' -o -name '*.cu' \
@@ -93,6 +93,7 @@ done
 mirrored() {
   case $1 in
     tools) echo runtime/tools ;;
+    capi) echo runtime/capi ;;
     spank) echo spank_plugin ;;
     *) echo "runtime/src/$1 runtime/include/stoker/$1" ;;
   esac

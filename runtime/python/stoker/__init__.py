@@ -18,9 +18,7 @@ Two ways in for PyTorch:
         for images, labels in loader:
             ...
 """
-from . import _extension
-
-_stoker = _extension.load()  # noqa: E402 (a wrong Python or missing library: one line)
+from . import _stoker  # the C library through ctypes: a missing library is one line
 from ._choices import crop_box, flipped, split_cpus
 from ._loader import Loader
 from ._plan import Plan, plan

@@ -1,6 +1,6 @@
 """The per-sample choices of the pipelines, for reference implementations and tests, with
-their arguments checked here: the compiled functions take unsigned integers, and a negative
-one must be a ValueError naming it, not pybind11's "incompatible function arguments"."""
+their arguments checked here: the library takes unsigned integers, and a negative one must be
+a ValueError naming it, not a conversion error from deep inside."""
 from . import _stoker
 from ._checks import check_int
 

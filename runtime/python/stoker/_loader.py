@@ -1,8 +1,8 @@
 """stoker.Loader: the C++ loader (pinned worker threads, recycled batch slots, adaptive
 prefetch, distributed sampler) as a PyTorch iterable. Its constructors per source are in
 _loader_sources.py, its loop and resume in _loader_loop.py. The arguments that reach the C++
-loader are checked there, once (runtime/python/src/arguments.cpp); this module checks only
-what stays in Python (plan, agree, to_device, as_numpy, return_indices)."""
+loader are checked there, once (_loader_core.py, against the C++ options tables); this module
+checks only what stays in Python (plan, agree, to_device, as_numpy, return_indices)."""
 import warnings
 
 from . import _stoker
@@ -130,13 +130,13 @@ class Loader(LoaderSources, LoaderLoop):
             self._check_torch_dtype()
 
     def _make_core(self, kind, source, options):
-        """The C++ loader (Loader::for_this_process), its image folder listed once per job
-        over torch.distributed when there is a group (_listing_share.py)."""
+        """The C++ loader (Loader::open), its image folder listed once per job over
+        torch.distributed when there is a group (_listing_share.py)."""
         share = ListingShare.for_loader(kind, source, self._agreement)
         if share is None:
             return _stoker._Loader(kind, source, options)
         try:
-            return _stoker._Loader(kind, dict(source, _share=share.role()), options)
+            return _stoker._Loader(kind, source, options, folder=share.folder)
         except BaseException as e:
             share.fail(e)  # rank 0 failed before its listing went out: the others are told
             raise

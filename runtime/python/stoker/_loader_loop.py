@@ -4,6 +4,18 @@ from . import _stoker
 
 __all__ = ["LoaderLoop"]
 
+_torch_from_numpy = None
+
+
+def _from_numpy():
+    """torch.from_numpy, imported on the first batch a loop hands out as tensors."""
+    global _torch_from_numpy
+    if _torch_from_numpy is None:
+        import torch
+
+        _torch_from_numpy = torch.from_numpy
+    return _torch_from_numpy
+
 
 class _Loop:
     """A loop in progress: its epoch, the batches it took, and whether set_epoch() or
@@ -28,6 +40,7 @@ class LoaderLoop:
         load_state_dict() came in between: then the new loop replaces the old one, whose
         iterator raises stoker.Error if used again."""
         core, copies = self._core, self._copies
+        indices = self._return_indices or copies is not None  # else none are made
         loop = self._begin_loop()
         try:
             self._agreement.check(core.loop_view, core.next_loop_epoch)  # collective
@@ -37,7 +50,7 @@ class LoaderLoop:
             while True:
                 if copies is not None:
                     copies.make_room()
-                views = core.next()  # releases the GIL while waiting
+                views = core.next(indices)  # releases the GIL while waiting
                 if views is None:
                     break
                 loop.batches += 1
@@ -113,10 +126,10 @@ class LoaderLoop:
     def _convert(self, views):
         data, labels, indices, _epoch, _number = views
         if not self._as_numpy:
-            import torch
-
-            data, labels = torch.from_numpy(data), torch.from_numpy(labels)
-            indices = torch.from_numpy(indices.view("int64"))
+            from_numpy = _from_numpy()
+            data, labels = from_numpy(data), from_numpy(labels)
+            if self._return_indices:
+                indices = from_numpy(indices.view("int64"))
         if self._return_indices:
             return data, labels, indices
         return data, labels

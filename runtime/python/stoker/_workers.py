@@ -1,6 +1,5 @@
 """The worker_init_fn that torch_dataloader_kwargs() hands to torch's DataLoader."""
 import os
-import random
 import warnings
 
 __all__ = ["WorkerInit"]
@@ -19,6 +18,8 @@ class WorkerInit:
         self.user_fn = user_fn
 
     def __call__(self, worker_id):
+        import random  # here: `import stoker` need not pay for it
+
         import torch  # only ever called inside a torch DataLoader worker
 
         seed = torch.initial_seed()  # base_seed + worker_id: differs per worker and epoch

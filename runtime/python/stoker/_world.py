@@ -15,7 +15,7 @@ world came from. Never imports torch: a group exists only if the caller imported
 """
 import os
 import sys
-from typing import NamedTuple
+from collections import namedtuple
 
 from . import _stoker
 
@@ -24,10 +24,10 @@ __all__ = ["World", "find_world", "torch_group"]
 _SAID = set()  # the stderr lines said so far (each once per process)
 
 
-class World(NamedTuple):
-    rank: int
-    world_size: int
-    source: str  # where the pair came from, e.g. "torch.distributed (gloo) process group"
+# rank, world_size, and where the pair came from (e.g. "torch.distributed (gloo) process
+# group"). A collections.namedtuple, not typing.NamedTuple: typing alone is 3 ms of
+# `import stoker`.
+World = namedtuple("World", ["rank", "world_size", "source"])
 
 
 def torch_group():

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "loader/batch_arena.hpp"
+#include "loader/loader_checks.hpp"
 #include "loader/loader_core.hpp"
 #include "loader/worker_pool.hpp"
 #include "stoker/common/error.hpp"
@@ -61,13 +62,11 @@ void Batch::clear() {
 
 // ---- Loader ----
 
-namespace {
-
-std::string bytes_text(uint64_t n) {
-  return std::to_string(n) + " bytes";
+void check_batch_size(const LoaderOptions& options) {
+  if (options.batch_size == 0)
+    throw Error("LoaderOptions::batch_size", "batch size 0", "use a batch size >= 1");
 }
 
-// The checks both ways in share; returns the transform's output sample.
 SampleSpec checked_spec(const std::shared_ptr<const Source>& source,
                         const std::shared_ptr<const Transform>& transform,
                         const LoaderOptions& options) {
@@ -76,8 +75,7 @@ SampleSpec checked_spec(const std::shared_ptr<const Source>& source,
     throw Error("loader transform", "no transform given",
                 "pass a CopyTransform with the source's spec for raw samples");
   }
-  if (options.batch_size == 0)
-    throw Error("LoaderOptions::batch_size", "batch size 0", "use a batch size >= 1");
+  check_batch_size(options);
   SampleSpec spec = transform->output_spec();
   if (spec.bytes() == 0) {
     throw Error(transform->describe(), "the transform's output sample has 0 bytes");
@@ -102,6 +100,8 @@ SamplerOptions sampler_options(const Source& source, const LoaderOptions& o) {
   if (so.size == 0) throw Error(source.describe(), "the dataset has no samples");
   return so;
 }
+
+namespace {
 
 // `value` within [lo, limits::kMaxPrefetch], else an Error naming where it came from.
 int checked_depth(const std::string& what, int value, int lo) {
@@ -173,16 +173,6 @@ void check_worker_cpus(const std::vector<CpuSet>& shares) {
   }
 }
 
-// The plugin's budget (STOKER_MEM_BUDGET) cannot hold `held` batches and one in flight.
-[[noreturn]] void throw_budget_below_batches(uint64_t budget, uint64_t slot, int held) {
-  throw Error("STOKER_MEM_BUDGET",
-              "is " + bytes_text(budget) + ", below the " + std::to_string(held + 1) +
-                  " batch(es) of " + bytes_text(slot) + " the loader needs (" +
-                  std::to_string(held) + " held by the consumer and one in flight)",
-              "raise STOKER_MEM_BUDGET (the profile's MemShare, the job's memory), or lower "
-              "batch_size or held_batches");
-}
-
 }  // namespace
 
 Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Transform> transform,
@@ -250,58 +240,6 @@ Loader::Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Trans
   }
 }
 
-std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> source,
-                                                 std::shared_ptr<const Transform> transform,
-                                                 LoaderOptions options) {
-  const SampleSpec spec = checked_spec(source, transform, options);
-  const uint64_t slot = BatchArena::slot_bytes_for(options.batch_size, spec.bytes());
-  std::string plan_source, main_thread;
-  bool from_environment = false, within_narrower_mask = false;
-  if (!options.plan) {  // the plugin's STOKER_* plan, or one computed for this batch
-    PlanRequest request;
-    request.batch_bytes = slot;
-    LocalPlan local = plan_for_this_process(request);
-    options.plan = std::move(local.plan);
-    plan_source = std::move(local.source);
-    from_environment = local.from_environment;
-    within_narrower_mask = local.within_narrower_mask;
-    if (options.pin_main_thread) main_thread = pin_main_thread(*options.plan).note;
-  }
-  // A plan from the environment assumed the profile's batch size: fit it to the real one.
-  if (options.plan->mem_budget > 0 && !fit_prefetch(*options.plan, slot, options.held_batches) &&
-      from_environment) {
-    throw_budget_below_batches(options.plan->mem_budget, slot, options.held_batches);
-  }
-  if (options.world_size == 0) {
-    const World w = detect_world();
-    options.world_size = w.world_size;
-    options.rank = w.rank;
-  }
-  if (options.agree) {  // rank 0's seed under MPI
-    options.seed = agree_on_epoch(sampler_options(*source, options), 0);
-  }
-  const uint64_t rank = options.rank;
-  auto loader =
-      std::make_unique<Loader>(std::move(source), std::move(transform), std::move(options));
-  if (!plan_source.empty()) {
-    loader->plan_source_ = plan_source;
-    loader->notes_.insert(loader->notes_.begin(), "plan from " + plan_source);
-  }
-  if (!main_thread.empty()) loader->notes_.insert(loader->notes_.begin() + 1, main_thread);
-  Loader* l = loader.get();
-  loader->metrics_ = MetricsWriter::from_environment([l] { return l->stats(); }, rank);
-  loader->record_ = RunRecorder::from_environment(
-      rank, [l] { return l->stats(); }, l->plan());
-  loader->summary_at_exit_ = verbose_from_environment();
-  if (loader->summary_at_exit_ && within_narrower_mask)  // a binder's mask kept: say so
-    std::fprintf(stderr, "stoker: rank %llu: plan %s\n", static_cast<unsigned long long>(rank),
-                 plan_source.c_str());
-  if (loader->summary_at_exit_ && !main_thread.empty())
-    std::fprintf(stderr, "stoker: rank %llu: %s\n", static_cast<unsigned long long>(rank),
-                 main_thread.c_str());
-  return loader;
-}
-
 Loader::~Loader() {
   if (core_->made_in().forked()) {  // none of the threads exists here; locks may be held
     leak_in_forked_child(std::move(core_));
@@ -355,9 +293,20 @@ bool Loader::next_ready() const {
   check_process();
   return core_->next_ready();
 }
-void Loader::set_wait_check(std::function<void()> check, std::chrono::milliseconds every) {
+Loader::Next Loader::next_within(std::chrono::nanoseconds limit, std::optional<Batch>& out) {
   check_process();
-  core_->set_wait_check(std::move(check), every);
+  switch (core_->next_within(limit, out)) {
+    case LoaderCore::Delivery::Batch:
+      return Next::Batch;
+    case LoaderCore::Delivery::End:
+      return Next::End;
+    case LoaderCore::Delivery::NotYet:
+      break;
+  }
+  return Next::NotYet;
+}
+void Loader::interrupt() {
+  core_->interrupt();
 }
 std::optional<Batch> Loader::advance(Batch* done) {
   check_process();
@@ -390,6 +339,21 @@ const DistributedSampler& Loader::sampler() const {
 int Loader::depth() const {
   check_process();
   return core_->depth();
+}
+uint64_t Loader::dataset_size() const {
+  return core_->source().size();
+}
+size_t Loader::batch_size() const {
+  return core_->batch_size();
+}
+const Source& Loader::source() const {
+  return core_->source();
+}
+const Transform& Loader::transform() const {
+  return core_->transform();
+}
+std::string Loader::describe() const {
+  return core_->source().describe() + " | " + core_->transform().describe();
 }
 
 }  // namespace stoker

@@ -63,6 +63,18 @@ void LoaderCore::start_epoch() {
 }
 
 std::optional<Batch> LoaderCore::next(Batch* recycle) {
+  std::optional<Batch> out;
+  take(recycle, std::nullopt, out);
+  return out;
+}
+
+LoaderCore::Delivery LoaderCore::next_within(std::chrono::nanoseconds limit,
+                                             std::optional<Batch>& out) {
+  return take(nullptr, Clock::now() + limit, out);
+}
+
+LoaderCore::Delivery LoaderCore::take(Batch* recycle, std::optional<Clock::time_point> deadline,
+                                      std::optional<Batch>& out) {
   std::unique_lock lk(mu_);
   if (recycle != nullptr && recycle->core_.get() == this) {
     free_.push_back(recycle->slot_);  // the loop's previous batch: same lock, no extra wakeup
@@ -73,29 +85,38 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
     start_epoch();
     lk.lock();
   }
-  if (loop_.failed || loop_.pos >= loop_.total) return std::nullopt;
+  if (loop_.failed || loop_.pos >= loop_.total) return Delivery::End;
   const uint64_t seq = consume_seq_;
   int& cell = ring_[seq % static_cast<uint64_t>(slots_)];
-  int ready = 0;
-  for (uint64_t s = seq; s < next_seq_; ++s) ready += ring_[s % static_cast<uint64_t>(slots_)] >= 0;
-  const bool filled = ring_filled_;
-  ring_filled_ = false;
-  const uint64_t asked = now_ns();
-  if (!requested_) {
-    requested_ = true;
-    first_request_ns_ = asked;
+  // The wait is from asking for this batch to getting it, whatever later ones are ready; a
+  // limited wait that gave up keeps its ask for the next call.
+  if (!ask_.open || ask_.seq != seq || ask_.gen != gen_) {
+    ask_ = Ask{true, seq, gen_, now_ns(), 0, ring_filled_};
+    for (uint64_t s = seq; s < next_seq_; ++s)
+      ask_.ready += ring_[s % static_cast<uint64_t>(slots_)] >= 0;
+    ring_filled_ = false;
+    if (!requested_) {
+      requested_ = true;
+      first_request_ns_ = ask_.asked_ns;
+    }
   }
-  // The wait is from asking for this batch to getting it, whatever later ones are ready.
   const bool blocked = cell < 0;
   while (cell < 0) {
     if (next_seq_ == seq && free_.empty() && busy_ == 0) {
+      ask_.open = false;
       throw Error(
           "loader",
           "the consumer holds all " + std::to_string(slots_) + " batch slots and asks for another",
           "release batches before asking for more, or raise held_batches");
     }
-    wait_for_batch(lk);
+    if (!deadline) {
+      ready_cv_.wait(lk);
+    } else if (ready_cv_.wait_until(lk, *deadline) == std::cv_status::timeout && cell < 0) {
+      return Delivery::NotYet;
+    }
   }
+  ask_.open = false;
+  const uint64_t asked = ask_.asked_ns;
   const uint64_t got = blocked ? now_ns() : asked;
   const uint64_t wait = got - asked;
   const int slot = cell;
@@ -125,7 +146,7 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
   totals_.bytes += m.count * sample_bytes_;
   int old_depth = depth_;
   if (opt_.adaptive) {
-    depth_ = controller_.observe({got, wait, m.produce_ns, ready, filled});
+    depth_ = controller_.observe({got, wait, m.produce_ns, ask_.ready, ask_.filled});
   }
   totals_.timeline.observe(got - first_request_ns_, wait, old_depth, controller_.max_depth());
   if (loop_.pos == loop_.total) {  // the producers already run on into the next epoch
@@ -139,29 +160,8 @@ std::optional<Batch> LoaderCore::next(Batch* recycle) {
   } else {
     work_cv_.notify_one();  // the window moved by one
   }
-  return make_batch(slot);
-}
-
-void LoaderCore::set_wait_check(std::function<void()> check, std::chrono::milliseconds every) {
-  std::lock_guard lk(mu_);
-  wait_check_ = std::move(check);
-  wait_slice_ = every;
-}
-
-void LoaderCore::wait_for_batch(std::unique_lock<std::mutex>& lk) {
-  if (!wait_check_) {
-    ready_cv_.wait(lk);
-    return;
-  }
-  if (ready_cv_.wait_for(lk, wait_slice_) == std::cv_status::no_timeout) return;
-  lk.unlock();  // the check may run code that uses the loader (a signal handler's checkpoint)
-  try {
-    wait_check_();
-  } catch (...) {
-    interrupted_.store(true);  // the batch stays in the ring for the next call
-    throw;
-  }
-  lk.lock();
+  out = make_batch(slot);
+  return Delivery::Batch;
 }
 
 bool LoaderCore::next_ready() {

@@ -69,9 +69,9 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   void stop();
 
   // Consumer side (one consumer thread).
-  // While next() waits, check() runs every `every` without the lock; what it throws leaves
-  // next() (the batch is not consumed) and marks the loader interrupted.
-  void set_wait_check(std::function<void()> check, std::chrono::milliseconds every);
+  // The consumer gave up on a wait (a signal ended it): ~Loader then abandons the samples
+  // in flight instead of waiting for them.
+  void interrupt() { interrupted_.store(true); }
   bool interrupted() const { return interrupted_.load(); }
   void set_epoch(uint64_t epoch);
   void start_epoch();
@@ -79,6 +79,11 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   DistributedSampler next_loop() const;
   // `recycle`: a batch of this loader to give back in the same critical section.
   std::optional<Batch> next(Batch* recycle = nullptr);
+  // next() that waits at most `limit`: NotYet when the batch is not there by then (nothing
+  // consumed: the next call asks for the same batch, and the wait it records runs from the
+  // first ask, so the controller and the stats see one wait, not slices of it).
+  enum class Delivery { Batch, End, NotYet };
+  Delivery next_within(std::chrono::nanoseconds limit, std::optional<Batch>& out);
   bool next_ready();
   SamplerState state(uint64_t held_back) const;
   void restore(const SamplerState& state);
@@ -94,6 +99,9 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   const ForkCheck& made_in() const { return made_in_; }
   const Plan& plan() const { return *opt_.plan; }
   const SampleSpec& spec() const { return spec_; }
+  const Source& source() const { return *source_; }
+  size_t batch_size() const { return batch_size_; }
+  const Transform& transform() const { return *transform_; }
   const DistributedSampler& sampler() const { return sampler_; }
   ReadCounters stream_reads() const { return feed_ ? feed_->counters() : ReadCounters{}; }
 
@@ -126,8 +134,17 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
     uint64_t attempted = 0, skipped = 0;  // samples of the delivered batches
   };
 
+  // A consumer's request for the batch at `seq`: when it was first asked for and what the
+  // ring held then (the controller's inputs), kept while a limited wait gives up.
+  struct Ask {
+    bool open = false;
+    uint64_t seq = 0, gen = 0, asked_ns = 0;
+    int ready = 0;
+    bool filled = false;
+  };
   uint64_t batches_for(const DistributedSampler& s) const;
-  void wait_for_batch(std::unique_lock<std::mutex>& lk);  // mu_ held; may throw (the check)
+  Delivery take(Batch* recycle, std::optional<Clock::time_point> deadline,
+                std::optional<Batch>& out);
   uint64_t now_ns() const;
   bool can_take();  // mu_ held
   Job take_job();   // mu_ held
@@ -158,10 +175,9 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   mutable std::mutex mu_;
   std::condition_variable work_cv_, ready_cv_;
   std::atomic<bool> stopping_{false};     // stop_, read by the workers between samples
-  std::atomic<bool> interrupted_{false};  // a wait check threw
+  std::atomic<bool> interrupted_{false};  // interrupt(): a consumer gave up waiting
   // Guarded by mu_.
-  std::function<void()> wait_check_;
-  std::chrono::milliseconds wait_slice_{20};
+  Ask ask_;
   bool stop_ = false, open_ = false;
   int started_ = 0, busy_ = 0, depth_ = 1;
   uint64_t gen_ = 0, next_seq_ = 0, consume_seq_ = 0;

@@ -1,7 +1,8 @@
-// A signal while the consumer waits for a slow batch: the wait check (set_wait_check; the
-// Python module runs the interpreter's signal handlers there) acts within a slice, not when
-// the batch arrives, and the loader destroyed after the interrupt does not wait for the
-// sample in flight. The abandoned worker ends by itself once its sample is done.
+// A signal while the consumer waits for a slow batch: a consumer that waits in slices
+// (next_within; the Python module runs the interpreter's signal handlers between them) acts
+// within a slice, not when the batch arrives, and the loader destroyed after interrupt()
+// does not wait for the sample in flight. The abandoned worker ends by itself once its
+// sample is done. A wait cut into slices is still one wait for the stats and the controller.
 #include <signal.h>
 
 #include <condition_variable>
@@ -45,7 +46,8 @@ volatile sig_atomic_t g_terminated = 0;
 void on_sigterm(int) {
   g_terminated = 1;
 }
-struct Interrupted {};
+using Next = Loader::Next;
+constexpr auto kSlice = std::chrono::milliseconds(20);
 
 double seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
@@ -70,9 +72,6 @@ TEST(FaultsSignals, ASigtermWhileASlowBatchIsAwaitedIsHandledAtOnce) {
   sigemptyset(&sa.sa_mask);
   ASSERT_EQ(::sigaction(SIGTERM, &sa, &before), 0);
   g_terminated = 0;
-  loader->set_wait_check([] {
-    if (g_terminated) throw Interrupted{};
-  });
   // SIGTERM comes after 0.3 s; the batch would take 20 s (the gate opens then, or at the end).
   Clock::time_point sent;
   std::mutex mu;
@@ -87,10 +86,13 @@ TEST(FaultsSignals, ASigtermWhileASlowBatchIsAwaitedIsHandledAtOnce) {
     gate->release();
   });
   bool interrupted = false;
-  try {
-    loader->next();
-  } catch (const Interrupted&) {
-    interrupted = true;
+  std::optional<Batch> batch;
+  while (loader->next_within(kSlice, batch) == Next::NotYet) {
+    if (g_terminated) {  // what a Python handler raising KeyboardInterrupt leads to
+      loader->interrupt();
+      interrupted = true;
+      break;
+    }
   }
   const Clock::time_point handled = Clock::now();
   ::sigaction(SIGTERM, &before, nullptr);
@@ -109,20 +111,36 @@ TEST(FaultsSignals, ASigtermWhileASlowBatchIsAwaitedIsHandledAtOnce) {
   EXPECT_TRUE(threads_back_to(baseline)) << test::thread_count() << " threads";
 }
 
-TEST(FaultsSignals, AfterAnInterruptedWaitTheBatchIsNotLost) {
+TEST(FaultsSignals, AfterAWaitThatGaveUpTheBatchIsNotLost) {
   test::TokenSetup t(100, 64);
   auto gate = std::make_shared<GatedCopy>(t.source->spec());
   LoaderOptions o = test::test_options(4, 1);
   o.shuffle = false;
   Loader loader(t.source, gate, o);
-  int checks = 0;
-  loader.set_wait_check([&] {
-    if (++checks == 3) throw Interrupted{};
-  });
-  EXPECT_THROW(loader.next(), Interrupted);
+  std::optional<Batch> b;
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(loader.next_within(kSlice, b), Next::NotYet);
+  EXPECT_FALSE(b);
   gate->release();
-  std::optional<Batch> b = loader.next();
+  b = loader.next();
   ASSERT_TRUE(b);
   EXPECT_EQ(b->number(), 0u);
   EXPECT_EQ(b->indices()[0], 0u);
+}
+
+TEST(FaultsSignals, AWaitInSlicesIsOneWaitFromTheFirstAsk) {
+  // Each call that gives up has waited its whole slice, so ten of them are 200 ms or more
+  // since the batch was first asked for: the recorded wait must hold all of it, not only the
+  // last slice (the controller grows the depth on waits it sees).
+  test::TokenSetup t(100, 64);
+  auto gate = std::make_shared<GatedCopy>(t.source->spec());
+  Loader loader(t.source, gate, test::test_options(4, 1));
+  std::optional<Batch> b;
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(loader.next_within(kSlice, b), Next::NotYet);
+  gate->release();
+  while (loader.next_within(kSlice, b) == Next::NotYet) {
+  }
+  ASSERT_TRUE(b);
+  EXPECT_GE(loader.stats().consumer_wait_ns, 200'000'000u);
+  ASSERT_EQ(loader.stats().epoch_first_batch.size(), 1u);
+  EXPECT_GE(loader.stats().epoch_first_batch[0].wait_ns, 200'000'000u);
 }

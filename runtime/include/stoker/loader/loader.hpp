@@ -46,6 +46,7 @@ namespace stoker {
 
 class Loader;
 class LoaderCore;
+struct DatasetSpec;
 class MetricsWriter;
 class RunRecorder;
 class WorkerPool;
@@ -71,6 +72,12 @@ class Loader {
                                                   std::shared_ptr<const Transform> transform,
                                                   LoaderOptions options);
 
+  // for_this_process for a dataset: plans once, as soon as the sample is known, and opens the
+  // dataset under that plan (open_dataset, stoker/loader/dataset.hpp: the one owner of
+  // opening a dataset, of listing an image folder once per job and of whether shards
+  // stream). Throws what open_dataset and for_this_process throw.
+  static std::unique_ptr<Loader> open(const DatasetSpec& spec, LoaderOptions options);
+
   // The mechanism: takes options.plan and the world (options.world_size, rank, seed) as
   // they are; plans nothing, detects nothing, agrees with no one, writes no metrics.
   // Throws stoker::Error for: no plan or world; batch size 0; a depth or worker count out
@@ -84,8 +91,8 @@ class Loader {
   // "Streaming shards"); the batches are as deterministic as by index.
   Loader(std::shared_ptr<const Source> source, std::shared_ptr<const Transform> transform,
          LoaderOptions options);
-  // Stops and joins the workers; batches still held stay valid. After an interrupted
-  // wait (set_wait_check) it does not wait for the samples in flight: the workers abandon
+  // Stops and joins the workers; batches still held stay valid. After interrupt() it does
+  // not wait for the samples in flight: the workers abandon
   // them and end by themselves, keeping what they write to alive until then. In a forked
   // child (where the workers do not exist) it joins and locks nothing: fork_check.hpp.
   ~Loader();
@@ -108,13 +115,16 @@ class Loader {
   // Whether next() would return at once: an epoch is running and its next batch (or its
   // end, or a failure to report) is there. A device feeder tops up its copies only then.
   bool next_ready() const;
-  // While next() waits for a batch, `check` runs every `every` (without the loader's
-  // lock); an exception from it leaves next() with the batch not consumed (the next call
-  // waits for it again) and marks the loader interrupted (see ~Loader). The Python module
-  // runs the interpreter's signal handlers here, so Ctrl-C and SIGTERM handlers act while a
-  // slow batch is awaited. `check` must not call next() or destroy the loader.
-  void set_wait_check(std::function<void()> check,
-                      std::chrono::milliseconds every = std::chrono::milliseconds(20));
+  // next() that waits at most `limit`. NotYet: the batch is not there by then; nothing is
+  // consumed, the next call asks for the same batch, and the wait the stats and the
+  // controller see runs from the first ask. A front end that must run code while a slow
+  // batch is awaited (Python's signal handlers: Ctrl-C, a SIGTERM handler that checkpoints)
+  // calls it in slices. `out` holds the batch when it returns Batch.
+  enum class Next { Batch, End, NotYet };
+  Next next_within(std::chrono::nanoseconds limit, std::optional<Batch>& out);
+  // The consumer gave up on a wait (a signal ended its loop): destroying the loader then
+  // does not wait for the samples in flight (see ~Loader).
+  void interrupt();
 
   class Iterator {
    public:
@@ -154,8 +164,21 @@ class Loader {
   const SampleSpec& spec() const;
   const DistributedSampler& sampler() const;  // the configured sampler (epoch 0)
   int depth() const;                          // batches in flight now (the controller moves it)
+  uint64_t dataset_size() const;              // the source's samples
+  size_t batch_size() const;                  // samples in a full batch
+  const Source& source() const;
+  const Transform& transform() const;
+  std::string describe() const;  // the source's and the transform's descriptions
+  // An image folder's class names in label order (opened by Loader::open); else empty.
+  const std::vector<std::string>& classes() const { return classes_; }
 
  private:
+  struct Planned;
+  static Planned plan_options(LoaderOptions& options, uint64_t slot);
+  static void find_world(LoaderOptions& options);
+  static std::unique_ptr<Loader> finish(std::shared_ptr<const Source> source,
+                                        std::shared_ptr<const Transform> transform,
+                                        LoaderOptions options, const Planned& planned);
   std::optional<Batch> advance(Batch* done);
   void check_process() const;  // stoker::Error in a forked child (fork_check.hpp)
   std::shared_ptr<LoaderCore> core_;
@@ -166,6 +189,7 @@ class Loader {
   bool summary_at_exit_ = false;            // STOKER_VERBOSE (for_this_process)
   std::string plan_source_ = "given by the caller";
   std::string agreement_;  // what checks the ranks (agreement_mode), for stats()
+  std::vector<std::string> classes_;
 };
 
 }  // namespace stoker

@@ -59,6 +59,7 @@ class ImageFolderSource : public Source {
   int64_t label(uint64_t index) const;
   // The mean size of an image, as the content sample found it (the listing has no sizes).
   uint64_t mean_bytes() const { return mean_bytes_; }
+  double bytes_per_sample() const override { return static_cast<double>(mean_bytes_); }
 
  private:
   struct FromIndex {};

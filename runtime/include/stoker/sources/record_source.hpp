@@ -36,6 +36,7 @@ class RecordFileSource : public Source {
 
   const SampleSpec& spec() const { return spec_; }
   uint64_t record_bytes() const { return record_bytes_; }
+  double bytes_per_sample() const override { return static_cast<double>(record_bytes_); }
 
  private:
   std::unique_ptr<MappedFile> file_, labels_;

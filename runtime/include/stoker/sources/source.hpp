@@ -41,6 +41,9 @@ class Source {
   // content), for the ranks to agree on and for a resume state to be checked against.
   virtual uint64_t fingerprint() const = 0;
   virtual std::string describe() const = 0;  // one line for bench output
+  // The mean bytes read from storage per sample, as far as the source knows (0: unknown), for
+  // the input bandwidth reports show.
+  virtual double bytes_per_sample() const { return 0; }
 };
 
 }  // namespace stoker

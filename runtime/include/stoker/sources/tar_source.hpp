@@ -79,6 +79,9 @@ class TarShardSource : public ShardStreamSource {
 
   const std::vector<std::string>& shards() const { return shards_; }
   uint64_t bytes() const { return total_bytes_; }  // of all images
+  double bytes_per_sample() const override {
+    return size() ? static_cast<double>(total_bytes_) / static_cast<double>(size()) : 0.0;
+  }
 
  private:
   struct Entry {

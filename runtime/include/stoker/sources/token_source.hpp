@@ -48,6 +48,7 @@ class TokenFileSource : public Source {
 
   SampleSpec spec() const { return {dtype_, {static_cast<int64_t>(seq_len_ + 1)}}; }
   uint64_t tokens() const { return tokens_; }  // of all files
+  double bytes_per_sample() const override { return static_cast<double>(spec().bytes()); }
   uint64_t seq_len() const { return seq_len_; }
   DType dtype() const { return dtype_; }
   size_t files() const { return files_.size(); }

@@ -1,4 +1,4 @@
-#include "token_widen.hpp"
+#include "stoker/transforms/token_widen.hpp"
 
 #include <chrono>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include "stoker/common/error.hpp"
 #include "stoker/sources/mapped_read.hpp"
 
-namespace stoker::python {
+namespace stoker {
 
 namespace {
 // Read under mapped_read's recovery point: nothing here needs a destructor.
@@ -48,4 +48,4 @@ std::string TokenWidenTransform::describe() const {
   return std::string("tokens ") + to_string(from_) + " -> int64 x " + std::to_string(tokens_);
 }
 
-}  // namespace stoker::python
+}  // namespace stoker

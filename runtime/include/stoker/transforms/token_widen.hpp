@@ -6,7 +6,7 @@
 
 #include "stoker/transforms/transform.hpp"
 
-namespace stoker::python {
+namespace stoker {
 
 class TokenWidenTransform : public Transform {
  public:
@@ -23,4 +23,4 @@ class TokenWidenTransform : public Transform {
   int64_t tokens_;
 };
 
-}  // namespace stoker::python
+}  // namespace stoker

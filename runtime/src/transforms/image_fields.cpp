@@ -1,0 +1,117 @@
+#include "stoker/transforms/image_fields.hpp"
+
+#include <limits>
+
+namespace stoker {
+
+namespace {
+
+using Options = ImageTransformOptions;
+using Field = OptionField<Options>;
+constexpr uint64_t kMaxSide = 1 << 15;
+
+Field flag(const char* name, bool Options::*member, const char* help) {
+  return {.name = name,
+          .kind = OptionKind::Flag,
+          .help = help,
+          .set = [member](Options& o, const OptionValue& v) { o.*member = std::get<bool>(v); },
+          .get = [member](const Options& o) -> OptionValue { return o.*member; }};
+}
+
+Field side(const char* name, int Options::*member, const char* help) {
+  return {.name = name,
+          .kind = OptionKind::Whole,
+          .help = help,
+          .min = 1,
+          .max = kMaxSide,
+          .set = [member](
+                     Options& o,
+                     const OptionValue& v) { o.*member = static_cast<int>(std::get<uint64_t>(v)); },
+          .get = [member](const Options& o) -> OptionValue {
+            return static_cast<uint64_t>(o.*member);
+          }};
+}
+
+// (min, max) into two members.
+Field range(const char* name, double Options::*min, double Options::*max, double hi,
+            const char* help) {
+  return {.name = name,
+          .kind = OptionKind::Range,
+          .help = help,
+          .lo = 0.0,
+          .hi = hi,
+          .set =
+              [min, max](Options& o, const OptionValue& v) {
+                const auto& r = std::get<std::vector<double>>(v);
+                o.*min = r.at(0);
+                o.*max = r.at(1);
+              },
+          .get = [min, max](const Options& o) -> OptionValue {
+            return std::vector<double>{o.*min, o.*max};
+          }};
+}
+
+Field channels(const char* name, std::array<float, 3> Options::*member, double lo,
+               const char* help) {
+  return {.name = name,
+          .kind = OptionKind::Triple,
+          .help = help,
+          .lo = lo,
+          .set =
+              [member](Options& o, const OptionValue& v) {
+                const auto& x = std::get<std::vector<double>>(v);
+                for (size_t i = 0; i < 3; ++i) (o.*member)[i] = static_cast<float>(x.at(i));
+              },
+          .get = [member](const Options& o) -> OptionValue {
+            return std::vector<double>((o.*member).begin(), (o.*member).end());
+          }};
+}
+
+}  // namespace
+
+const std::vector<Field>& image_fields() {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  static const std::vector<Field> rows = {
+      flag("train", &Options::train,
+           "RandomResizedCrop + flip + Normalize; False: Resize(resize_shorter) + "
+           "CenterCrop(size) + Normalize"),
+      side("size", &Options::size, "Output height and width"),
+      side("resize_shorter", &Options::resize_shorter,
+           "Evaluation: the shorter side before the centre crop"),
+      range("scale", &Options::scale_min, &Options::scale_max, 1.0,
+            "RandomResizedCrop's area fraction (min, max)"),
+      range("ratio", &Options::ratio_min, &Options::ratio_max, kInf,
+            "RandomResizedCrop's aspect ratio (min, max)"),
+      {.name = "flip_p",
+       .kind = OptionKind::Fraction,
+       .help = "Training: the probability of a horizontal flip",
+       .lo = 0.0,
+       .hi = 1.0,
+       .set = [](Options& o, const OptionValue& v) { o.flip_p = std::get<double>(v); },
+       .get = [](const Options& o) -> OptionValue { return o.flip_p; }},
+      channels("mean", &Options::mean, -kInf, "Normalize's mean per channel, on the 0..1 scale"),
+      channels("std", &Options::std, 0.0, "Normalize's standard deviation per channel"),
+      {.name = "dtype",
+       .kind = OptionKind::Choice,
+       .help = "float32 or float16 (normalized), or uint8 (0..255, not normalized)",
+       .choices = {"float32", "float16", "uint8"},
+       .set = [](Options& o,
+                 const OptionValue& v) { o.dtype = *parse_dtype(std::get<std::string>(v)); },
+       .get = [](const Options& o) -> OptionValue { return std::string(to_string(o.dtype)); }},
+      {.name = "layout",
+       .kind = OptionKind::Choice,
+       .help = "CHW or HWC",
+       .choices = {"CHW", "HWC"},
+       .set = [](Options& o,
+                 const OptionValue& v) { o.layout = *parse_layout(std::get<std::string>(v)); },
+       .get = [](const Options& o) -> OptionValue { return std::string(to_string(o.layout)); }},
+      flag("antialias", &Options::antialias,
+           "Widen the bilinear filter when downscaling, as PIL and torchvision do"),
+      flag("dct_scaling", &Options::dct_scaling,
+           "Let the JPEG decoder shrink by 2, 4 or 8 first when the crop is that much larger "
+           "(faster; pixels differ slightly)"),
+  };
+  return rows;
+}
+
+}  // namespace stoker

@@ -1,0 +1,49 @@
+// ImageTransformOptions' table: each row sets and reads its own option, with the pipeline's
+// defaults.
+#include "stoker/transforms/image_fields.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace stoker;
+
+TEST(ImageFields, EveryRowSetsAndReadsItsOwnOption) {
+  std::set<std::string> names;
+  for (const OptionField<ImageTransformOptions>& row : image_fields()) {
+    EXPECT_TRUE(names.insert(row.name).second) << row.name << " twice";
+    ImageTransformOptions o;
+    OptionValue v;
+    switch (row.kind) {
+      case OptionKind::Flag:
+        v = !std::get<bool>(row.get(o));
+        break;
+      case OptionKind::Whole:
+        v = uint64_t{7};
+        break;
+      case OptionKind::Fraction:
+        v = 0.25;
+        break;
+      case OptionKind::Choice:
+        v = std::string(row.choices.back());
+        break;
+      case OptionKind::Range:
+        v = std::vector<double>{0.25, 0.5};
+        break;
+      case OptionKind::Triple:
+        v = std::vector<double>{0.25, 0.5, 0.75};
+        break;
+    }
+    row.set(o, v);
+    EXPECT_EQ(row.get(o), v) << row.name;
+  }
+  EXPECT_EQ(names.size(), 12u);
+}
+
+TEST(ImageFields, TheDefaultsAreThePipelines) {
+  const ImageTransformOptions o;
+  EXPECT_EQ(std::get<uint64_t>(find_option(image_fields(), "size")->get(o)), 224u);
+  EXPECT_EQ(std::get<std::string>(find_option(image_fields(), "dtype")->get(o)), "float32");
+  EXPECT_EQ(std::get<std::vector<double>>(find_option(image_fields(), "scale")->get(o)),
+            (std::vector<double>{0.08, 1.0}));
+}
