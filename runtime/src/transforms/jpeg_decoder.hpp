@@ -10,12 +10,12 @@
 #include <csetjmp>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>  // before jpeglib.h, which needs FILE (libjpeg-turbo 2.0 includes no stdio.h)
 #include <span>
 #include <vector>
 
 #include <jerror.h>  // message codes (JWRN_*)
 #include <jpeglib.h>
-#include <cstdio>  // jpeglib.h needs FILE and size_t first
 
 #include "transforms/decoded_region.hpp"
 
