@@ -21,6 +21,7 @@
 # /etc/apt/sources.list.d/debian.sources; STOKER_DEBIAN_MIRROR overrides it).
 set -euo pipefail
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/sbin:$PATH
+. "$(dirname "$0")/debian_archive.sh"
 
 roots=${STOKER_ROOTS_DIR:-/var/cache/stoker/roots}
 debs=${STOKER_ROOTS_DEBS:-$(dirname "$roots")/debs}
@@ -51,14 +52,6 @@ packages() {
 # The stamp: what the root is made of. Compared as text.
 recipe() { printf 'suite %s\nrecipe %s\npackages %s\n' "$1" "$recipe_version" "$(packages "$1")"; }
 
-mirror() {
-  [ -z "${STOKER_DEBIAN_MIRROR:-}" ] || { echo "$STOKER_DEBIAN_MIRROR"; return; }
-  local m
-  m=$(awk '$1 == "URIs:" && $2 !~ /security/ { print $2; exit }' \
-    /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-  echo "${m:-http://deb.debian.org/debian}"
-}
-
 complete() { [ -f "$roots/$1/.stoker-root" ] && [ "$(cat "$roots/$1/.stoker-root")" = "$(recipe "$1")" ]; }
 
 prepare() {
@@ -84,6 +77,19 @@ in_chroot() {
       DEBIAN_FRONTEND=noninteractive "$@"' sh "$dir" "$cache" "$@"
 }
 
+# install_in_root DIR SUITE PACKAGE...: the root's own apt-get installs them; no daemon is
+# started meanwhile (munge, slurmctld, slurmd: policy-rc.d says no). Logged in SUITE.log.
+install_in_root() {
+  local dir=$1 suite=$2 rc=0
+  shift 2
+  printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d" && chmod 755 "$dir/usr/sbin/policy-rc.d"
+  in_chroot "$dir" "$debs/$suite" nice -n 19 sh -c 'apt-get update -qq &&
+    apt-get install -y -qq --no-install-recommends -o APT::Sandbox::User=root "$@"' sh \
+    "$@" >>"$roots/$suite.log" 2>&1 || rc=$?
+  rm -f "$dir/usr/sbin/policy-rc.d"
+  return $rc
+}
+
 make_root() {
   local suite=$1 tmp=$roots/$1.tmp cache=$debs/$1 log=$roots/$1.log t0=$SECONDS
   mkdir -p "$cache/partial"
@@ -92,20 +98,14 @@ make_root() {
   # minbase plus apt's own needs; the rest by apt-get inside, which resolves alternatives and
   # virtual packages as a site's apt does. nice/ionice: it runs beside the build.
   nice -n 19 ionice -c 3 debootstrap --variant=minbase --cache-dir="$cache" "$suite" "$tmp" \
-    "$(mirror)" >"$log" 2>&1 || die "debootstrap $suite failed: $log"
+    "$(debian_mirror)" >"$log" 2>&1 || die "debootstrap $suite failed: $log"
   # The archive this machine reaches may serve a suite whose Release file has passed its
   # Valid-Until (a snapshot): apt inside the root then needs what the host's apt is told.
-  if [ "$(apt-config dump Acquire::Check-Valid-Until | awk '{print $2}')" = '"false";' ]; then
-    echo 'Acquire::Check-Valid-Until "false";' >"$tmp/etc/apt/apt.conf.d/99stoker-root"
-  fi
-  # No daemon starts inside while packages are installed (munge, slurmctld, slurmd).
-  printf '#!/bin/sh\nexit 101\n' >"$tmp/usr/sbin/policy-rc.d"
-  chmod 755 "$tmp/usr/sbin/policy-rc.d"
+  echo "Acquire::Check-Valid-Until \"$(apt_check_valid_until)\";" \
+    >"$tmp/etc/apt/apt.conf.d/99stoker-root"
   # shellcheck disable=SC2046  # the package list is words
-  in_chroot "$tmp" "$cache" nice -n 19 sh -c 'apt-get update -qq &&
-    apt-get install -y -qq --no-install-recommends -o APT::Sandbox::User=root "$@"' sh \
-    $(packages "$suite") >>"$log" 2>&1 || die "apt-get install in the $suite root failed: $log"
-  rm -f "$tmp/usr/sbin/policy-rc.d"
+  install_in_root "$tmp" "$suite" $(packages "$suite") ||
+    die "apt-get install in the $suite root failed: $log"
   recipe "$suite" >"$tmp/.stoker-root"
   echo $((SECONDS - t0)) >"$tmp/.stoker-root-seconds"
   rm -rf "$roots/$suite" && mv "$tmp" "$roots/$suite"
@@ -125,11 +125,7 @@ extend_root() {
   [ ${#added[@]} -gt 0 ] && [ $((${#have[@]} + ${#added[@]})) = "$(packages "$suite" | wc -w)" ] ||
     return 1
   echo "roots: adding ${added[*]} to $suite"
-  printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d" && chmod 755 "$dir/usr/sbin/policy-rc.d"
-  in_chroot "$dir" "$debs/$suite" nice -n 19 sh -c 'apt-get update -qq &&
-    apt-get install -y -qq --no-install-recommends -o APT::Sandbox::User=root "$@"' sh \
-    "${added[@]}" >>"$roots/$suite.log" 2>&1 || { rm -f "$dir/usr/sbin/policy-rc.d"; return 1; }
-  rm -f "$dir/usr/sbin/policy-rc.d"
+  install_in_root "$dir" "$suite" "${added[@]}" || return 1
   recipe "$suite" >"$dir/.stoker-root"
 }
 

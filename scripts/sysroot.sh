@@ -18,6 +18,7 @@
 # package list: a changed list remakes it. Needs apt-get and dpkg (not root: the folder must
 # be writable); Debian's archive (the mirror of /etc/apt/sources.list.d/debian.sources).
 set -euo pipefail
+. "$(dirname "$0")/debian_archive.sh"
 
 sysroot=${STOKER_SYSROOT:-/var/cache/stoker/sysroot-bullseye}
 suite=bullseye
@@ -36,21 +37,13 @@ recipe() {
 }
 complete() { [ -f "$sysroot/.stoker-sysroot" ] && [ "$(cat "$sysroot/.stoker-sysroot")" = "$(recipe)" ]; }
 
-mirror() {
-  [ -z "${STOKER_DEBIAN_MIRROR:-}" ] || { echo "$STOKER_DEBIAN_MIRROR"; return; }
-  local m
-  m=$(awk '$1 == "URIs:" && $2 !~ /security/ { print $2; exit }' \
-    /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-  echo "${m:-http://deb.debian.org/debian}"
-}
-
 # An apt of its own for SUITE under DIR: its index, its empty dpkg status, its downloads.
 # APT_CONFIG, not -o: the host's apt.conf.d and sources must not be read at all.
 apt_of() {
   local dir=$1 suite=$2
   mkdir -p "$dir"/{lists/partial,archives/partial,etc/apt.conf.d,etc/preferences.d,etc/sources.list.d}
   : >"$dir/status"
-  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(mirror) $suite main" >"$dir/etc/sources.list"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(debian_mirror) $suite main" >"$dir/etc/sources.list"
   cat >"$dir/apt.conf" <<EOF
 Dir::Etc "$dir/etc";
 Dir::State "$dir";
@@ -63,7 +56,7 @@ APT::Architectures { "amd64"; };
 APT::Install-Recommends "false";
 APT::Sandbox::User "root";
 Debug::NoLocking "true";
-Acquire::Check-Valid-Until "$(apt-config dump Acquire::Check-Valid-Until | grep -q '"false"' && echo false || echo true)";
+Acquire::Check-Valid-Until "$(apt_check_valid_until)";
 EOF
 }
 
