@@ -7,7 +7,8 @@
 # The sysroot: STOKER_SYSROOT (the environment's, or -D), default /var/cache/stoker/sysroot-bullseye.
 # The traps this file answers (../shared/notes/debian-roots.md):
 # - the sysroot's own lib folders and -rpath-link come first, so ld never falls back to the
-#   host's glibc (scripts/sysroot.sh has made the root's absolute links relative);
+#   host's glibc (scripts/sysroot.sh has made the root's absolute links relative), and its
+#   start files (-B: GCC takes the host's crt1.o otherwise);
 # - -pthread: in glibc 2.31 the thread functions are still in libpthread;
 # - libstdc++ static and hidden (-static-libstdc++, --exclude-libs,ALL): the host's libstdc++
 #   is newer than any the target has, and a copy already in the process (torch's, srun's) must
@@ -49,7 +50,11 @@ set(MPI_C_LIB_NAMES mpi)
 set(MPI_mpi_LIBRARY "${STOKER_SYSROOT}/usr/lib/x86_64-linux-gnu/openmpi/lib/libmpi.so")
 
 set(_dirs "${STOKER_SYSROOT}/usr/lib/x86_64-linux-gnu;${STOKER_SYSROOT}/lib/x86_64-linux-gnu")
-set(_link "")
+# -B: the start files (crt1.o, Scrt1.o, crti.o, crtn.o) from the sysroot. GCC looks for them in
+# its own ../../../x86_64-linux-gnu (the host's glibc) before the sysroot, and glibc 2.34's
+# crt1.o leaves running the static constructors to __libc_start_main, which 2.31's does not:
+# an executable linked with it ran main() with none of its static objects constructed.
+set(_link " -B${STOKER_SYSROOT}/usr/lib/x86_64-linux-gnu/")
 foreach(d IN LISTS _dirs)
   string(APPEND _link " -L${d}")
 endforeach()

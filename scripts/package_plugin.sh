@@ -39,6 +39,9 @@ if command -v ccache >/dev/null; then  # the four releases share stoker_core's o
   export CCACHE_NOHASHDIR=true
 fi
 log=$build/configure.log
+# A fresh cache each time: the toolchain's flags are read into it once, and a changed
+# toolchain must reach an existing build folder (its objects are kept).
+rm -f "$build/CMakeCache.txt"
 STOKER_SYSROOT=$sysroot cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_TOOLCHAIN_FILE="$src/cmake/toolchain-bullseye.cmake" -DSTOKER_SYSROOT="$sysroot" \
   -DSTOKER_PLUGIN_ONLY=ON -DSTOKER_SLURM_INCLUDE_DIR="$build/slurm-include" \
