@@ -27,7 +27,7 @@ packages=(libc6-dev libhwloc-dev libjpeg62-turbo-dev libturbojpeg0-dev
 # Header only, taken from bookworm (the host's suite): bullseye lacks it.
 bookworm_packages=(libcli11-dev)
 # Bumped when the way the sysroot is made changes.
-recipe_version=1
+recipe_version=2  # 2: only the resolved packages are unpacked
 
 die() { echo "sysroot: $*" >&2; exit 1; }
 
@@ -60,20 +60,33 @@ Acquire::Check-Valid-Until "$(apt_check_valid_until)";
 EOF
 }
 
+# resolved APT_DIR PACKAGE...: the downloaded .deb of every package an install of PACKAGEs
+# takes (apt-get -s: "Inst libc6 (2.31-13+deb11u11 Debian:11.11/... [amd64])"), as apt names
+# the files (an epoch's ':' as %3a).
+resolved() {
+  local dir=$1
+  shift
+  APT_CONFIG=$dir/apt.conf apt-get -s install "$@" | awk -v d="$dir/archives" '
+    /^Inst / { v = $3; sub(/^\(/, "", v); sub(/:/, "%3a", v)
+               if (match($0, /\[[a-z0-9]+\]\)/)) print d "/" $2 "_" v "_" substr($0, RSTART + 1, RLENGTH - 3) ".deb" }'
+}
+
 make_sysroot() {
-  local tmp=$sysroot.tmp apt=$(dirname "$sysroot")/apt-$suite apt_host deb
-  apt_host=$(dirname "$sysroot")/apt-bookworm
+  local tmp=$sysroot.tmp apt apt_host deb
+  apt=$(dirname "$sysroot")/apt-$suite apt_host=$(dirname "$sysroot")/apt-bookworm
   rm -rf "$tmp" && mkdir -p "$tmp"
   apt_of "$apt" "$suite"
   APT_CONFIG=$apt/apt.conf apt-get -qq update || die "apt-get update for $suite failed"
-  # The download folder is kept: a remade sysroot downloads only what changed.
+  # The download folder is kept: a remade sysroot downloads only what changed. What is
+  # unpacked is what apt resolves now (its simulated install's files), never an older list's
+  # leftovers there.
   APT_CONFIG=$apt/apt.conf apt-get -qq install -y --download-only "${packages[@]}" >/dev/null ||
     die "resolving ${packages[*]} in $suite failed"
   apt_of "$apt_host" bookworm
   APT_CONFIG=$apt_host/apt.conf apt-get -qq update || die "apt-get update for bookworm failed"
   (cd "$apt_host/archives" && APT_CONFIG=$apt_host/apt.conf apt-get -qq download \
     "${bookworm_packages[@]}") || die "downloading ${bookworm_packages[*]} failed"
-  for deb in "$apt"/archives/*.deb "$apt_host"/archives/*.deb; do
+  for deb in $(resolved "$apt" "${packages[@]}") $(resolved "$apt_host" "${bookworm_packages[@]}"); do
     dpkg -x "$deb" "$tmp"
   done
   # Absolute links into the root itself (libm.so -> /lib/x86_64-linux-gnu/libm.so.6) made

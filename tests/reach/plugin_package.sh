@@ -36,14 +36,15 @@ echo "Depends: $depends"
 # Each Depends clause (no alternatives here) against the root's installed packages.
 IFS=',' read -ra clauses <<<"$depends"
 for clause in "${clauses[@]}"; do
+  clause=${clause# }
   read -r pkg op ver <<<"$(sed -E 's/^ *([^ (]+) *(\(([<>=]+) *([^)]+)\))?.*/\1 \3 \4/' <<<"$clause")"
   have=$(dpkg-query --admindir="$admin" -W -f='${Version}' "$pkg" 2>/dev/null || true)
   if [ -z "$have" ]; then
     echo "FAIL $suite has no $pkg installed ($clause)"; failures=$((failures + 1))
   elif [ -z "$op" ] || dpkg --compare-versions "$have" "${op/>>/gt}" "$ver"; then
-    echo "ok   $suite's $pkg $have satisfies '$(echo $clause)'"
+    echo "ok   $suite's $pkg $have satisfies '$clause'"
   else
-    echo "FAIL $suite's $pkg $have does not satisfy '$(echo $clause)'"; failures=$((failures + 1))
+    echo "FAIL $suite's $pkg $have does not satisfy '$clause'"; failures=$((failures + 1))
   fi
 done
 finish
