@@ -23,7 +23,8 @@ if [ "${STOKER_TEST_QUICK:-0}" = 1 ]; then stages_begin deps build tests; else
   # debootstrap is network- and disk-bound: it overlaps the build. Only debootstrap itself is
   # installed first (seconds); the reach stage waits for the roots.
   scripts/roots.sh prepare
-  nice scripts/roots.sh make >build-roots.log 2>&1 &
+  mkdir -p build
+  nice scripts/roots.sh make >build/roots.log 2>&1 &
   roots_pid=$!
   roots_t0=$SECONDS
 fi
@@ -42,14 +43,14 @@ ctest --test-dir build --output-on-failure -j"$jobs" -LE 'bench|reach'
 
 [ "${STOKER_TEST_QUICK:-0}" = 1 ] && exit 0
 
-stage reach "reach tests: the plugin for Slurm 20.11-26.05 in Debian roots (build/; roots: build-roots.log)"
+stage reach "reach tests: the plugin for Slurm 20.11-26.05 in Debian roots (build/; roots: build/roots.log)"
 if ! wait "$roots_pid"; then
-  tail -n 30 build-roots.log
-  echo "test: making the Debian roots failed (build-roots.log)" >&2
+  tail -n 30 build/roots.log
+  echo "test: making the Debian roots failed (build/roots.log)" >&2
   exit 1
 fi
 echo "roots ready $((SECONDS - roots_t0)) s after they were started:"
-grep -E '^roots: .* (made|up to date)' build-roots.log | sed 's/^/  /'
+grep -E '^roots: .* (made|up to date)' build/roots.log | sed 's/^/  /'
 ctest --test-dir build --output-on-failure -j"$jobs" -L reach
 
 stage asan "unit tests under ASan+UBSan (build-asan/)"
