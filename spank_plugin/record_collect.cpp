@@ -1,13 +1,15 @@
 #include "record_collect.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <string>
+#include <vector>
 
 #include "stoker/common/error.hpp"
 #include "stoker/common/strings.hpp"
@@ -48,6 +50,59 @@ int open_root(const std::string& root) {
     folder_error(root, "is not owned by root or is writable by others");
   }
   return fd;
+}
+
+// The names in an open folder, "." and ".." left out.
+std::vector<std::string> names_in(int fd) {
+  std::vector<std::string> names;
+  const int copy = ::dup(fd);  // closedir closes it, and resets nothing of `fd`
+  DIR* d = copy < 0 ? nullptr : ::fdopendir(copy);
+  if (!d) {
+    if (copy >= 0) ::close(copy);
+    return names;
+  }
+  ::rewinddir(d);  // the copy shares the position, at the end after an earlier round
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  ::closedir(d);
+  return names;
+}
+
+// A user may leave folders in their step's folder, this many deep at most before the rest is
+// left in place (and named).
+constexpr int kMaxDepth = 16;
+
+// Removes `name` in the open folder `parent` with everything in it; "" or what was left, as
+// "NAME/...: what". Each folder is opened O_NOFOLLOW and its entries removed by name
+// (unlinkat), so a link is removed itself, never followed. Runs as root in a folder its user
+// owns: whatever is removed there, that user could have removed.
+std::string remove_tree(int parent, const std::string& name, int depth) {
+  Fd dir(
+      ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (dir.fd < 0) {
+    if (errno == ENOENT) return "";
+    if (errno != ENOTDIR && errno != ELOOP)
+      return name + ": cannot be opened: " + errno_text(errno);
+    if (::unlinkat(parent, name.c_str(), 0) == 0 || errno == ENOENT) return "";
+    return name + ": cannot be removed: " + errno_text(errno);
+  }
+  // A process of the step still writing (a daemon the job left) may add names meanwhile.
+  for (int round = 0; round < 3; ++round) {
+    for (const std::string& entry : names_in(dir.fd)) {
+      if (::unlinkat(dir.fd, entry.c_str(), 0) == 0 || errno == ENOENT) continue;
+      if (errno != EISDIR && errno != EPERM)
+        return name + "/" + entry + ": cannot be removed: " + errno_text(errno);
+      if (depth + 1 >= kMaxDepth)
+        return name + "/" + entry + ": more than " + std::to_string(kMaxDepth) + " folders deep";
+      if (const std::string left = remove_tree(dir.fd, entry, depth + 1); !left.empty())
+        return name + "/" + left;
+    }
+    if (::unlinkat(parent, name.c_str(), AT_REMOVEDIR) == 0 || errno == ENOENT) return "";
+    if (errno != ENOTEMPTY && errno != EEXIST) return name + ": " + errno_text(errno);
+  }
+  return name + ": still being written to";
 }
 
 JobLogLine line_for(const StepIdentity& who, uint64_t rank) {
@@ -154,9 +209,16 @@ std::string make_step_folder(const std::string& root, const std::string& name, u
                              gid_t gid) {
   Fd dir(open_root(root));
   const std::string path = root + "/" + name;
-  if (::mkdirat(dir.fd, name.c_str(), 0700) != 0 && errno != EEXIST)
-    folder_error(path, "cannot be made: " + errno_text(errno));
-  // Only root writes the root: an existing folder is a stale one of this same step id.
+  // Only root writes the root, so a folder of this name is an earlier step's (a job id used
+  // again, a requeued job, a node that crashed): its user's files, links among them, must
+  // never be handed to this step's user. mkdir is exclusive: the folder made is a fresh one.
+  if (::mkdirat(dir.fd, name.c_str(), 0700) != 0) {
+    if (errno != EEXIST) folder_error(path, "cannot be made: " + errno_text(errno));
+    if (const std::string left = remove_tree(dir.fd, name, 0); !left.empty())
+      folder_error(path, "is an earlier step's, and cannot be removed: " + root + "/" + left);
+    if (::mkdirat(dir.fd, name.c_str(), 0700) != 0)
+      folder_error(path, "cannot be made: " + errno_text(errno));
+  }
   Fd step(::openat(dir.fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (step.fd < 0) folder_error(path, "cannot be opened as a folder: " + errno_text(errno));
   if (::fchown(step.fd, uid, gid) != 0 || ::fchmod(step.fd, 0700) != 0)
@@ -184,62 +246,11 @@ std::vector<JobLogLine> collect_records(const std::string& root, const std::stri
   return lines;
 }
 
-std::string job_log_file(const std::string& job_log, const std::string& node) {
-  struct stat st {};
-  const bool folder =
-      job_log.back() == '/' || (::stat(job_log.c_str(), &st) == 0 && S_ISDIR(st.st_mode));
-  if (!folder) return job_log;
-  if (job_log.back() == '/') (void)::mkdir(job_log.c_str(), 0755);  // else append says why
-  std::string name = node.empty() ? "unknown-node" : node;
-  for (char& c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
-  }
-  if (name.front() == '.') name.front() = '_';
-  return job_log + (job_log.back() == '/' ? "" : "/") + name + ".jsonl";
-}
-
-std::string append_to_log(const std::string& path, const std::vector<std::string>& lines) {
-  Fd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
-               0640));
-  if (fd.fd < 0) return path + ": cannot open the job log: " + errno_text(errno);
-  struct stat st {};
-  if (::fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode))
-    return path + ": the job log is not a regular file: nothing written";
-  size_t written = 0;
-  for (const std::string& line : lines) {
-    const std::string text = line + "\n";
-    ssize_t n;
-    do {
-      n = ::write(fd.fd, text.data(), text.size());
-    } while (n < 0 && errno == EINTR);
-    if (n != static_cast<ssize_t>(text.size())) {
-      const std::string why = n < 0 ? errno_text(errno) : "a short write (the disk is full?)";
-      // A part written stays: truncating could cut another node's line; the report names
-      // the broken line and reads the rest.
-      return path + ": cannot append to the job log: " + why + " (" + std::to_string(written) +
-             " of " + std::to_string(lines.size()) + " lines written)";
-    }
-    ++written;
-  }
-  return "";
-}
-
-std::string remove_step_folder(const std::string& root, const std::string& name,
-                               const std::vector<uint64_t>& ranks) {
+std::string remove_step_folder(const std::string& root, const std::string& name) {
   Fd top(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (top.fd < 0) return "";
-  {
-    Fd dir(::openat(top.fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (dir.fd < 0) return "";
-    for (uint64_t rank : ranks) {
-      const std::string file = run_record_file(rank);
-      (void)::unlinkat(dir.fd, file.c_str(), 0);
-      (void)::unlinkat(dir.fd, (file + ".tmp").c_str(), 0);
-    }
-  }
-  if (::unlinkat(top.fd, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT)
-    return root + "/" + name + ": left in place: " + errno_text(errno);
-  return "";
+  const std::string left = remove_tree(top.fd, name, 0);
+  return left.empty() ? "" : root + "/" + left + " (the step's folder is left in place)";
 }
 
 std::string utc_now() {

@@ -1,4 +1,4 @@
-// The run records of a step on this node (plan/run_record.hpp): the folder the plugin makes
+// The run records of a step on this node (record/run_record.hpp): the folder the plugin makes
 // for them, their collection into the admin's job log after the tasks end, and the clean-up.
 // Slurm-free, so unit tests link it; stepd.cpp calls it.
 //
@@ -8,10 +8,12 @@
 //  - a record is opened without following links or blocking (a FIFO), and read only when
 //    it is a regular file of the job's user with one link and at most kMaxRecordBytes;
 //  - what it holds is parsed strictly (parse_run_record) and must name this job, step, rank;
-//  - each log line is one write() to a file opened O_APPEND | O_NOFOLLOW: lines of steps
-//    ending at once on other nodes never interleave.
-// Nothing here throws past its caller or waits: a bad, missing or unreadable record is a
-// log line saying so, a log that cannot be written is one message for slurmd's log.
+//  - the step's folder is always a fresh one: an earlier step's of the same name (a job id
+//    used again, a requeued job) is removed first, never handed to the next user; and at the
+//    step's end everything in it goes (a writer's temporaries, whatever the user put there),
+//    removed by name from folders opened O_NOFOLLOW, so no link is followed.
+// The lines go to the admin's job log through job_log.hpp. Nothing here throws past its
+// caller: a bad, missing or unreadable record is a log line saying so.
 #pragma once
 
 #include <sys/types.h>
@@ -20,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "stoker/plan/run_record.hpp"
+#include "stoker/record/run_record.hpp"
 
 namespace stoker::spank {
 
@@ -29,9 +31,10 @@ namespace stoker::spank {
 // shared (a network file system, nodes emulated on one host).
 std::string step_folder_name(uint32_t job, uint32_t step, uint32_t node_id);
 
-// Makes `root` when missing (0755) and the step's folder in it (0700, owned by uid:gid);
-// returns its path. Throws stoker::Error naming the folder when the root is not a folder
-// owned by this process's user and closed to others, or when a folder cannot be made.
+// Makes `root` when missing (0755) and the step's folder in it, fresh (0700, owned by uid:gid;
+// one of the same name is removed first); returns its path. Throws stoker::Error naming the
+// folder when the root is not a folder owned by this process's user and closed to others, or
+// when the folder cannot be made fresh.
 std::string make_step_folder(const std::string& root, const std::string& name, uid_t uid,
                              gid_t gid);
 
@@ -59,20 +62,8 @@ std::vector<JobLogLine> collect_records(const std::string& root, const std::stri
                                         const std::vector<uint64_t>& ranks,
                                         const StepIdentity& who);
 
-// The file this node appends its lines to: `job_log` itself, or, when it names a folder (it
-// ends with '/', or is one), FOLDER/<node>.jsonl, the folder made (0755) when missing. One
-// file per node is what a log on NFS needs: its clients compute the end of the file
-// themselves, so two nodes appending to one file at once can overwrite each other's lines
-// (open(2), O_APPEND); one node's own appends are serialised by its kernel.
-std::string job_log_file(const std::string& job_log, const std::string& node);
-
-// Appends each line and a newline with one write each (O_APPEND). Returns "" or one line
-// naming the log and what went wrong (and how many lines were written).
-std::string append_to_log(const std::string& path, const std::vector<std::string>& lines);
-
-// Removes the ranks' records (and their .tmp files) and the folder; "" or what was left.
-std::string remove_step_folder(const std::string& root, const std::string& name,
-                               const std::vector<uint64_t>& ranks);
+// Removes the step's folder and everything in it, never through a link; "" or what was left.
+std::string remove_step_folder(const std::string& root, const std::string& name);
 
 // The time now, UTC, ISO 8601 ("2026-12-02T16:03:40Z").
 std::string utc_now();

@@ -187,12 +187,8 @@ void export_task_env(spank_t sp, const Plan* plan, const StepTask& task, const E
   const NodeState& st = state();
   const EnvGetter& job = st.job_env ? *st.job_env : now;  // user_init could not read it: now
   const EnvVars vars = task_env(plan, task, job, st.cfg.profiles);
-  if (const auto changed = set_before_task_init(vars, job, now); !changed.empty()) {
-    to_task_stderr("stoker: rank " + std::to_string(task.rank) +
-                   ": set before the plugin planned (by a container image's environment or "
-                   "another plugin), replaced by the plan's: " +
-                   join(changed, ", "));
-  }
+  const std::string line = set_before_line(task, set_before_task_init(vars, job, now));
+  if (!line.empty()) to_task_stderr(line);
   for (const auto& [name, value] : vars) {
     if (spank_setenv(sp, name.c_str(), value.c_str(), 1) != ESPANK_SUCCESS) {
       warn_untuned(task.rank, "cannot export " + name);

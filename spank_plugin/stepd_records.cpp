@@ -9,10 +9,12 @@
 #include <chrono>
 #include <vector>
 
+#include "job_log.hpp"
 #include "record_collect.hpp"
+#include "stoker/common/launch_env.hpp"
 #include "stoker/common/node_name.hpp"
-#include "stoker/plan/run_advice.hpp"
 #include "stoker/plan/tune_decision.hpp"
+#include "stoker/record/run_advice.hpp"
 
 namespace stoker::spank {
 
@@ -41,8 +43,12 @@ std::string user_name(uid_t uid) {
   return std::to_string(uid);
 }
 
-std::string node_name(spank_t sp) {
-  return stoker::node_name([sp](const std::string& name) { return spank_env(sp, name); });
+// This node's name: slurmstepd sets SLURMD_NODENAME in its own environment from slurmd's
+// configuration when it starts. The step's environment is srun's: in exit, for a node whose
+// tasks never started, its SLURMD_NODENAME is the node srun ran on (slurmstepd sets this node's
+// there only as each task is reaped).
+std::string this_node() {
+  return stoker::node_name(process_env());
 }
 
 // The step's global ranks on this node.
@@ -171,7 +177,7 @@ void records_collect(spank_t sp, const PluginConfig& cfg, bool tuned) {
   if (r.name.empty()) return;
   const auto start = std::chrono::steady_clock::now();
   const std::vector<uint64_t> ranks = node_ranks(sp);
-  StepIdentity who{utc_now(), r.job, r.step, node_name(sp), r.user, r.partition, r.uid};
+  StepIdentity who{utc_now(), r.job, r.step, this_node(), r.user, r.partition, r.uid};
   who.container_image = r.container_image;
   who.container_mounts = r.container_mounts;
   std::vector<JobLogLine> lines = collect_records(cfg.record_root, r.name, ranks, who);
@@ -180,8 +186,11 @@ void records_collect(spank_t sp, const PluginConfig& cfg, bool tuned) {
   std::vector<std::string> text;
   for (const JobLogLine& l : lines) text.push_back(to_json(l));
   const std::string log = job_log_file(cfg.job_log, who.node);
-  const std::string problem = append_to_log(log, text);
-  const std::string left = remove_step_folder(cfg.record_root, r.name, ranks);
+  JobLogOptions options;
+  options.make_folder = cfg.job_log.back() == '/';
+  options.lock_folder = cfg.record_root;  // local, root's (make_step_folder checked it)
+  const std::string problem = append_to_log(log, text, options);
+  const std::string left = remove_step_folder(cfg.record_root, r.name);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!problem.empty())

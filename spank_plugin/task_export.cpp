@@ -45,7 +45,8 @@ EnvVars task_env(const Plan* plan, const StepTask& task, const EnvGetter& env,
   if (plan) {
     out = plan_to_env(*plan);
     if (!profiles_file.empty()) out.emplace_back(kProfilesVar, profiles_file);
-    out.emplace_back(kPlanSealVar, plan_seal(out));  // the plan wins over an image's STOKER_*
+    // The plan wins over an image's STOKER_*, in this step only.
+    out.emplace_back(kPlanSealVar, plan_seal(out, task.job_id, task.step_id));
     out.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
     for (auto& var : thread_env(*plan)) optional.push_back(std::move(var));
   }
@@ -68,9 +69,18 @@ std::vector<std::string> set_before_task_init(const EnvVars& exported, const Env
   std::vector<std::string> changed;
   for (const auto& [name, value] : exported) {
     const std::optional<std::string> was = job(name), is = now(name);
-    if (is && is != was) changed.push_back(name + "=" + *is);
+    if (is && is != was && *is != value) changed.push_back(name + "=" + *is);
   }
   return changed;
+}
+
+std::string set_before_line(const StepTask& task, const std::vector<std::string>& changed) {
+  if (changed.empty() || task.local_rank != 0) return "";
+  return "stoker: rank " + std::to_string(task.rank) + " (once for the node's " +
+         std::to_string(task.local_size) +
+         " local rank(s)): set before the plugin planned (by a container image's environment "
+         "or another plugin), replaced by the plan's: " +
+         join(changed, ", ");
 }
 
 std::vector<std::string> describe(const StepTask& task, const TaskFacts& facts,

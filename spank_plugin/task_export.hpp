@@ -38,11 +38,18 @@ EnvVars task_env(const Plan* plan, const StepTask& task, const EnvGetter& env,
                  const std::string& profiles_file = "");
 
 // The variables of `exported` (task_env's) that another plugin set in this task before
-// stoker's task_init, as "NAME=VALUE" with the value replaced: their value `now` is not the
-// job's (`job`, as user_init saw the step's environment). pyxis's task_init copies a
-// container image's environment into the task this way when its plugstack line comes first.
+// stoker's task_init, as "NAME=VALUE" with the value replaced: their value `now` is neither the
+// job's (`job`, as user_init saw the step's environment) nor the plugin's own. pyxis's
+// task_init copies a container image's environment into the task this way when its plugstack
+// line comes first; a value equal to the plugin's (pyxis remaps RANK, NGC's enroot hook sets
+// WORLD_SIZE and MASTER_*) is no change.
 std::vector<std::string> set_before_task_init(const EnvVars& exported, const EnvGetter& job,
                                               const EnvGetter& now);
+
+// The line naming `changed` (set_before_task_init's) on the task's stderr, said once per node:
+// by the node's first local rank, "" for the others (an image's environment is the same in
+// every task of the node) and when nothing changed.
+std::string set_before_line(const StepTask& task, const std::vector<std::string>& changed);
 
 // The plan, what it was planned from, the binding outcome and the planner's reasons, as
 // lines of at most kMaxLine bytes: Slurm forwards a task's output in messages of at most

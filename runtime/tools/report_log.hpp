@@ -1,5 +1,5 @@
 // `stoker report`'s reading of the admin's job log (one JSON line per rank and step, written
-// by the plugin: plan/run_record.hpp): filtered, grouped per job step, ranked by input wait.
+// by the plugin: record/run_record.hpp): filtered, grouped per job step, ranked by input wait.
 // A broken line is one message naming the file and line; the rest is still reported.
 #pragma once
 
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "report_files.hpp"
-#include "stoker/plan/run_advice.hpp"
-#include "stoker/plan/run_record.hpp"
+#include "stoker/record/run_advice.hpp"
+#include "stoker/record/run_record.hpp"
 
 namespace stoker::cli {
 

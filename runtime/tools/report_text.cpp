@@ -6,7 +6,7 @@
 #include "plan_json.hpp"
 #include "report_output.hpp"
 #include "stoker/common/strings.hpp"
-#include "stoker/plan/run_measures.hpp"
+#include "stoker/record/run_measures.hpp"
 
 namespace stoker::cli {
 

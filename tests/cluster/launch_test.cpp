@@ -1,6 +1,7 @@
 // The launch environment every task of a step with stoker on gets: the rendezvous PyTorch
 // launchers read (RANK ... MASTER_PORT), tuned or not, one address and one port per step;
 // and the thread counts of OpenMP, MKL and OpenBLAS from the plan's main cores.
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
@@ -113,6 +114,55 @@ TEST_F(Launch, TheUsersThreadCountsAndRendezvousAreKept) {
     EXPECT_EQ(env.at("MKL_NUM_THREADS"),
               std::to_string(CpuSet::parse(env.at("STOKER_MAIN_CPUS")).count()));
   }
+}
+
+// Issue 46: with pyxis's line first, an image's environment reaches each task before stoker's
+// task_init; pyxis remaps RANK and NGC's enroot hook sets WORLD_SIZE to what stoker sets as
+// well, and the line named those as "replaced", on every rank. A stand-in plugin sets them
+// (and a thread count of its own) before stoker's: the line names the real change only, once
+// per node.
+TEST_F(FaultsLaunch, AnotherPluginsValuesAreNamedOncePerNodeAndOnlyWhenTheyDiffer) {
+  const fs::path before = dir() / "plugstack.conf.d" / "a-env-before-stoker.conf";
+  write_file(before, "optional " STOKER_ENV_BEFORE_PLUGIN "\n");
+  const RunResult r = run("srun -N2 -n4 --stoker --stoker-profile=cv " + probe());
+  fs::remove(before);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const Probe p = parse_probe(r.out);
+  ASSERT_EQ(p.size(), 4u) << r.out;
+  for (const auto& [rank, env] : p) {
+    EXPECT_EQ(env.at("OMP_NUM_THREADS"), env.at("MKL_NUM_THREADS")) << "the plan's, not 7";
+    EXPECT_EQ(env.at("RANK"), std::to_string(rank));
+  }
+  EXPECT_EQ(count_of(r.err, "set before the plugin planned"), 2) << "once per node:\n" << r.err;
+  EXPECT_EQ(count_of(r.err, "replaced by the plan's: OMP_NUM_THREADS=7\n"), 2) << r.err;
+  EXPECT_EQ(r.err.find("RANK="), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("WORLD_SIZE="), std::string::npos) << r.err;
+}
+
+// Issue 46: a step the plugin leaves untuned inside a tuned batch step (batch_step=yes, then
+// `srun --stoker=off`) inherits the batch step's STOKER_* and seal: its task took the batch
+// step's plan for its own. The seal names its step; the batch script's own process (Slurm sets
+// no SLURM_STEP_ID there) keeps the plugin's plan, the inner step's task plans itself.
+TEST_F(FaultsLaunch, AnUntunedStepInsideATunedBatchStepPlansItself) {
+  use_plugin(default_args() + " batch_step=yes");
+  const fs::path batch = jobs() / "batch-plan.json", inner = jobs() / "inner-plan.json";
+  fs::remove(batch);
+  fs::remove(inner);
+  write_file(jobs() / "seal.sbatch", "#!/bin/sh\n#SBATCH -N1 -n1 --stoker --stoker-profile=cv -o " +
+                                         (jobs() / "seal.out").string() +
+                                         "\n" STOKER_CLI " plan --json > " + batch.string() +
+                                         "\nsrun -n1 --stoker=off " STOKER_CLI " plan --json > " +
+                                         inner.string() + "\n");
+  const RunResult r = run("sbatch --wait seal.sbatch");
+  ASSERT_EQ(r.rc, 0) << r.err << slurp(jobs() / "seal.out");
+  const auto source = [](const fs::path& p) {
+    return nlohmann::json::parse(slurp(p)).at("source").get<std::string>();
+  };
+  EXPECT_EQ(source(batch).rfind("the STOKER_* environment", 0), 0u) << source(batch);
+  EXPECT_EQ(source(inner).rfind("computed", 0), 0u) << "the batch step's plan was taken";
+  EXPECT_NE(slurp(jobs() / "seal.out").find("its STOKER_* plan was inherited from that step"),
+            std::string::npos)
+      << slurp(jobs() / "seal.out");
 }
 
 }  // namespace

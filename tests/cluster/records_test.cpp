@@ -6,7 +6,8 @@
 #include <set>
 
 #include "cluster_harness.hpp"
-#include "stoker/plan/run_record.hpp"
+#include "frozen_filesystem.hpp"
+#include "stoker/record/run_record.hpp"
 
 namespace stoker::test {
 namespace {
@@ -173,6 +174,154 @@ TEST_F(FaultsRecords, ALogThatCannotBeWrittenLeavesTheStepRunning) {
                              "/slurmd-n*.log | tail -2");
   EXPECT_NE(said.out.find("/nonexistent/stoker/jobs.jsonl"), std::string::npos) << said.out;
   EXPECT_FALSE(node_drained());
+}
+
+// A step of one rank per node whose tasks make no loader: the plugin still logs a "missing"
+// line per rank (the step is tuned). Prints the job id; `timeout` bounds a step that hangs.
+std::string step_printing_its_job(const std::string& srun_args) {
+  return "timeout 40 srun " + srun_args +
+         " --stoker-profile=cv bash -c 'if [ $SLURM_PROCID = 0 ]; then echo $SLURM_JOB_ID; fi'";
+}
+
+// slurmd's log lines of both nodes that hold `text`.
+std::string slurmd_lines(const std::string& text) {
+  return ClusterTest::run("grep -h -F '" + text + "' " + (ClusterTest::dir() / "log").string() +
+                          "/slurmd-n*.log || true")
+      .out;
+}
+
+// A job log folder users may write to (sticky, as /tmp), with names planted by an unprivileged
+// user (uid 4242, no account needed): frees any stepd an open FIFO holds when it goes.
+struct PlantedFolder {
+  fs::path path;
+  explicit PlantedFolder(const fs::path& p, const char* mode) : path(p) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+    ClusterTest::run(std::string("chmod ") + mode + " " + path.string());
+  }
+  // `cmd` run in the folder as the user.
+  void as_user(const std::string& cmd) const {
+    const RunResult r = ClusterTest::run(
+        "cd " + path.string() + " && setpriv --reuid=4242 --regid=4242 --clear-groups " + cmd);
+    EXPECT_EQ(r.rc, 0) << cmd << ": " << r.err;
+  }
+  ~PlantedFolder() {
+    // A writer blocked on opening a FIFO (the fault) goes on once someone opens it to read:
+    // opened read-write here, which never blocks, and drained of what it wrote.
+    ClusterTest::run("for f in " + path.string() +
+                     "/*; do [ -p \"$f\" ] || continue; exec 3<>\"$f\"; sleep 0.2;"
+                     " dd if=/proc/self/fd/3 iflag=nonblock of=/dev/null 2>/dev/null;"
+                     " exec 3<&-; done; true");
+    fs::remove_all(path);
+  }
+};
+
+// Issue 46, items 2 and 3: FIFOs planted as n1.jsonl and n2.jsonl in a job_log= folder held
+// both slurmstepds in task_exit for good (sbatch --wait had not returned after 150 s). In a
+// folder others may write without the sticky bit (where NFS with root_squash pushes admins),
+// a user can plant or replace any name: the folder is refused, and the step ends at once.
+TEST_F(FaultsRecords, AJobLogFolderOthersMayWriteIsRefusedAndTheStepEndsAtOnce) {
+  PlantedFolder logs(dir() / "open-logs", "0777");
+  logs.as_user("mkfifo n1.jsonl n2.jsonl");
+  use_records(logs.path.string() + "/");
+  const RunResult r = run(step_printing_its_job("-N 2 -n 2"));
+  ASSERT_EQ(r.rc, 0) << "the step did not end (124: it waited on the FIFOs)\n" << r.err;
+  const std::string job = lines_of(r.out).at(0);
+  const std::string said = slurmd_lines("job " + job + " step 0: " + logs.path.string());
+  EXPECT_EQ(count_of(said, "is writable by others"), 2) << said;  // once on each node
+  EXPECT_TRUE(fs::is_fifo(logs.path / "n1.jsonl"));
+  EXPECT_FALSE(node_drained());
+}
+
+// In a sticky folder a user may still plant a name before the node first writes it: a FIFO
+// (n1), a link to a root file (n2), and, for a second step, a file of their own (n1). Each is
+// refused at once with one error naming it; nothing is written through it.
+TEST_F(FaultsRecords, NamesAUserPlantedInAStickyJobLogFolderAreRefusedAtOnce) {
+  PlantedFolder logs(dir() / "sticky-logs", "1777");
+  const fs::path victim = dir() / "victim.txt";
+  write_file(victim, "root's\n");
+  logs.as_user("mkfifo n1.jsonl");
+  logs.as_user("ln -s " + victim.string() + " n2.jsonl");
+  use_records(logs.path.string() + "/");
+  const RunResult r = run(step_printing_its_job("-N 2 -n 2"));
+  ASSERT_EQ(r.rc, 0) << "the step did not end (124: it waited on the FIFO)\n" << r.err;
+  const std::string job = lines_of(r.out).at(0);
+  const std::string fifo = slurmd_lines("job " + job + " step 0: " + logs.path.string() + "/n1");
+  EXPECT_EQ(count_of(fifo, "is not a regular file"), 1) << fifo;
+  const std::string link = slurmd_lines("job " + job + " step 0: " + logs.path.string() + "/n2");
+  EXPECT_EQ(count_of(link, "is a symbolic link"), 1) << link;
+  EXPECT_EQ(slurp(victim), "root's\n");
+
+  fs::remove(logs.path / "n1.jsonl");
+  logs.as_user("sh -c 'echo forged > n1.jsonl'");
+  const RunResult again = run(step_printing_its_job("-N 1 -n 1 -w n1"));
+  ASSERT_EQ(again.rc, 0) << again.err;
+  const std::string job2 = lines_of(again.out).at(0);
+  const std::string own = slurmd_lines("job " + job2 + " step 0: " + logs.path.string() + "/n1");
+  EXPECT_EQ(count_of(own, "is owned by uid 4242"), 1) << own;
+  EXPECT_EQ(slurp(logs.path / "n1.jsonl"), "forged\n");
+  EXPECT_FALSE(node_drained());
+}
+
+// Issue 46, item 3: a job log on a filesystem that stops answering (a hard-mounted NFS whose
+// server is away) held slurmstepd in task_exit, in D state, for as long as it was away. Frozen
+// here (fsfreeze on a loop-mounted ext4, on n1: n2 has a mount namespace of its own): the step
+// ends after the writer's deadline, and slurmd's log says the lines may be missing.
+TEST_F(FaultsRecords, AJobLogThatDoesNotAnswerDoesNotHoldTheStep) {
+  FrozenFilesystem frozen(dir() / "frozen-nfs");
+  if (!frozen.ok()) GTEST_SKIP() << frozen.why_not();
+  fs::create_directories(frozen.path() / "logs");
+  use_records((frozen.path() / "logs").string() + "/");
+  frozen.freeze(std::chrono::seconds(70));  // thawed then at the latest: the stepd goes on
+  const RunResult r = run(step_printing_its_job("-N 1 -n 1 -w n1"));
+  frozen.thaw();
+  ASSERT_EQ(r.rc, 0) << "the step waited on the filesystem (124)\n" << r.err;
+  const std::string said = slurmd_lines("job " + lines_of(r.out).at(0) + " step 0: ");
+  EXPECT_NE(said.find("did not answer"), std::string::npos) << said;
+  EXPECT_FALSE(node_drained());
+}
+
+// Issue 46, item 6: a rank killed mid-write leaves its writer's temporary, and a task may leave
+// anything in its record folder (files, folders, links, a FIFO); the folder then stayed in
+// RAM-backed /run. After the step, the record root is empty, and nothing outside was touched.
+TEST_F(FaultsRecords, EverythingAStepLeavesInItsRecordFolderIsRemoved) {
+  use_records(log().string());
+  const fs::path outside = dir() / "outside-records";
+  fs::create_directories(outside);
+  write_file(outside / "keep", "kept");
+  const RunResult r =
+      run("srun -N 2 -n 2 --stoker-profile=cv bash -c 'd=$STOKER_RUN_RECORD_DIR;"
+          " echo \"{\\\"half\" > $d/rank-$SLURM_PROCID.json.tmp.$$.0; mkdir -p $d/sub/deeper;"
+          " echo x > $d/sub/deeper/file; ln -s " +
+          outside.string() + " $d/outside; ln -s " + (outside / "keep").string() +
+          " $d/sub/keep; mkfifo $d/fifo'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(fs::is_empty(root())) << "a step's record folder was left";
+  EXPECT_EQ(slurp(outside / "keep"), "kept");
+  fs::remove_all(outside);
+}
+
+// Issue 46, item 8: a node whose tasks never started collects its lines at the step's exit,
+// where SLURMD_NODENAME in the step's environment is srun's (srun run on another node: here,
+// set by hand), not this node's: the line and the per-node file took srun's node's name.
+TEST_F(FaultsRecords, AStepWhoseTasksNeverStartedIsLoggedUnderThisNodesName) {
+  const fs::path folder = dir() / "exit-logs";
+  fs::remove_all(folder);
+  use_records(folder.string() + "/");
+  // A per-task output file (%t: the node opens it, not srun) that slurmstepd cannot open: its
+  // I/O setup fails, and no task is forked.
+  const RunResult r =
+      run("SLURMD_NODENAME=elsewhere timeout 40 srun -N 1 -n 1 -w n2 -o " +
+          (dir() / "no-such-folder" / "out.%t").string() + " --stoker-profile=cv true");
+  EXPECT_NE(r.rc, 124) << r.err;
+  EXPECT_NE(r.err.find("launch failed"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(folder / "elsewhere.jsonl")) << slurp(folder / "elsewhere.jsonl");
+  const std::vector<std::string> lines = lines_of(slurp(folder / "n2.jsonl"));
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  const JobLogLine l = parse_job_log_line(lines[0], "n2.jsonl");
+  EXPECT_EQ(l.node, "n2");
+  EXPECT_EQ(l.status, "missing");
+  fs::remove_all(folder);
 }
 
 }  // namespace

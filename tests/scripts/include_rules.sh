@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The rooms' include rules (docs/architecture.md), checked on the source tree:
 #   - the rooms are ordered, lowest first:
-#       common topology plan sources transforms distributed loader cuda doctor
+#       common topology plan record sources transforms distributed loader cuda doctor
 #     a file of runtime/src/ROOM/ or runtime/include/stoker/ROOM/ includes headers of its own
 #     room and of lower ones only (stoker/ROOM/... public, ROOM/... internal), never upwards;
+#   - within a room, no include cycle: a name's header and source (public or internal) count
+#     as one part, and a part never includes a part that includes it back, at any distance
+#     (a header that holds types its room's files need splits them into their own header);
 #   - spank_plugin/ includes no loader, CUDA or Python header: the plugin runs inside
 #     slurmstepd and must not pull the data path (threads, CUDA, libpython) into it;
 #   - tools, the Python bindings and the plugin include public headers (stoker/...) and
@@ -23,7 +26,7 @@ cd "$root" || exit 2
 fails=0
 bad() { echo "FAIL $1:"; sed 's/^/    /' <<<"$2"; fails=$((fails + 1)); }
 
-rooms=(common topology plan sources transforms distributed loader cuda doctor)
+rooms=(common topology plan record sources transforms distributed loader cuda doctor)
 # Every folder of runtime/src and include/stoker is a room with a place in the order.
 for dir in runtime/src/*/ runtime/include/stoker/*/; do
   name=$(basename "$dir")
@@ -37,6 +40,21 @@ for i in "${!rooms[@]}"; do
   room=${rooms[$i]}
   hits=$(grep -rnE "#include \"(stoker/)?($higher)/" "runtime/src/$room" "runtime/include/stoker/$room" 2>/dev/null)
   [ -z "$hits" ] || bad "$room includes a higher room ($higher)" "$hits"
+done
+
+# The parts of a room: ROOM/NAME for stoker/ROOM/NAME.hpp, src/ROOM/NAME.hpp and .cpp. Each
+# include of a part of the same room ("stoker/ROOM/x.hpp", "ROOM/x.hpp", or "x.hpp" beside
+# it) is an edge; tsort names the parts of each cycle it finds.
+for room in "${rooms[@]}"; do
+  edges=$(grep -rHoE '^#include "[^"]+"' "runtime/src/$room" "runtime/include/stoker/$room" 2>/dev/null |
+    sed -E "s#^runtime/(src|include/stoker)/$room/([^.:]+)\.[ch]pp:\#include \"(stoker/)?#\2 #; s#\"\$##" |
+    awk -v room="$room" '{ to = $2; sub(/\.[ch]pp$/, "", to)
+      if (to !~ /\//) to = room "/" to
+      if (index(to, room "/") == 1) { to = substr(to, length(room) + 2); if (to != $1) print $1, to } }')
+  [ -n "$edges" ] || continue
+  loops=$(tsort <<<"$edges" 2>&1 >/dev/null |
+    sed -E "s#^tsort: .*input contains a loop:#a cycle:#; s#^tsort: #  $room/#")
+  [ -z "$loops" ] || bad "$room: parts that include each other (split what the lower one needs into a header of its own)" "$loops"
 done
 
 hits=$(grep -rnE '#include [<"](stoker/(loader|cuda|sources|transforms|distributed|doctor)/|loader/|cuda/|cuda_|Python\.h|pybind11)' spank_plugin/)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes a job log as the plugin writes it (plan/run_record.hpp): LINES lines, 8 ranks per
+"""Writes a job log as the plugin writes it (record/run_record.hpp): LINES lines, 8 ranks per
 job step, a 48-point timeline each (~1.5 KB a line), users and partitions in turn, waits
 from a seeded random draw; job 1000's ranks wait most (50-60 %), with the ring at
 prefetch_max, so it leads any report.

@@ -1,8 +1,8 @@
-// A run record with every field set (plan/run_record.hpp), for the tests that read records
+// A run record with every field set (record/run_record.hpp), for the tests that read records
 // back and the benchmark of the plugin's collection.
 #pragma once
 
-#include "stoker/plan/run_record.hpp"
+#include "stoker/record/run_record.hpp"
 
 namespace stoker::test {
 

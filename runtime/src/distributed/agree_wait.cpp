@@ -1,11 +1,10 @@
-// How long a rank waits at the epoch agreement, and what it says meanwhile: the texts both
-// transports print (MPI here, torch.distributed from the Python module).
+#include "stoker/distributed/agree_wait.hpp"
+
 #include <cstdio>
 #include <mutex>
 #include <string>
 
 #include "stoker/common/launch_env.hpp"
-#include "stoker/distributed/agreement.hpp"
 #include "stoker/distributed/world.hpp"
 
 namespace stoker {

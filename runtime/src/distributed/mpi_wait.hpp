@@ -10,7 +10,7 @@
 #include <string>
 
 #include "mpi_comm.hpp"
-#include "stoker/distributed/agreement.hpp"
+#include "stoker/distributed/agree_wait.hpp"
 
 namespace stoker::distributed {
 

@@ -5,7 +5,7 @@
 
 #include "mix.hpp"
 #include "stoker/common/error.hpp"
-#include "stoker/distributed/sampler.hpp"
+#include "stoker/distributed/permutation.hpp"
 
 namespace stoker {
 

@@ -5,6 +5,7 @@
 
 #include "mix.hpp"
 #include "stoker/common/error.hpp"
+#include "stoker/distributed/permutation.hpp"
 
 namespace stoker {
 

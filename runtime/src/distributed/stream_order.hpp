@@ -24,7 +24,7 @@
 #include <memory>
 #include <vector>
 
-#include "stoker/distributed/sampler.hpp"
+#include "stoker/distributed/sampler_options.hpp"
 
 namespace stoker {
 

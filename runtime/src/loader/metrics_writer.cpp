@@ -57,11 +57,11 @@ const char* const kTodo = "point STOKER_METRICS at a writable folder (the textfi
 void write_file_atomically(const std::string& path, const std::string& text,
                            const std::string& todo) {
   // A temporary of its own per call: two writers of one path (two loaders given the same
-  // STOKER_METRICS, in one process or two) must not write into each other's half a file.
-  static std::atomic<uint64_t> calls{0};
-  const std::string tmp =
-      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(calls++);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // STOKER_METRICS, in one process or two) must not write into each other's half a file. Made
+  // fresh (mkostemp: O_CREAT | O_EXCL, so never through a link) under a name no one can guess:
+  // a textfile folder is shared, and a record folder may hold what its user planted.
+  std::string tmp = path + ".tmp.XXXXXX";
+  int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
   if (fd < 0) throw Error(tmp, std::string("cannot create: ") + std::strerror(errno), todo);
   // Readable by node-exporter (another user) whatever the job's umask (077 would hide it).
   (void)::fchmod(fd, 0644);

@@ -117,7 +117,8 @@ std::optional<Share> narrower_mask(const Plan& exported, const CpuSet& mask,
 void say_once(std::atomic<bool>& said, const std::string& line) {
   if (!said.exchange(true)) std::fprintf(stderr, "%s\n", line.c_str());
 }
-std::atomic<bool> said_version{false}, said_changed{false}, said_threads{false};
+std::atomic<bool> said_version{false}, said_changed{false}, said_threads{false},
+    said_other_step{false}, said_unsealed{false};
 
 // Names `changes` made after the plugin planned in the plan's reasons and, once, on stderr:
 // "<what> after the plugin planned (...)<verdict>A=1 (the plugin's 2); <then>", and `todo`.
@@ -139,7 +140,15 @@ std::optional<std::string> profiles_file_from(const EnvGetter& env) {
 }
 
 std::optional<LocalPlan> plugin_plan(const EnvGetter& given) {
-  const std::optional<std::string> version = given("STOKER_PLAN_VERSION");
+  // The seal first: it holds the version too, so an image's STOKER_PLAN_VERSION cannot turn
+  // the plugin's plan off (its change is named below with the others).
+  const SealedEnv sealed = sealed_env(given);
+  const EnvGetter& env = sealed.env;
+  if (sealed.other_step) {
+    say_once(said_other_step, "stoker: " + sealed.note + ": the plan is computed in this process");
+    return std::nullopt;
+  }
+  const std::optional<std::string> version = env("STOKER_PLAN_VERSION");
   if (version && *version != std::to_string(Plan::kVersion)) {
     say_once(said_version,
              "stoker: STOKER_PLAN_VERSION=" + *version + " is the plugin's contract; this " +
@@ -148,8 +157,6 @@ std::optional<LocalPlan> plugin_plan(const EnvGetter& given) {
                  "stoker release)");
     return std::nullopt;
   }
-  const SealedEnv sealed = sealed_env(given);
-  const EnvGetter& env = sealed.env;
   std::optional<Plan> exported = read_plan(env);
   if (!exported) return std::nullopt;
   check_env_plan(*exported);  // CPUs and NUMA nodes this machine has, a budget above 0
@@ -185,6 +192,12 @@ std::optional<LocalPlan> plugin_plan(const EnvGetter& given) {
   note_changes(out.plan, said_changed, "changed", ", not used: ", sealed.changed,
                "the plugin's values stand",
                "change the plan with --stoker-* flags, and leave STOKER_* out of the image");
+  if (!sealed.note.empty()) {  // an empty seal: nothing to check the values against
+    out.plan.reasons.push_back({"source", sealed.note});
+    say_once(said_unsealed, "stoker: " + sealed.note +
+                                " (leave STOKER_PLAN_SEAL as the plugin set it; change the plan "
+                                "with --stoker-* flags)");
+  }
   return out;
 }
 

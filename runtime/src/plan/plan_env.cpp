@@ -16,8 +16,20 @@ EnvVars plan_to_env(const Plan& p) {
   return out;
 }
 
-std::string plan_seal(const EnvVars& vars) {
-  std::vector<std::string> items;
+namespace {
+
+// The seal's own entry: the step it was made for. '@' begins no variable's name.
+constexpr const char* kSealStep = "@step";
+
+std::string step_text(const std::string& job, const std::string& step) {
+  return job + "." + step;
+}
+
+}  // namespace
+
+std::string plan_seal(const EnvVars& vars, uint32_t job_id, uint32_t step_id) {
+  std::vector<std::string> items{std::string(kSealStep) + "=" +
+                                 step_text(std::to_string(job_id), std::to_string(step_id))};
   for (const auto& [name, value] : vars) {
     if (value.find(';') == std::string::npos) items.push_back(name + "=" + value);
   }
@@ -26,9 +38,31 @@ std::string plan_seal(const EnvVars& vars) {
 
 SealedEnv sealed_env(const EnvGetter& env) {
   const std::optional<std::string> seal = env(kPlanSealVar);
-  if (!seal) return {env, {}, {}};
-  auto sealed =
-      std::make_shared<const std::map<std::string, std::string>>(split_assignments(*seal, ';'));
+  SealedEnv as_it_is;  // the environment unsealed
+  as_it_is.env = env;
+  if (!seal) return as_it_is;
+  if (seal->empty()) {
+    as_it_is.note = std::string(kPlanSealVar) +
+                    " is empty (cleared after the plugin planned, by a container image's "
+                    "environment or a wrapper): the STOKER_* values are read as they are, "
+                    "unchecked against the plugin's";
+    return as_it_is;
+  }
+  auto items = split_assignments(*seal, ';');
+  const auto made_for = items.find(kSealStep);
+  if (made_for != items.end()) {
+    const std::optional<std::string> job = env("SLURM_JOB_ID"), step = env("SLURM_STEP_ID");
+    if (job && step && step_text(*job, *step) != made_for->second) {
+      as_it_is.other_step = true;
+      as_it_is.note = std::string(kPlanSealVar) + " was made for job.step " + made_for->second +
+                      ", and this process runs in " + step_text(*job, *step) +
+                      ": its STOKER_* plan was inherited from that step (a step launched inside "
+                      "a tuned one), not made for this one";
+      return as_it_is;
+    }
+    items.erase(made_for);
+  }
+  auto sealed = std::make_shared<const std::map<std::string, std::string>>(std::move(items));
   SealedEnv out;
   const auto differs = [&env](const std::string& name, const std::string& value,
                               std::vector<std::string>& changes) {

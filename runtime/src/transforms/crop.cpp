@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "stoker/transforms/image_transforms.hpp"
+#include "stoker/transforms/crop.hpp"
 #include "transforms/counter_rng.hpp"
 
 namespace stoker {

@@ -5,7 +5,7 @@
 
 #include "stoker/common/error.hpp"
 #include "stoker/transforms/decode_warnings.hpp"
-#include "stoker/transforms/image_transforms.hpp"
+#include "stoker/transforms/full_decode.hpp"
 
 namespace stoker {
 

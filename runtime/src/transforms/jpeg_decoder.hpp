@@ -10,9 +10,10 @@
 #include <csetjmp>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>  // before jpeglib.h, which needs FILE (libjpeg-turbo 2.0 includes no stdio.h)
 #include <span>
 #include <vector>
+
+#include <cstdio>  // jpeglib.h needs FILE and size_t first: a block of its own, so it stays first
 
 #include <jerror.h>  // message codes (JWRN_*)
 #include <jpeglib.h>

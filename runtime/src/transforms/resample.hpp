@@ -4,27 +4,16 @@
 // torchvision's antialias=True reproduces): the filter widens by the downscale factor.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "stoker/transforms/image_transforms.hpp"
 #include "transforms/decoded_region.hpp"
+#include "transforms/resample_args.hpp"
 
 namespace stoker {
-
-// Weights of one axis: output i reads inputs start[i] .. start[i]+taps-1 with weights
-// weights[i*taps ...]. Every output uses the same tap count (zero-padded) so the inner
-// loops have a fixed trip count.
-struct AxisWeights {
-  int taps = 0;
-  int lo = 0, hi = 0;  // inputs needed: [lo, hi)
-  int* start = nullptr;
-  float* weights = nullptr;
-};
 
 // The box [x, x + w) x [y, y + h) of an in_w x in_h image, resampled to out x out pixels.
 struct ResampleBox {
@@ -50,19 +39,6 @@ void fill_box_weights(const ResampleBox& box, int* starts, float* weights, BoxWe
 // which allocates nothing per sample).
 BoxWeights box_weights(const ResampleBox& box, std::vector<int>& starts,
                        std::vector<float>& weights);
-
-// out_value = pixel * scale[c] + bias[c] (pixel on 0..255) for float outputs.
-struct Normalization {
-  std::array<float, 3> scale{1, 1, 1}, bias{0, 0, 0};
-  static Normalization from(const ImageTransformOptions& opts);
-};
-
-struct ResampleTarget {
-  void* out = nullptr;
-  int width = 0, height = 0;
-  DType dtype = DType::F32;
-  Layout layout = Layout::CHW;
-};
 
 // The code that runs the pass: a portable kernel (any compiler and CPU) and, on x86-64, an
 // AVX2 one (8 floats per operation, F16C for float16) chosen at run time. Both do the same

@@ -9,8 +9,9 @@
 
 #include <cstring>
 
+#include "transforms/decoded_region.hpp"
 #include "transforms/half.hpp"
-#include "transforms/resample.hpp"
+#include "transforms/resample_args.hpp"
 
 namespace stoker {
 

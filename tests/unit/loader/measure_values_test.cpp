@@ -1,4 +1,4 @@
-// The table of what a run measures (stoker/plan/run_measures.hpp) against its writers: every
+// The table of what a run measures (stoker/record/run_measures.hpp) against its writers: every
 // row has one name, Prometheus carries each exported row with its value and help, the run
 // record each recorded row, and README's metrics table says what the table says.
 #include <gtest/gtest.h>

@@ -116,6 +116,23 @@ TEST(FaultsMetrics, TwoWritersOfOnePathNeverLeaveABrokenFile) {
   EXPECT_GT(reads, 20);
 }
 
+// Issue 46: the temporary was opened O_CREAT | O_TRUNC under a name anyone could guess
+// (<path>.tmp.<pid>.<n>): a link planted there by another user of the folder (a step folder
+// of an earlier job with this id, a shared textfile folder) was written through, and then
+// renamed over the file. Temporaries are made fresh (O_EXCL, never a link followed).
+TEST(FaultsMetrics, ALinkPlantedUnderATemporarysNameIsNotWrittenThrough) {
+  TempDir dir;
+  const std::string path = dir.file("rank-0.json");
+  const std::string victim = dir.file("victim");
+  { std::ofstream(victim) << "kept"; }
+  const std::string guess = path + ".tmp." + std::to_string(::getpid()) + ".";
+  for (int n = 0; n < 4096; ++n) std::filesystem::create_symlink(victim, guess + std::to_string(n));
+  write_file_atomically(path, "the record\n", "");
+  EXPECT_EQ(slurp(victim), "kept");
+  EXPECT_FALSE(std::filesystem::is_symlink(path));
+  EXPECT_EQ(slurp(path), "the record\n");
+}
+
 TEST(MetricsWriter, BadPathFailsAtConstruction) {
   std::atomic<uint64_t> calls{0};
   EXPECT_THROW(MetricsWriter("/nonexistent/dir/m.prom", {}, counting(calls), 1s), Error);

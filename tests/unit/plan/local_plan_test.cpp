@@ -76,13 +76,14 @@ TEST(FaultsLocalPlan, PlanningInProcessMapsNoGlOpenClOrGpuDriverLibrary) {
   EXPECT_EQ(test::mapped_gpu_or_hwloc_plugin_libraries(), std::set<std::string>{});
 }
 
-// The plugin's variables for a plan of this machine, sealed as task_env seals them.
+// The plugin's variables for a plan of this machine, sealed as task_env seals them for step 0
+// of job 77 (the tests run outside Slurm: no SLURM_JOB_ID or SLURM_STEP_ID to compare).
 std::map<std::string, std::string> sealed_plugin_env() {
   PlanRequest r;
   r.ignore_env = true;
   const EnvVars vars = plan_to_env(plan_for_this_process(r).plan);
   std::map<std::string, std::string> env(vars.begin(), vars.end());
-  env[kPlanSealVar] = plan_seal(vars);
+  env[kPlanSealVar] = plan_seal(vars, 77, 0);
   return env;
 }
 
@@ -106,10 +107,45 @@ TEST(FaultsLocalPlan, AnImagesStokerVariableDoesNotReplaceThePluginsPlan) {
 TEST(FaultsLocalPlan, AnotherReleasesContractIsNotReadButComputedHere) {
   ScopedEnv env;
   clear_launcher_env(env);
+  // Another release's plugin: its own version, sealed as that plugin seals it, or no seal.
   std::map<std::string, std::string> vars = sealed_plugin_env();
+  vars.erase(kPlanSealVar);
   vars["STOKER_PLAN_VERSION"] = "99";
   vars["STOKER_WORKERS"] = "a field of another meaning";
   EXPECT_FALSE(plugin_plan(env_from(vars)));
+  vars[kPlanSealVar] = plan_seal(EnvVars(vars.begin(), vars.end()), 77, 0);
+  EXPECT_FALSE(plugin_plan(env_from(vars)));
+}
+
+// Issue 46: the version was checked before the seal was applied, so an image that set
+// STOKER_PLAN_VERSION (to another release's, or garbage) had its process plan for itself, past
+// the seal. The seal holds the version too: the plugin's plan stands, and the change is named.
+TEST(FaultsPlanSeal, AnImagesPlanVersionDoesNotBypassTheSeal) {
+  ScopedEnv env;
+  clear_launcher_env(env);
+  std::map<std::string, std::string> vars = sealed_plugin_env();
+  const std::string workers = vars.at("STOKER_WORKERS");
+  vars["STOKER_PLAN_VERSION"] = "99";
+  vars["STOKER_WORKERS"] = "64";
+  const std::optional<LocalPlan> lp = plugin_plan(env_from(vars));
+  ASSERT_TRUE(lp) << "the image's STOKER_PLAN_VERSION=99 unsealed the plan";
+  EXPECT_EQ(std::to_string(lp->plan.workers), workers);
+  EXPECT_NE(lp->plan.reason("source").find("STOKER_PLAN_VERSION=99 (the plugin's "),
+            std::string::npos)
+      << lp->plan.reason("source");
+}
+
+// An empty STOKER_PLAN_SEAL (an image or a wrapper cleared it) unsealed the plan without a
+// word: the values are read as they are, and the plan's reasons and stderr name the variable.
+TEST(FaultsPlanSeal, AnEmptySealIsNamed) {
+  ScopedEnv env;
+  clear_launcher_env(env);
+  std::map<std::string, std::string> vars = sealed_plugin_env();
+  vars[kPlanSealVar] = "";
+  const std::optional<LocalPlan> lp = plugin_plan(env_from(vars));
+  ASSERT_TRUE(lp);
+  EXPECT_NE(lp->plan.reason("source").find("STOKER_PLAN_SEAL is empty"), std::string::npos)
+      << lp->plan.reason("source");
 }
 
 // In a child: binds this process to `cpus` (as taskset or numactl in the step would), then

@@ -227,9 +227,29 @@ TEST(FaultsEnvContract, APlanIsCheckedAgainstTheMachinesCpusNodesAndBudget) {
   fs::remove_all(root);
 }
 
-TEST(PlanSeal, NamesEachVariableWithItsValueAndLeavesOutAValueWithASemicolon) {
-  EXPECT_EQ(plan_seal({{"STOKER_WORKERS", "6"}, {"STOKER_PROFILES", "/etc/a;b"}, {"X", ""}}),
-            "STOKER_WORKERS=6;X=");
+TEST(PlanSeal, NamesItsStepThenEachVariableWithItsValueAndLeavesOutAValueWithASemicolon) {
+  EXPECT_EQ(plan_seal({{"STOKER_WORKERS", "6"}, {"STOKER_PROFILES", "/etc/a;b"}, {"X", ""}}, 77, 0),
+            "@step=77.0;STOKER_WORKERS=6;X=");
+}
+
+// The seal of the step a process runs in (SLURM_JOB_ID, SLURM_STEP_ID) is read; another step's
+// is not, and says so; without the ids (a batch step: Slurm sets no SLURM_STEP_ID there) it is.
+TEST(PlanSeal, ASealIsReadInTheStepItWasMadeFor) {
+  std::map<std::string, std::string> vars{
+      {"STOKER_WORKERS", "64"},
+      {kPlanSealVar, plan_seal({{"STOKER_WORKERS", "6"}}, 77, 3)},
+      {"SLURM_JOB_ID", "77"}};
+  EXPECT_EQ(sealed_env(env_from(vars)).env("STOKER_WORKERS"), "6");
+  vars["SLURM_STEP_ID"] = "3";
+  EXPECT_EQ(sealed_env(env_from(vars)).env("STOKER_WORKERS"), "6");
+  EXPECT_FALSE(sealed_env(env_from(vars)).other_step);
+  vars["SLURM_STEP_ID"] = "4";
+  const SealedEnv other = sealed_env(env_from(vars));
+  EXPECT_TRUE(other.other_step);
+  EXPECT_EQ(other.env("STOKER_WORKERS"), "64");
+  EXPECT_NE(other.note.find("made for job.step 77.3, and this process runs in 77.4"),
+            std::string::npos)
+      << other.note;
 }
 
 TEST(PlanSeal, WithoutASealTheEnvironmentIsReadAsItIs) {
@@ -242,7 +262,7 @@ TEST(PlanSeal, WithoutASealTheEnvironmentIsReadAsItIs) {
 // and the loader ran 64 workers on one CPU. The seal's values are read, and the change named.
 TEST(FaultsPlanSeal, AVariableChangedAfterThePluginIsReadFromTheSealAndNamed) {
   std::map<std::string, std::string> vars = as_map(plan_to_env(sample_plan()));
-  vars[kPlanSealVar] = plan_seal(plan_to_env(sample_plan()));
+  vars[kPlanSealVar] = plan_seal(plan_to_env(sample_plan()), 77, 0);
   vars["STOKER_WORKERS"] = "64";
   vars.erase("STOKER_NICS");
   vars["STOKER_UNSEALED"] = "kept";
@@ -259,7 +279,7 @@ TEST(FaultsPlanSeal, AVariableChangedAfterThePluginIsReadFromTheSealAndNamed) {
 
 TEST(FaultsPlanSeal, ThreadVariablesChangedAfterThePluginAreNamed) {
   std::map<std::string, std::string> vars = as_map(plan_to_env(sample_plan()));
-  vars[kPlanSealVar] = plan_seal(plan_to_env(sample_plan()));
+  vars[kPlanSealVar] = plan_seal(plan_to_env(sample_plan()), 77, 0);
   vars[kExportedVar] = "RANK=0,OMP_NUM_THREADS=2,MKL_NUM_THREADS=2";
   vars["OMP_NUM_THREADS"] = "7";  // an image's
   vars["MKL_NUM_THREADS"] = "2";

@@ -1,10 +1,8 @@
 // The collector on real files as root would meet them: records that are fine, missing,
 // empty, truncated, huge, symbolic links, FIFOs, another user's, hard links, or naming
-// another job; a record folder that is a link; a job log that cannot be written or is full.
+// another job; a record folder that is a link, left full, or left by an earlier step.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "child_process.hpp"
+#include "job_log.hpp"
 #include "record_collect.hpp"
 #include "stoker/common/error.hpp"
 
@@ -98,7 +96,7 @@ TEST(RecordCollect, ReadsEachRanksRecordAndLogsOneLineEach) {
     EXPECT_EQ(parse_job_log_line(line, "log").rank, static_cast<uint64_t>(n % 3));
   EXPECT_EQ(n, 6);
 
-  EXPECT_EQ(remove_step_folder(root.str(), "77.0", {0, 1, 2}), "");
+  EXPECT_EQ(remove_step_folder(root.str(), "77.0"), "");
   EXPECT_FALSE(fs::exists(folder));
 }
 
@@ -164,7 +162,7 @@ TEST(RecordCollect, AMissingRecordOfAContainerizedRankNamesTheMissingMount) {
   lines = collect_records(root.str(), "77.0.0", {0}, in_container);
   EXPECT_NE(lines[0].problem.find(": no record (the rank made no stoker loader"), std::string::npos)
       << lines[0].problem;
-  EXPECT_EQ(remove_step_folder(root.str(), "77.0.0", {0}), "");
+  EXPECT_EQ(remove_step_folder(root.str(), "77.0.0"), "");
 }
 
 TEST(RecordCollect, ContainerMountsReachAFolderAtItsOwnPathOnly) {
@@ -189,7 +187,7 @@ TEST(FaultsRecordCollect, AStepFolderReplacedByALinkIsNotFollowed) {
   const auto lines = collect_records(root.str(), "77.0", {0}, who());
   EXPECT_EQ(lines[0].status, "missing");
   EXPECT_NE(lines[0].problem.find("record folder is gone"), std::string::npos);
-  EXPECT_EQ(remove_step_folder(root.str(), "77.0", {0}), "");
+  EXPECT_EQ(remove_step_folder(root.str(), "77.0"), "");
   EXPECT_TRUE(fs::exists(root.path / "elsewhere" / "rank-0.json"));  // not removed through it
 }
 
@@ -204,51 +202,47 @@ TEST(FaultsRecordCollect, ARootOthersMayWriteIsRefused) {
   }
 }
 
-TEST(FaultsRecordCollect, ALogThatCannotBeWrittenIsOneLine) {
+// Issue 46: a rank killed mid-write leaves its writer's temporary (rank-N.json.tmp.<pid>.<n>, now
+// .tmp.XXXXXX), and a user may leave anything in their step's folder; the folder then stayed in
+// RAM-backed /run until reboot. Everything is removed, without following a link anywhere.
+TEST(FaultsRecordCollect, EverythingAStepLeftIsRemovedWithoutFollowingLinks) {
   Root root;
-  const std::string missing = root.str() + "/no/such/folder/jobs.jsonl";
-  EXPECT_NE(append_to_log(missing, {"x"}).find(missing + ": cannot open the job log"),
-            std::string::npos);
-  fs::create_symlink(root.path / "target", root.path / "link.jsonl");
-  EXPECT_NE(append_to_log(root.str() + "/link.jsonl", {"x"}).find("cannot open"),
-            std::string::npos);
-  EXPECT_FALSE(fs::exists(root.path / "target"));  // not created through the link
-  EXPECT_NE(append_to_log(root.str(), {"x"}).find("cannot open"), std::string::npos);
+  const std::string folder = make_step_folder(root.str(), "77.0", ::geteuid(), ::getegid());
+  const fs::path f(folder);
+  fs::create_directories(root.path / "outside" / "inner");
+  write(root.path / "outside" / "keep", "kept");
+  write(root.path / "outside" / "inner" / "keep", "kept");
+  write(f / "rank-0.json", to_json(record(0)));
+  write(f / "rank-1.json.tmp.4711.3", "{\"half");
+  write(f / "notes.txt", "a user's file");
+  fs::create_directories(f / "sub" / "deeper");
+  write(f / "sub" / "deeper" / "file", "x");
+  fs::create_symlink(root.path / "outside" / "keep", f / "link");
+  fs::create_directory_symlink(root.path / "outside", f / "dirlink");
+  fs::create_directory_symlink(root.path / "outside", f / "sub" / "dirlink");
+  ASSERT_EQ(::mkfifo((f / "fifo").c_str(), 0600), 0);
+  EXPECT_EQ(remove_step_folder(root.str(), "77.0"), "");
+  EXPECT_FALSE(fs::exists(f)) << "the step's folder was left";
+  EXPECT_EQ(read_all((root.path / "outside" / "keep").string()), "kept");
+  EXPECT_EQ(read_all((root.path / "outside" / "inner" / "keep").string()), "kept");
 }
 
-TEST(FaultsRecordCollect, AFullLogIsOneLineNamingIt) {
+// A folder of an earlier step of the same ids (a job id used again, a requeued job) was chowned
+// to the new user with the old user's files inside, a planted link among them. Never reused:
+// the new step's folder is a fresh, empty one of its own user.
+TEST(FaultsRecordCollect, AnEarlierFolderIsNeverReusedForAnotherUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root: the folders belong to two users";
   Root root;
-  const std::string log = root.str() + "/jobs.jsonl";
-  // A file size limit stands for a full disk: the write fails the same way (EFBIG/ENOSPC).
-  const test::ChildResult r = test::run_in_child([&](FILE* out) {
-    ::signal(SIGXFSZ, SIG_IGN);
-    const rlimit limit{100, 100};
-    ::setrlimit(RLIMIT_FSIZE, &limit);
-    std::fprintf(out, "%s",
-                 append_to_log(log, {std::string(60, 'a'), std::string(60, 'b')}).c_str());
-    return 0;
-  });
-  EXPECT_EQ(r.status, 0) << r.describe();
-  EXPECT_NE(r.out.find(log + ": cannot append to the job log"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("1 of 2 lines written"), std::string::npos) << r.out;
-}
-
-// A job_log= folder (it ends with '/', or is one): this node's own file in it, the folder
-// made when missing; an odd node name cannot leave the folder. A file stays itself.
-TEST(FaultsRecordCollect, AJobLogFolderMeansOneFilePerNode) {
-  Root root;
-  const std::string file = root.str() + "/jobs.jsonl";
-  EXPECT_EQ(job_log_file(file, "n1"), file);
-  const std::string folder = root.str() + "/logs/";
-  EXPECT_EQ(job_log_file(folder, "n1"), folder + "n1.jsonl");
-  EXPECT_TRUE(fs::is_directory(folder));
-  EXPECT_EQ(job_log_file(root.str() + "/logs", "gpu-07.cluster"),
-            root.str() + "/logs/gpu-07.cluster.jsonl");
-  EXPECT_EQ(job_log_file(folder, "../etc/x"), folder + "_._etc_x.jsonl");
-  EXPECT_EQ(job_log_file(folder, ""), folder + "unknown-node.jsonl");
-  EXPECT_EQ(append_to_log(job_log_file(folder, "n2"), {"a", "b"}), "");
-  std::ifstream in(folder + "n2.jsonl");
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_EQ(text.str(), "a\nb\n");
+  const std::string old = make_step_folder(root.str(), "77.0.0", 4242, 4242);
+  write(root.path / "victim", "the new user's");
+  write(fs::path(old) / "rank-0.json", "{}");
+  fs::create_symlink(root.path / "victim", fs::path(old) / "rank-1.json");
+  const std::string fresh = make_step_folder(root.str(), "77.0.0", 4343, 4343);
+  EXPECT_EQ(fresh, old);
+  EXPECT_TRUE(fs::is_empty(fresh)) << "the earlier step's files are still there";
+  struct stat st {};
+  ASSERT_EQ(::lstat(fresh.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 4343u);
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
+  EXPECT_EQ(read_all((root.path / "victim").string()), "the new user's");
 }

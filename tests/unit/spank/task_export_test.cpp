@@ -7,6 +7,7 @@
 #include <map>
 
 #include "stoker/common/strings.hpp"
+#include "stoker/plan/local_plan.hpp"
 #include "stoker/plan/profiles.hpp"
 #include "stoker/topology/topology.hpp"
 #include "topology_fixtures.hpp"
@@ -71,10 +72,11 @@ TEST(TaskExport, ThePlanAndTheLaunchersNames) {
   EXPECT_EQ(env.at("OMP_NUM_THREADS"), main);
   EXPECT_EQ(env.at("MKL_NUM_THREADS"), main);
   EXPECT_EQ(env.at("OPENBLAS_NUM_THREADS"), main);
-  // The seal holds the plan's variables as exported, and nothing else.
+  // The seal holds its step and the plan's variables as exported, and nothing else.
   const EnvVars plan_vars = plan_to_env(plan);
-  EXPECT_EQ(split_assignments(env.at(kPlanSealVar), ';'),
-            (std::map<std::string, std::string>(plan_vars.begin(), plan_vars.end())));
+  std::map<std::string, std::string> sealed(plan_vars.begin(), plan_vars.end());
+  sealed["@step"] = "12345.3";
+  EXPECT_EQ(split_assignments(env.at(kPlanSealVar), ';'), sealed);
   const std::vector<std::string> lines = describe(task, w, in, plan, "applied");
   ASSERT_FALSE(lines.empty());
   const std::string& line = lines.front();
@@ -166,6 +168,52 @@ TEST(FaultsTaskExport, AnImagesVariablesSetBeforeThePluginPlannedAreNamedAndRepl
             (std::vector<std::string>{"STOKER_WORKERS=64", "OMP_NUM_THREADS=7"}));
   // Without a container (nothing changed since user_init) nothing is named.
   EXPECT_TRUE(set_before_task_init(vars, env_from(job), env_from(job)).empty());
+}
+
+// Issue 46: pyxis remaps RANK, and NGC's enroot hook sets WORLD_SIZE and MASTER_* to what the
+// plugin sets too; the line named them as replaced. Only a value that differs from the
+// plugin's is a change worth a line.
+TEST(FaultsTaskExport, OnlyValuesThatDifferFromThePluginsAreNamed) {
+  Plan plan;
+  plan.main_cpus = CpuSet::parse("0");
+  const StepTask task = step_task(2, 4, 0, 2, 77, 0, "n1");
+  const EnvVars vars = task_env(&plan, task, env_from({}));
+  const std::map<std::string, std::string> env(vars.begin(), vars.end());
+  std::map<std::string, std::string> now{{"RANK", "2"},
+                                         {"WORLD_SIZE", "4"},
+                                         {"MASTER_ADDR", "n1"},
+                                         {"MASTER_PORT", env.at("MASTER_PORT")},
+                                         {"OMP_NUM_THREADS", "7"}};
+  EXPECT_EQ(set_before_task_init(vars, env_from({}), env_from(now)),
+            std::vector<std::string>{"OMP_NUM_THREADS=7"});
+}
+
+// An image's environment is the same in every task of a node: its line is said once per node,
+// by the node's first local rank, and not at all when nothing changed.
+TEST(TaskExport, TheReplacedLineIsSaidOncePerNode) {
+  const std::vector<std::string> changed{"OMP_NUM_THREADS=7"};
+  EXPECT_EQ(set_before_line(step_task(4, 8, 0, 2, 77, 0, "n1"), changed),
+            "stoker: rank 4 (once for the node's 2 local rank(s)): set before the plugin planned "
+            "(by a container image's environment or another plugin), replaced by the plan's: "
+            "OMP_NUM_THREADS=7");
+  EXPECT_EQ(set_before_line(step_task(5, 8, 1, 2, 77, 0, "n1"), changed), "");
+  EXPECT_EQ(set_before_line(step_task(4, 8, 0, 2, 77, 0, "n1"), {}), "");
+}
+
+// Issue 46: a step the plugin leaves untuned (--stoker=off inside a tuned batch step) inherits
+// the batch step's STOKER_* and its seal, and its ranks took that plan (made for the batch
+// step's one task on the whole node) for their own. The seal names its job and step; a
+// process of another step computes its plan itself.
+TEST(FaultsTaskExport, AStepInsideATunedBatchStepDoesNotTakeTheBatchStepsPlan) {
+  PlanRequest r;
+  r.ignore_env = true;
+  const Plan plan = plan_for_this_process(r).plan;
+  const StepTask batch = step_task(0, 1, 0, 1, 77, 0xfffffffbu, "n1");
+  std::map<std::string, std::string> inherited = exported(&plan, batch, {});
+  ASSERT_TRUE(plugin_plan(env_from(inherited))) << "the batch step's own processes";
+  inherited["SLURM_JOB_ID"] = "77";
+  inherited["SLURM_STEP_ID"] = "0";  // the untuned step's task: its own ids, the batch's plan
+  EXPECT_FALSE(plugin_plan(env_from(inherited))) << "the batch step's plan was taken";
 }
 
 TEST(FaultsTaskExport, LongReasonsContinueOnLinesOfTheirOwn) {

@@ -10,7 +10,7 @@
 
 #include "report_page.hpp"
 #include "run_command.hpp"
-#include "stoker/plan/run_record.hpp"
+#include "stoker/record/run_record.hpp"
 #include "temp_tree.hpp"
 
 namespace stoker {

@@ -17,34 +17,12 @@
 #include <string_view>
 #include <vector>
 
+#include "stoker/distributed/permutation.hpp"
+#include "stoker/distributed/sampler_options.hpp"
+
 namespace stoker {
 
 class StreamOrder;
-
-// Streaming: one run that stopped mid-epoch, as (world size, hand-outs per rank).
-struct StreamPhase {
-  uint64_t world = 1, consumed = 0;
-  bool operator==(const StreamPhase&) const = default;
-};
-
-struct SamplerOptions {
-  uint64_t size = 0;  // samples in the dataset
-  uint64_t seed = 0;
-  uint64_t world_size = 1;
-  uint64_t rank = 0;
-  bool shuffle = true;
-  bool drop_last = false;    // false: pad the tail by wrapping (DistributedSampler's default)
-  uint64_t fingerprint = 0;  // dataset fingerprint (Source::fingerprint), checked on restore
-  // Node-aware (block) mode when > 0: the dataset is cut into contiguous runs of `block`
-  // samples (a file, a shard); runs are shuffled among themselves and samples within each
-  // run, and each rank reads whole runs, so a run is read by one rank (one node) per epoch.
-  uint64_t block = 0;
-  // Streaming mode when set: the samples per shard (they sum to `size`), read as streams.
-  // Each rank reads a contiguous slice of the epoch's shuffled shard order through a
-  // shuffle buffer of `shuffle_buffer` samples (distributed/stream_order.hpp).
-  std::shared_ptr<const std::vector<uint64_t>> shards;
-  uint64_t shuffle_buffer = 0;
-};
 
 // Resume state: small and serialisable. `consumed` counts distinct positions of the
 // epoch's global order consumed by all ranks together (local x W, capped at `size`:
@@ -68,30 +46,6 @@ struct SamplerState {
   // and for streams " buffer=S phases=W:C,W:C" ("phases=-" for none).
   std::string to_string() const;
   static SamplerState parse(std::string_view text);  // throws stoker::Error
-};
-
-// A keyed bijection on [0, size): a 4-round Feistel network over the smallest even-bit
-// power-of-two domain >= size, with cycle walking back into range. O(1) memory; a few
-// tens of ns per index. shuffle = false gives the identity.
-class Permutation {
- public:
-  static constexpr int kRounds = 4;
-  Permutation() = default;  // the empty permutation (size 0)
-  Permutation(uint64_t size, uint64_t seed, uint64_t epoch, bool shuffle = true);
-
-  uint64_t size() const { return size_; }
-  // position -> index; position < size() (not checked: this is the hot path).
-  uint64_t operator()(uint64_t position) const;
-  uint64_t inverse(uint64_t index) const;  // index -> position
-
- private:
-  uint64_t encrypt(uint64_t x) const;
-  uint64_t decrypt(uint64_t x) const;
-  uint64_t size_ = 0;
-  uint64_t half_mask_ = 0;
-  unsigned half_bits_ = 0;
-  bool shuffle_ = false;
-  uint64_t keys_[kRounds] = {};
 };
 
 class DistributedSampler {
@@ -139,9 +93,5 @@ class DistributedSampler {
   Permutation tail_;    // block mode: within the last, short run
   std::shared_ptr<const StreamOrder> stream_;  // streaming mode (shared by copies)
 };
-
-// The global permutation itself: position -> dataset index, bijective on [0, size).
-// Throws stoker::Error when position >= size.
-uint64_t permute_index(uint64_t position, uint64_t size, uint64_t seed, uint64_t epoch);
 
 }  // namespace stoker

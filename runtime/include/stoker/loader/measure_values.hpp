@@ -6,7 +6,7 @@
 #include <variant>
 
 #include "stoker/loader/loader_stats.hpp"
-#include "stoker/plan/run_measures.hpp"
+#include "stoker/record/run_measures.hpp"
 
 namespace stoker {
 

@@ -38,8 +38,9 @@ struct MetricLabels {
 std::string prometheus_text(const LoaderStats& stats, const MetricLabels& labels,
                             double written_unix_seconds);
 
-// Writes `text` to a temporary of its own (PATH.tmp.PID.N) then renames it over PATH, so a
-// reader never sees half a file, also when two writers share PATH. The file is mode 0644
+// Writes `text` to a temporary of its own (PATH.tmp.XXXXXX, made fresh by mkostemp: never a
+// name someone planted, never through a link) then renames it over PATH, so a reader never
+// sees half a file, also when two writers share PATH. The file is mode 0644
 // whatever the umask (node-exporter reads it as another user). Throws stoker::Error naming
 // the path when it cannot be written, with `todo` as what to do.
 void write_file_atomically(const std::string& path, const std::string& text,

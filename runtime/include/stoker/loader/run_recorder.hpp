@@ -1,4 +1,4 @@
-// Leaves the run record (plan/run_record.hpp) of this process's loader in the folder the
+// Leaves the run record (record/run_record.hpp) of this process's loader in the folder the
 // plugin names (STOKER_RUN_RECORD_DIR): once, at the first of loader close, process exit
 // and SIGTERM (Slurm's signal at a job's end or time limit).
 //
@@ -21,7 +21,7 @@
 
 #include "stoker/loader/loader_stats.hpp"
 #include "stoker/plan/plan.hpp"
-#include "stoker/plan/run_record.hpp"
+#include "stoker/record/run_record.hpp"
 
 namespace stoker {
 

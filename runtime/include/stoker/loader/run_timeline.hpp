@@ -1,5 +1,5 @@
 // The run's timeline: the consumer's wait share and the ring's depth over time, in a fixed
-// number of points, for the run record (plan/run_record.hpp) and `stoker report --html`.
+// number of points, for the run record (record/run_record.hpp) and `stoker report --html`.
 //
 // Fixed size, no allocation: fed once per delivered batch under the loader's lock, it
 // keeps kPoints points of `span` each, starting at kFirstSpanNs; when the run outgrows

@@ -65,10 +65,12 @@ std::optional<std::string> profiles_file_from(const EnvGetter& env);
 // plan holds (STOKER_CPUS): the split srun would make with one task per worker on those
 // CPUs. Its GPUs and memory are observed as for any task (observe_task). Throws stoker::Error
 // naming the variable when one is garbled (read_plan, launch_ranks) or the profile is unknown.
-// A STOKER_PLAN_VERSION other than this runtime's (another stoker release's plugin) gives
-// nullopt, with one line on stderr: the caller computes the plan, and never misreads the
-// variables. STOKER_* variables changed after the plugin planned (STOKER_PLAN_SEAL) are read
-// from the seal: the plugin's plan wins, and a reason and one stderr line name them.
+// STOKER_* variables changed after the plugin planned (STOKER_PLAN_SEAL, STOKER_PLAN_VERSION
+// among them) are read from the seal: the plugin's plan wins, and a reason and one stderr line
+// name them; an empty seal is named the same way. A sealed STOKER_PLAN_VERSION other than this
+// runtime's (another stoker release's plugin) gives nullopt, with one line on stderr: the
+// caller computes the plan, and never misreads the variables. So does a seal made for another
+// Slurm step (sealed_env): the plan was inherited from it.
 std::optional<LocalPlan> plugin_plan(const EnvGetter& env);
 
 // STOKER_* environment first (unless what-if inputs are given, or ignore_env), else

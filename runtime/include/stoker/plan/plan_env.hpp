@@ -3,6 +3,7 @@
 // is in the README.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,9 +25,12 @@ EnvVars plan_to_env(const Plan& plan);
 // variable: a container image's environment (pyxis and enroot apply it before or after the
 // plugin, by plugstack order; Apptainer passes the host's and adds its own), or a wrapper.
 // The runtime reads the plan from the seal, so the plugin's plan wins, and names each variable
-// that differs (sealed_env). A value holding ';' is left out of the seal.
+// that differs (sealed_env). A value holding ';' is left out of the seal. The seal begins with
+// the Slurm step it was made for, "@step=JOB.STEP;": a step launched from a tuned step (srun
+// inside a tuned batch step) inherits that step's STOKER_* and seal, and its processes must
+// not take that plan (made for another step's tasks) for their own.
 inline constexpr const char* kPlanSealVar = "STOKER_PLAN_SEAL";
-std::string plan_seal(const EnvVars& vars);
+std::string plan_seal(const EnvVars& vars, uint32_t job_id, uint32_t step_id);
 
 // The plugin's record of the launcher and thread variables it set besides STOKER_*,
 // "NAME=VALUE,..." (RANK, MASTER_PORT, OMP_NUM_THREADS, ...).
@@ -42,10 +46,16 @@ inline constexpr const char* kProfilesVar = "STOKER_PROFILES";
 // plugin's VALUE)". `threads_changed` says the same of OMP_NUM_THREADS, MKL_NUM_THREADS and
 // OPENBLAS_NUM_THREADS against what kExportedVar records (an image's own value replaces the
 // plugin's; torch and BLAS size their pools from it before stoker runs, so these are named,
-// not undone). Without a seal (no plugin, a plan made in Python), `env` as it is.
+// not undone). Without a seal (no plugin, a plan made in Python), `env` as it is. An empty seal
+// (cleared by an image or a wrapper) leaves `env` as it is, and `note` says so. A seal of
+// another step than SLURM_JOB_ID and SLURM_STEP_ID say (when both are set) leaves `env` as it
+// is, and sets `other_step` and `note`: its STOKER_* plan was inherited, not made for this
+// process.
 struct SealedEnv {
   EnvGetter env;
   std::vector<std::string> changed, threads_changed;
+  std::string note;
+  bool other_step = false;
 };
 SealedEnv sealed_env(const EnvGetter& env);
 

@@ -14,69 +14,20 @@
 // Resampling is bilinear (triangle filter). With antialias the filter widens by the
 // downscale factor, as PIL and torchvision's antialias=True do; without it, plain
 // 2-tap bilinear (torchvision's antialias=False on tensors).
+//
+// The pipeline's parts have headers of their own, which the room's files include without
+// this one (it includes them): the options (image_options.hpp), the crop (crop.hpp) and the
+// whole-image decode (full_decode.hpp). This header brings them to its users.
 #pragma once
 
-#include <array>
-#include <cstddef>
-#include <cstdint>
 #include <memory>
-#include <optional>
-#include <span>
-#include <string_view>
-#include <vector>
 
-#include "stoker/common/enum_names.hpp"
+#include "stoker/transforms/crop.hpp"
+#include "stoker/transforms/full_decode.hpp"
+#include "stoker/transforms/image_options.hpp"
 #include "stoker/transforms/transform.hpp"
 
 namespace stoker {
-
-enum class Layout { CHW, HWC };
-inline constexpr EnumName<Layout> kLayoutNames[] = {{Layout::CHW, "CHW"}, {Layout::HWC, "HWC"}};
-inline const char* to_string(Layout l) {
-  return name_of(kLayoutNames, l);
-}
-// Inverse of to_string; nullopt for anything else.
-inline std::optional<Layout> parse_layout(std::string_view s) {
-  return value_named(kLayoutNames, s);
-}
-
-struct ImageTransformOptions {
-  bool train = true;
-  int size = 224;                            // output height and width
-  int resize_shorter = 256;                  // eval only: the shorter side before the centre crop
-  double scale_min = 0.08, scale_max = 1.0;  // RandomResizedCrop scale (area fraction)
-  double ratio_min = 3.0 / 4.0, ratio_max = 4.0 / 3.0;  // RandomResizedCrop aspect ratio
-  double flip_p = 0.5;  // train only: probability of a horizontal flip
-  std::array<float, 3> mean{0.485f, 0.456f, 0.406f};  // on the 0..1 scale (ToTensor)
-  std::array<float, 3> std{0.229f, 0.224f, 0.225f};
-  DType dtype = DType::F32;  // F32 and F16 are normalized; U8 is the resized pixel, 0..255
-  Layout layout = Layout::CHW;
-  bool antialias = true;
-  bool dct_scaling = true;  // let libjpeg downscale by 2, 4 or 8 when the crop is that large
-};
-
-// A crop in source pixels (fractional for eval boxes).
-struct CropBox {
-  double x = 0, y = 0, w = 0, h = 0;
-  bool operator==(const CropBox&) const = default;
-};
-
-// torchvision's RandomResizedCrop.get_params, drawing from SampleKey only.
-CropBox random_resized_crop(int width, int height, const SampleKey& key,
-                            const ImageTransformOptions& opts);
-// Resize(resize_shorter) + CenterCrop(size), as a box of the source image.
-CropBox center_crop(int width, int height, const ImageTransformOptions& opts);
-// Whether sample `key` is flipped (train only).
-bool random_flip(const SampleKey& key, const ImageTransformOptions& opts);
-
-// One image decoded whole, as the pipeline decodes it (see above).
-struct RgbImage {
-  int width = 0, height = 0;
-  std::vector<uint8_t> pixels;  // height rows of width x 3 bytes (R, G, B)
-};
-// Throws stoker::Error (where "image") saying why `bytes` cannot be decoded: empty, not a
-// JPEG or PNG, truncated or corrupt.
-RgbImage decode_rgb(std::span<const std::byte> bytes);
 
 // Throws stoker::Error naming the bad option (size <= 0, scale or ratio out of order,
 // std == 0, dtype other than U8/F16/F32).

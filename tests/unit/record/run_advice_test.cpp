@@ -1,7 +1,7 @@
 // The suggested change for a run, in the planner's own terms.
 #include <gtest/gtest.h>
 
-#include "stoker/plan/run_advice.hpp"
+#include "stoker/record/run_advice.hpp"
 
 using namespace stoker;
 

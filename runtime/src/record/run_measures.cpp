@@ -1,7 +1,7 @@
 // The rows of what a run measures (run_measures.hpp). Prometheus's series come first, in the
 // order the metrics file has always listed them; the names of series, stats() keys and
 // record keys are the released ones (renames keep the old name: `old_stats`).
-#include "stoker/plan/run_measures.hpp"
+#include "stoker/record/run_measures.hpp"
 
 #include <stdexcept>
 

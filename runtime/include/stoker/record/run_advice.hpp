@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "stoker/plan/run_record.hpp"
+#include "stoker/record/run_record.hpp"
 
 namespace stoker {
 

@@ -2,11 +2,11 @@
 // the loader reports, with its one name, its unit, its key in Python's stats(), its
 // Prometheus series, its place in the run record and how `stoker report` shows it. The
 // writers walk it: the Prometheus text (loader/prometheus_text.cpp), stats()
-// (python/src/stats_dict.cpp), the run record (plan/run_record.cpp reads and writes its
+// (python/src/stats_dict.cpp), the run record (record/run_record.cpp reads and writes its
 // measured part, loader/run_recorder.cpp fills it) and the report's JSON.
 //
-// Here, in the plan room, because the run record's reader is here (the plugin reads records
-// and may include rooms 1-3 only). The values themselves come from the loader's stats:
+// Here, in the record room, because the run record's reader is here (the plugin reads records
+// and may include rooms 1-4 only). The values themselves come from the loader's stats:
 // measure_value() (stoker/loader/measure_values.hpp), one case per Measure.
 //
 // A new quantity: its Measure, its row in run_measures() (run_measures.cpp), its case in
@@ -19,7 +19,7 @@
 #include <variant>
 #include <vector>
 
-#include "stoker/plan/run_record.hpp"
+#include "stoker/record/run_record_data.hpp"
 
 namespace stoker {
 

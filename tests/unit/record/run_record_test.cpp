@@ -9,7 +9,7 @@
 #include "run_record_sample.hpp"
 #include "stoker/common/error.hpp"
 #include "stoker/plan/plan_env.hpp"
-#include "stoker/plan/run_record.hpp"
+#include "stoker/record/run_record.hpp"
 
 using namespace stoker;
 

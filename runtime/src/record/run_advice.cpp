@@ -1,4 +1,4 @@
-#include "stoker/plan/run_advice.hpp"
+#include "stoker/record/run_advice.hpp"
 
 #include <cmath>
 #include <string>

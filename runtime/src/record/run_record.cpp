@@ -1,6 +1,6 @@
 // The run record and the job log line as JSON, written plainly and read strictly: the
 // collector reads user-written records as root, so every key is known, typed and bounded.
-#include "stoker/plan/run_record.hpp"
+#include "stoker/record/run_record.hpp"
 
 #include <cmath>
 #include <map>
@@ -14,7 +14,7 @@
 #include "stoker/common/json_scan.hpp"
 #include "stoker/plan/plan_env.hpp"
 #include "stoker/plan/plan_fields.hpp"
-#include "stoker/plan/run_measures.hpp"
+#include "stoker/record/run_measures.hpp"
 
 namespace stoker {
 

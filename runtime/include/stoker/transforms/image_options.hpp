@@ -1,0 +1,41 @@
+// What an image pipeline does (image_transforms.hpp): its output size and layout, the crop
+// and flip it draws in training, the resize of evaluation, its normalisation and dtype.
+//
+// Header only.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+#include "stoker/common/enum_names.hpp"
+#include "stoker/transforms/transform.hpp"
+
+namespace stoker {
+
+enum class Layout { CHW, HWC };
+inline constexpr EnumName<Layout> kLayoutNames[] = {{Layout::CHW, "CHW"}, {Layout::HWC, "HWC"}};
+inline const char* to_string(Layout l) {
+  return name_of(kLayoutNames, l);
+}
+// Inverse of to_string; nullopt for anything else.
+inline std::optional<Layout> parse_layout(std::string_view s) {
+  return value_named(kLayoutNames, s);
+}
+
+struct ImageTransformOptions {
+  bool train = true;
+  int size = 224;                            // output height and width
+  int resize_shorter = 256;                  // eval only: the shorter side before the centre crop
+  double scale_min = 0.08, scale_max = 1.0;  // RandomResizedCrop scale (area fraction)
+  double ratio_min = 3.0 / 4.0, ratio_max = 4.0 / 3.0;  // RandomResizedCrop aspect ratio
+  double flip_p = 0.5;  // train only: probability of a horizontal flip
+  std::array<float, 3> mean{0.485f, 0.456f, 0.406f};  // on the 0..1 scale (ToTensor)
+  std::array<float, 3> std{0.229f, 0.224f, 0.225f};
+  DType dtype = DType::F32;  // F32 and F16 are normalized; U8 is the resized pixel, 0..255
+  Layout layout = Layout::CHW;
+  bool antialias = true;
+  bool dct_scaling = true;  // let libjpeg downscale by 2, 4 or 8 when the crop is that large
+};
+
+}  // namespace stoker
