@@ -16,10 +16,11 @@
 # unchanged one is left alone (idempotent). One lock per suite: two runs at once (the
 # background `make` of test.sh and a developer's) make each root once. How long a root took
 # from nothing is kept in SUITE/.stoker-root-seconds and printed.
-# From nothing (one after another, Dec 2026, this 2-core machine while others built: load
-# 10-12): bullseye 528 s (476 MB), bookworm 479 s (1.6 GB), trixie 455 s (2.0 GB), sid 87 s
-# (553 MB): 26 min; on a first, concurrent run 101, 489, 716 and 497 s. Mostly downloads and
-# dpkg under nice/ionice: a quiet machine should be faster (not measured).
+# From nothing (no root, no download cache), one after another on this 2-core machine, Dec 2026:
+#   load 10-12 (others building): bullseye 528 s, bookworm 479 s, trixie 455 s, sid 87 s: 26 min
+#   load 2.5-5:                   bullseye 187 s, bookworm 246 s, trixie 112 s, sid 47 s: 10 min
+# (476 MB, 1.6 GB, 2.0 GB, 553 MB). Downloads and dpkg under nice/ionice; the archive's proxy
+# had served the same packages before the second run. The bullseye sysroot: 48 s and 21 s.
 # Enter a root with bubblewrap, read-only (tests/reach/reach_lib.sh: in_root).
 # Needs root (debootstrap, chroot) and Debian's archive (the mirror of
 # /etc/apt/sources.list.d/debian.sources; STOKER_DEBIAN_MIRROR overrides it).
