@@ -2,14 +2,16 @@
 find_package(PkgConfig REQUIRED)
 find_package(Threads REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc>=2.0)
-find_package(JPEG REQUIRED)
-find_package(PNG REQUIRED)  # libpng: PNG images (a PNG named .JPEG included)
-pkg_check_modules(TURBOJPEG REQUIRED IMPORTED_TARGET libturbojpeg)
-find_package(ZLIB REQUIRED)                                   # .tar.gz shards
-pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)      # .tar.zst shards
-pkg_check_modules(WEBP REQUIRED IMPORTED_TARGET libwebp)      # WebP images
-find_package(CLI11 CONFIG REQUIRED)
-find_package(nlohmann_json CONFIG REQUIRED)
+find_package(nlohmann_json CONFIG REQUIRED)  # header only; stoker_core writes run records
+if(NOT STOKER_PLUGIN_ONLY)  # the data path's and the command's
+  find_package(JPEG REQUIRED)
+  find_package(PNG REQUIRED)  # libpng: PNG images (a PNG named .JPEG included)
+  pkg_check_modules(TURBOJPEG REQUIRED IMPORTED_TARGET libturbojpeg)
+  find_package(ZLIB REQUIRED)                                   # .tar.gz shards
+  pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)      # .tar.zst shards
+  pkg_check_modules(WEBP REQUIRED IMPORTED_TARGET libwebp)      # WebP images
+  find_package(CLI11 CONFIG REQUIRED)
+endif()
 
 # stoker_optional(NAME VAR FOUND): resolves an AUTO|ON|OFF option into VAR.
 function(stoker_optional option found out)
@@ -58,7 +60,14 @@ if(NOT STOKER_WITH_PYTHON STREQUAL "OFF")
 endif()
 stoker_optional(STOKER_WITH_PYTHON "${_py_found}" STOKER_HAVE_PYTHON)
 
-if(NOT STOKER_WITH_SPANK STREQUAL "OFF" AND EXISTS /usr/include/slurm/spank.h)
-  set(_spank_found TRUE)
+# Slurm's headers: the system's (libslurm-dev, slurm-devel), the sysroot's, or the folder
+# holding slurm/spank.h that STOKER_SLURM_INCLUDE_DIR names (scripts/package.sh --slurm-root:
+# another Slurm release's headers). The plugin is built for that release only.
+if(NOT STOKER_WITH_SPANK STREQUAL "OFF")
+  find_path(STOKER_SLURM_INCLUDE_DIR slurm/spank.h
+            DOC "The folder holding slurm/spank.h and slurm/slurm_version.h")
+  if(STOKER_SLURM_INCLUDE_DIR)
+    set(_spank_found TRUE)
+  endif()
 endif()
 stoker_optional(STOKER_WITH_SPANK "${_spank_found}" STOKER_HAVE_SPANK)

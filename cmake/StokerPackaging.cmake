@@ -12,6 +12,46 @@ set(STOKER_PACKAGE_MAINTAINER "stoker packagers <stoker-packagers@example.org>" 
 set(_pkg_dir ${CMAKE_BINARY_DIR}/packaging)
 file(MAKE_DIRECTORY ${_pkg_dir})
 
+if(TARGET spank_stoker)
+  # The plugin runs only under the Slurm release it was built for (see
+  # spank_plugin/slurm_version.hpp): pin that release, from the build's own headers.
+  set(_slurm_h ${STOKER_SLURM_INCLUDE_DIR}/slurm/slurm_version.h)
+  if(NOT EXISTS ${_slurm_h})  # before 21.08 the version was in slurm.h
+    set(_slurm_h ${STOKER_SLURM_INCLUDE_DIR}/slurm/slurm.h)
+  endif()
+  file(STRINGS ${_slurm_h} _slurm_line REGEX "^#define SLURM_VERSION_NUMBER ")
+  string(REGEX MATCH "0x[0-9a-fA-F]+" _slurm_number "${_slurm_line}")
+  math(EXPR _slurm_major "(${_slurm_number} >> 16) & 255")
+  math(EXPR _slurm_minor "(${_slurm_number} >> 8) & 255")
+  math(EXPR _slurm_next "${_slurm_minor} + 1")
+  foreach(v _slurm_minor _slurm_next)
+    if(${v} LESS 10)
+      set(${v} 0${${v}})
+    endif()
+  endforeach()
+  # A plugin-only build (scripts/package.sh --slurm-root, an admin's source build) makes the
+  # plugin's package alone, and its version carries the Slurm release, as NVIDIA pyxis's
+  # RPM Release does (1.sl2411): 0.1.0+sl2411. Packages for two releases of one stoker
+  # version then differ in name and order by Slurm release. The full build keeps 0.1.0, the
+  # version of the three packages it makes together.
+  set(STOKER_SLURM_TAG sl${_slurm_major}${_slurm_minor})
+  if(STOKER_PLUGIN_ONLY)
+    set(CPACK_DEBIAN_PACKAGE_VERSION ${PROJECT_VERSION}+${STOKER_SLURM_TAG})
+  endif()
+  set(_slurm_pkg slurm-wlm-basic-plugins)
+  set(CPACK_DEBIAN_PLUGIN_PACKAGE_DEPENDS
+      "${_slurm_pkg} (>= ${_slurm_major}.${_slurm_minor}), ${_slurm_pkg} (<< ${_slurm_major}.${_slurm_next})")
+  if(STOKER_GLIBC_FLOOR)
+    # Built against the bullseye sysroot (cmake/toolchain-bullseye.cmake): dpkg-shlibdeps
+    # would read this host's newer libc6 and hwloc symbols and ask for them (libc6 >= 2.34,
+    # libhwloc15 >= 2.9). The plugin needs what it was linked against: the sysroot's glibc
+    # and hwloc, and libgcc_s (libstdc++ is inside it).
+    set(CPACK_DEBIAN_PLUGIN_PACKAGE_SHLIBDEPS OFF)
+    string(APPEND CPACK_DEBIAN_PLUGIN_PACKAGE_DEPENDS
+           ", libc6 (>= ${STOKER_GLIBC_FLOOR}), libgcc-s1, libhwloc15 (>= ${HWLOC_VERSION})")
+  endif()
+endif()
+
 # /usr/share/doc/<package>/{copyright,changelog.gz} (Debian policy 12.5, 12.7; version
 # 0.1.0 has no Debian revision, so the package is native and its changelog is changelog.gz).
 # Debian ships them compressed with gzip -9n (no name or time stamp: reproducible).
@@ -21,6 +61,10 @@ function(stoker_gzip file)
     message(FATAL_ERROR "gzip failed on ${file}")
   endif()
 endfunction()
+set(STOKER_DEB_VERSION ${PROJECT_VERSION})
+if(CPACK_DEBIAN_PACKAGE_VERSION)
+  set(STOKER_DEB_VERSION ${CPACK_DEBIAN_PACKAGE_VERSION})
+endif()
 configure_file(${CMAKE_SOURCE_DIR}/packaging/changelog.in ${_pkg_dir}/changelog @ONLY)
 stoker_gzip(${_pkg_dir}/changelog changelog.gz)
 stoker_gzip(${CMAKE_SOURCE_DIR}/packaging/stoker.1 stoker.1.gz)
@@ -31,43 +75,29 @@ function(stoker_package_docs component package)
           DESTINATION share/doc/${package} COMPONENT ${component} EXCLUDE_FROM_ALL)
 endfunction()
 
-set(CPACK_COMPONENTS_ALL cli)
-stoker_package_docs(cli stoker)
-install(FILES ${_pkg_dir}/stoker.1.gz DESTINATION share/man/man1 COMPONENT cli EXCLUDE_FROM_ALL)
-# Prometheus console pages for a job's and a node's input health (docs/admin-guide.md,
-# "Which jobs starve their GPUs"): the admin copies them into Prometheus's consoles folder.
-install(FILES ${CMAKE_SOURCE_DIR}/consoles/stoker-job.html ${CMAKE_SOURCE_DIR}/consoles/stoker-node.html
-              ${CMAKE_SOURCE_DIR}/consoles/stoker.lib ${CMAKE_SOURCE_DIR}/consoles/grafana-stoker.json
-        DESTINATION share/doc/stoker/examples/consoles COMPONENT cli EXCLUDE_FROM_ALL)
-set(CPACK_DEBIAN_CLI_PACKAGE_NAME stoker)
-set(CPACK_DEBIAN_CLI_PACKAGE_SECTION admin)
-set(CPACK_COMPONENT_CLI_DESCRIPTION
-    "Slurm-aware input pipelines for GPU training: the stoker command
-stoker plans each Slurm task's data loader (cores near its GPU, workers,
-prefetch depth, memory budget) from the node's hwloc topology and the
-admin's profiles. The `stoker` command previews plans (also for other node
-types from hwloc XML), lists the admin's profiles, shows and draws a node's
-topology, benchmarks the loader and checks a node for common input-pipeline
-problems (stoker doctor).")
+set(CPACK_COMPONENTS_ALL "")
+if(TARGET stoker)  # not in a plugin-only build (STOKER_PLUGIN_ONLY)
+  list(APPEND CPACK_COMPONENTS_ALL cli)
+  stoker_package_docs(cli stoker)
+  install(FILES ${_pkg_dir}/stoker.1.gz DESTINATION share/man/man1 COMPONENT cli EXCLUDE_FROM_ALL)
+  # Prometheus console pages for a job's and a node's input health (docs/admin-guide.md,
+  # "Which jobs starve their GPUs"): the admin copies them into Prometheus's consoles folder.
+  install(FILES ${CMAKE_SOURCE_DIR}/consoles/stoker-job.html ${CMAKE_SOURCE_DIR}/consoles/stoker-node.html
+                ${CMAKE_SOURCE_DIR}/consoles/stoker.lib ${CMAKE_SOURCE_DIR}/consoles/grafana-stoker.json
+          DESTINATION share/doc/stoker/examples/consoles COMPONENT cli EXCLUDE_FROM_ALL)
+  set(CPACK_DEBIAN_CLI_PACKAGE_NAME stoker)
+  set(CPACK_DEBIAN_CLI_PACKAGE_SECTION admin)
+  set(CPACK_COMPONENT_CLI_DESCRIPTION
+      "Slurm-aware input pipelines for GPU training: the stoker command
+  stoker plans each Slurm task's data loader (cores near its GPU, workers,
+  prefetch depth, memory budget) from the node's hwloc topology and the
+  admin's profiles. The `stoker` command previews plans (also for other node
+  types from hwloc XML), lists the admin's profiles, shows and draws a node's
+  topology, benchmarks the loader and checks a node for common input-pipeline
+  problems (stoker doctor).")
+endif()
 
 if(TARGET spank_stoker)
-  # The plugin runs only under the Slurm release it was built for (see
-  # spank_plugin/slurm_version.hpp): pin that release, from the build's own headers.
-  file(STRINGS /usr/include/slurm/slurm_version.h _slurm_line
-       REGEX "^#define SLURM_VERSION_NUMBER ")
-  string(REGEX MATCH "0x[0-9a-fA-F]+" _slurm_number "${_slurm_line}")
-  math(EXPR _slurm_major "(${_slurm_number} >> 16) & 255")
-  math(EXPR _slurm_minor "(${_slurm_number} >> 8) & 255")
-  math(EXPR _slurm_next "${_slurm_minor} + 1")
-  foreach(v _slurm_minor _slurm_next)
-    if(${v} LESS 10)
-      set(${v} 0${${v}})
-    endif()
-  endforeach()
-  set(_slurm_pkg slurm-wlm-basic-plugins)
-  set(CPACK_DEBIAN_PLUGIN_PACKAGE_DEPENDS
-      "${_slurm_pkg} (>= ${_slurm_major}.${_slurm_minor}), ${_slurm_pkg} (<< ${_slurm_major}.${_slurm_next})")
-
   # The plugstack line, shipped disabled: the admin guide's example file with its
   # `optional` line commented out, without profiles= (the built-in profiles work as they are).
   file(READ ${CMAKE_SOURCE_DIR}/sbatch_templates/admin/plugstack.conf.d/stoker.conf _plugstack)

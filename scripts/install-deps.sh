@@ -29,6 +29,9 @@ packages=(
   # Python property tests (tests/python/test_hypothesis_*.py)
   clang-14 libclang-rt-14-dev python3-hypothesis
   clang-format  # tests/scripts/format_check.sh (ctest scripts.format): the tree matches .clang-format
+  # the reach family (tests/reach): Debian roots of other suites (scripts/roots.sh), entered
+  # with bubblewrap; the source RPM (scripts/rpm.sh); ccache shares the plugin builds' objects
+  debootstrap bubblewrap rpm ccache
 )
 
 . "$(dirname "$0")/as-root.sh"

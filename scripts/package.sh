@@ -7,34 +7,47 @@
 # command with the libraries they link bundled, for images without the .debs).
 #
 #   scripts/package.sh [--build DIR] [--out DIR] [--no-build]
+#   scripts/package.sh --slurm-root ROOT [--build DIR] [--out DIR]
 #
 #   --build DIR  the build folder to package (default: build/, configured as scripts/test.sh
 #                does when it is not configured yet); the packaged targets are built first
 #   --out DIR    where the .debs and the wheel go (default: DIR/packages); older ones there
 #                are removed
 #   --no-build   package the build as it is (the test suite's packaging tests: built already)
+#   --slurm-root ROOT  only the plugin's package, for the Slurm whose headers ROOT holds
+#                (ROOT/usr/include/slurm: a Debian root of scripts/roots.sh, or any root with
+#                libslurm-dev): stoker-slurm-plugin_VERSION+slMMmm_amd64.deb, built plugin-only
+#                against the bullseye sysroot (scripts/sysroot.sh, cmake/toolchain-bullseye.cmake)
+#                so that it runs on glibc 2.31 and later; Depends on that Slurm release.
+#                Default build folder: build-slMMmm/ (slMMmm: sl2411 for Slurm 24.11).
 #
 # Needs the build dependencies (scripts/install-deps.sh: libslurm-dev for the plugin,
 # pybind11 for the module, dpkg-dev for dpkg-shlibdeps; patchelf and binutils for the wheel).
-# Root is not needed. Prints the path of each package. Install on a node:
+# Root is not needed (--slurm-root: the sysroot's folder must be writable once, to make it).
+# Prints the path of each package. Install on a node:
 # apt install ./stoker-slurm-plugin_*.deb; in an image: pip install stoker-*.whl
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd -P)
-build=$src/build
+build=""
 out=""
 build_first=1
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+slurm_root=""
+usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --build) [ $# -ge 2 ] || usage; build=$2; shift 2 ;;
+    --slurm-root) [ $# -ge 2 ] || usage; slurm_root=$2; shift 2 ;;
     --out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
     --no-build) build_first=0; shift ;;
     -h|--help) usage ;;
     *) echo "package: unknown argument '$1'" >&2; usage ;;
   esac
 done
-build=$(realpath -m "$build")
+if [ -n "$slurm_root" ]; then
+  exec "$src/scripts/package_plugin.sh" "$slurm_root" "$build" "$out"
+fi
+build=$(realpath -m "${build:-$src/build}")
 out=$(realpath -m "${out:-$build/packages}")
 
 if [ ! -f "$build/CMakeCache.txt" ]; then

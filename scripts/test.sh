@@ -2,7 +2,9 @@
 # The test command: installs dependencies, builds stoker (with CUDA when the toolkit
 # is present), and runs every test family this machine can run, then the unit tests
 # again under ASan+UBSan, the loader's tests under TSan, and each fuzz target for a few
-# seconds (build-fuzz/, clang + libFuzzer).
+# seconds (build-fuzz/, clang + libFuzzer). The reach family (tests/reach: the plugin for four
+# Slurm releases, in Debian roots) runs in its own stage after the tests; its roots
+# (scripts/roots.sh, cached in /var/cache/stoker) are made in the background from the start.
 #   scripts/test.sh                       everything
 #   STOKER_TEST_QUICK=1 scripts/test.sh   only the main build's tests
 # Needs root (it installs packages and starts a local Slurm cluster): a user who is not
@@ -17,7 +19,15 @@ jobs=$(nproc)
 
 . scripts/stages.sh
 if [ "${STOKER_TEST_QUICK:-0}" = 1 ]; then stages_begin deps build tests; else
-  stages_begin deps build tests asan tsan fuzz; fi
+  stages_begin deps build tests reach asan tsan fuzz
+  # debootstrap is network- and disk-bound: it overlaps the build. Only debootstrap itself is
+  # installed first (seconds); the reach stage waits for the roots.
+  scripts/roots.sh prepare
+  mkdir -p build
+  nice scripts/roots.sh make >build/roots.log 2>&1 &
+  roots_pid=$!
+  roots_t0=$SECONDS
+fi
 
 stage deps "installing dependencies (scripts/install-deps.sh; pyxis, enroot and the test image: scripts/containers.sh)"
 scripts/install-deps.sh
@@ -28,10 +38,20 @@ stage build "building (build/)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTOKER_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
 
-stage tests "tests: all families but bench (build/)"
-ctest --test-dir build --output-on-failure -j"$jobs" -LE bench
+stage tests "tests: all families but bench and reach (build/)"
+ctest --test-dir build --output-on-failure -j"$jobs" -LE 'bench|reach'
 
 [ "${STOKER_TEST_QUICK:-0}" = 1 ] && exit 0
+
+stage reach "reach tests: the plugin for Slurm 20.11-26.05 in Debian roots (build/; roots: build/roots.log)"
+if ! wait "$roots_pid"; then
+  tail -n 30 build/roots.log
+  echo "test: making the Debian roots failed (build/roots.log)" >&2
+  exit 1
+fi
+echo "roots ready $((SECONDS - roots_t0)) s after they were started:"
+grep -E '^roots: .* (made|up to date)' build/roots.log | sed 's/^/  /'
+ctest --test-dir build --output-on-failure -j"$jobs" -L reach
 
 stage asan "unit tests under ASan+UBSan (build-asan/)"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTOKER_SANITIZE=address,undefined \

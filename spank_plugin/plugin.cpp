@@ -23,7 +23,16 @@ extern const char plugin_name[];
 extern const char plugin_type[];
 extern const unsigned int plugin_version;
 extern const unsigned int spank_plugin_version;
+#ifdef STOKER_SPANK_BEFORE_21_08
+// Slurm 20.11's SPANK_PLUGIN sets plugin_version to its second argument and defines no
+// spank_plugin_version. Both as 21.08 and later define them: plugin_version is the release,
+// so that a later Slurm refusing this plugin names it ("version (20.11.4)", not "(0.00.1)"),
+// and every build exports the same entry points (check_symbols.sh). 20.11 reads neither.
+SPANK_PLUGIN(stoker, SLURM_VERSION_NUMBER)
+const unsigned int spank_plugin_version = 1;
+#else
 SPANK_PLUGIN(stoker, 1)
+#endif
 
 int slurm_spank_init(spank_t sp, int ac, char** av);
 int slurm_spank_init_post_opt(spank_t sp, int ac, char** av);

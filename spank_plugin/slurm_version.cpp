@@ -1,6 +1,11 @@
 #include "slurm_version.hpp"
 
+// Slurm 21.08 moved the version macros from slurm.h into slurm_version.h.
+#if __has_include(<slurm/slurm_version.h>)
 #include <slurm/slurm_version.h>
+#else
+#include <slurm/slurm.h>
+#endif
 
 #include <cstdio>
 #include <optional>

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <vector>
 
@@ -63,15 +64,29 @@ std::vector<uint64_t> node_ranks(spank_t sp) {
   return ranks;
 }
 
+// Names the job to update: by number where job_desc_msg_t has one; Slurm 26.05 dropped
+// job_id and takes the job only as text (job_id_str, which every release reads).
+template <typename Desc>
+void name_job(Desc& desc, uint32_t job, std::string& text) {
+  if constexpr (requires { desc.job_id; }) {
+    desc.job_id = job;
+  } else {
+    text = std::to_string(job);
+    desc.job_id_str = text.data();
+  }
+}
+
 // The job's AdminComment := `text` (one RPC to slurmctld, as root). "" or what failed.
 std::string set_admin_comment(uint32_t job, const std::string& text) {
   job_desc_msg_t desc;
   slurm_init_job_desc_msg(&desc);
-  desc.job_id = job;
+  std::string job_text;
+  name_job(desc, job, job_text);
   std::string comment = text.substr(0, 1000);
   desc.admin_comment = comment.data();
   if (slurm_update_job(&desc) == SLURM_SUCCESS) return "";
-  return slurm_strerror(slurm_get_errno());
+  // errno, which slurm_get_errno() returned until Slurm 24.05 removed it.
+  return slurm_strerror(errno);
 }
 
 void verdict_to_admin_comment(spank_t sp, const std::vector<JobLogLine>& lines) {
