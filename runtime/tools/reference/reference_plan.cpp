@@ -110,11 +110,12 @@ void switches(std::ostream& out) {
         "launcher owns the process; never for `srun --mpi=pmix`'s `PMIX_RANK` alone"},
        {code("STOKER_MPI_LIBRARY"), "a library name or path", "`libmpi.so.40`",
         "the MPI library loaded at run time (Open MPI's and HPC-X's ABI; stoker links no "
-        "MPI): one that cannot be loaded is one stderr line and no check"},
+        "MPI): an image without one, or with a half-copied one, gets one stderr line and no "
+        "check instead of a rank that dies in `MPI_Init`"},
        {code("STOKER_SEED"), "0 to 2^64-1", "0", "the sampler's seed when the program gives none"},
        {code("STOKER_AGREE_TIMEOUT"), "seconds, `0`: forever", seconds(wait.timeout),
         "how long a rank waits for the others to agree on an epoch, or for rank 0's listing "
-        "of an image folder"},
+        "of an image folder (the default is NCCL's)"},
        {code("STOKER_AGREE_WARN"), "seconds, 1 or more", seconds(wait.warn),
         "seconds between two lines naming the ranks still missing"},
        {code("STOKER_METRICS"), "a file path; `{job}`, `{rank}` replaced", "unset",
