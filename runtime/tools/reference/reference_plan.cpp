@@ -130,8 +130,8 @@ void switches(std::ostream& out) {
         "`$XDG_CACHE_HOME/stoker`, else `~/.cache/stoker`",
         "where streamed shards' sample counts and image folders' listings are cached"},
        {code("STOKER_SIMD"), "`auto`, `avx2`, `portable`", "`auto`",
-        "the image pipeline's resample code: `auto` takes AVX2 where the CPU has it; both "
-        "give the same bytes"}});
+        "the image pipeline's resample code: `auto` takes AVX2 where the CPU has it, "
+        "`portable` the code that runs everywhere; both give the same bytes"}});
 }
 
 }  // namespace stoker::reference
