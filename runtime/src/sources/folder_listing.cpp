@@ -1,5 +1,7 @@
 #include "sources/folder_listing.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cinttypes>
@@ -14,6 +16,17 @@
 #include "sources/cache_dir.hpp"
 
 namespace stoker {
+
+std::optional<FolderStamp> folder_stamp(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  FolderStamp f;
+  f.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  f.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec;
+  f.inode = static_cast<uint64_t>(st.st_ino);
+  f.device = static_cast<uint64_t>(st.st_dev);
+  return f;
+}
 
 namespace fs = std::filesystem;
 
