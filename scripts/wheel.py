@@ -14,7 +14,7 @@ library those two need beyond glibc, so that it installs into an image that has 
 - MPI is not bundled: stoker links no libmpi and loads the image's own Open MPI
   (libmpi.so.40, which HPC-X shares) at run time, only on ranks launched under MPI
   (runtime/src/distributed/mpi_api.hpp). A copied libmpi without its installation's
-  components could not start anyway: MPI_Init_thread ended the rank with exit 1 (issue 35).
+  components could not start anyway: MPI_Init_thread ended the rank with exit 1.
   A closure that holds libmpi is refused;
 - RUNPATH $ORIGIN-relative on the extension, the command and every copied library;
 - libstdc++ and libgcc_s are bundled too: images older than Debian 12 lack GLIBCXX_3.4.30,
