@@ -34,6 +34,11 @@ class Error(RuntimeError):
 Error.__module__ = "stoker"
 
 
+def loader_next_args(loader_ptr, limit_ns, batch):
+    """next_batch_raw's arguments, made once: the loader, the wait's limit, the Batch filled."""
+    return ctypes.c_void_p(loader_ptr), ctypes.c_int64(limit_ns), ctypes.byref(batch)
+
+
 class _Args(ctypes.Structure):
     _fields_ = [("json", ctypes.c_char_p), ("json_len", ctypes.c_size_t),
                 ("data", ctypes.c_char_p), ("data_len", ctypes.c_size_t),
@@ -174,6 +179,10 @@ def info():
 
 
 next_batch = _lib.stoker_loader_next
+# The same function without argument types, for the per-batch call: its arguments are made
+# once per loader as ctypes objects (loader_next_args), so no call converts them again.
+next_batch_raw = _lib["stoker_loader_next"]
+next_batch_raw.restype = ctypes.c_int
 release_batch = _lib.stoker_batch_release
 sampler_indices = _lib.stoker_sampler_indices
 pinner_new = _lib.stoker_pinner_new
