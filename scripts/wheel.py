@@ -28,7 +28,7 @@ installs into an image that has none of them:
 - MPI is not bundled: stoker links no libmpi and loads the image's own Open MPI
   (libmpi.so.40, which HPC-X shares) at run time, only on ranks launched under MPI
   (runtime/src/distributed/mpi_api.hpp). A copied libmpi without its installation's
-  components could not start anyway: MPI_Init_thread ended the rank with exit 1 (issue 35).
+  components could not start anyway: MPI_Init_thread ended the rank with exit 1.
   A closure that holds libmpi is refused.
 Each bundled library's Debian copyright file (ROOT/usr/share/doc/PACKAGE/copyright, the package
 found by `dpkg -S` in ROOT's dpkg database) goes to the .dist-info's licenses/ folder, with the

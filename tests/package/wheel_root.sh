@@ -7,11 +7,12 @@
 # chroot in a private mount namespace with the host's /proc, /sys and /dev:
 #   python -c 'import stoker; print(stoker.plan())'   and   stoker plan / plan --json / doctor
 # must work. Without the bundled libraries the import fails there with
-# "libhwloc.so.15: cannot open shared object file", as in issue 35. Then a rank launched
+# "libhwloc.so.15: cannot open shared object file", as in a container image without them.
+# Then a rank launched
 # under MPI (srun --mpi=pmix's PMIX_* and mpirun's OMPI_COMM_WORLD_* set) in this root, which
 # has no Open MPI, makes a stoker.Loader: it must train and exit 0 with one line saying MPI is
 # not usable here (the wheel bundles no MPI; stoker loads the image's libmpi.so.40 when there
-# is one). A wheel that bundled libmpi ended it with exit 1 in MPI_Init_thread (issue 35).
+# is one). A wheel that bundled libmpi ended it with exit 1 in MPI_Init_thread.
 #
 #   wheel_root.sh DIR    DIR holds the wheel (package.wheel's output folder)
 #

@@ -95,6 +95,17 @@ class BrokenInstall(unittest.TestCase):
             self.assertIn("is of interface version 1, and this package needs version 99", last)
             self.assertIn("reinstall stoker", last)
 
+    def test_an_older_stokers_extension_left_in_the_folder_is_named_not_used(self):
+        # Python prefers an extension module to a .py file of the same name: the pybind11
+        # binding of an older stoker, left behind by an install over it, would run instead.
+        with tempfile.TemporaryDirectory(prefix="stoker-py-") as d:
+            self.copy_package(d)
+            old = "_stoker.cpython-311-x86_64-linux-gnu.so"
+            shutil.copy(os.path.join(d, "stoker", "libstoker.so"), os.path.join(d, "stoker", old))
+            last = self.import_error(d)
+            self.assertIn(f"{old} in ", last)
+            self.assertIn("is an older stoker's compiled extension", last)
+
     @unittest.skipUnless(shutil.which("patchelf"), "patchelf is not installed")
     def test_a_missing_native_library_is_named(self):
         with tempfile.TemporaryDirectory(prefix="stoker-py-") as d:

@@ -18,7 +18,23 @@ Two ways in for PyTorch:
         for images, labels in loader:
             ...
 """
-from . import _stoker  # the C library through ctypes: a missing library is one line
+import os as _os
+
+
+def _refuse_an_old_extension():
+    """An older stoker's compiled extension (_stoker.cpython-3XY-...so) left beside the .py
+    files would stand in for _stoker.py (Python prefers an extension of the same name) and
+    run the old binding against the new package: say so, naming it."""
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    old = sorted(n for n in _os.listdir(here) if n.startswith("_stoker") and n.endswith(".so"))
+    if old:
+        raise ImportError(f"stoker: {', '.join(old)} in {here} is an older stoker's compiled "
+                          "extension, which would stand in for this one's Python layer: remove "
+                          "it (pip uninstall stoker, then install again; or delete the file)")
+
+
+_refuse_an_old_extension()
+from . import _stoker  # noqa: E402 (the C library through ctypes: a missing library is one line)
 from ._choices import crop_box, flipped, split_cpus
 from ._loader import Loader
 from ._plan import Plan, plan

@@ -10,7 +10,7 @@ import os
 import stat
 
 __all__ = ["check_int", "check_bool", "boolean", "number", "choice", "numbers", "path", "paths",
-           "by_row", "shown"]
+           "by_row", "image_options", "shown"]
 
 
 def shown(value):
@@ -167,3 +167,23 @@ def by_row(row, value):
     if kind == "triple":
         return numbers(name, value, 3, lo, ordered=False)
     raise TypeError(f"{name}: an option of unknown kind {kind!r}")
+
+
+_image_rows = None
+
+
+def image_options(d):
+    """The image pipeline's options in `d` (any subset of image_fields()' rows), each checked
+    against its row; an unknown key is a TypeError."""
+    global _image_rows
+    if _image_rows is None:
+        from . import _native
+
+        _image_rows = {row["name"]: row for row in _native.info()["image_fields"]}
+    out = {}
+    for key, value in d.items():
+        row = _image_rows.get(key)
+        if row is None:
+            raise TypeError(f"image transform: unknown option {key}")
+        out[key] = by_row(row, value)
+    return out

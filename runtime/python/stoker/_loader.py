@@ -122,7 +122,7 @@ class Loader(LoaderSources, LoaderLoop):
             self._warn_unpinned()
         if device is not None:
             self._copies = DeviceCopies(CudaSide(device), held_batches)  # checked by now
-        self._plan = Plan(self._core.plan, plan.source if plan is not None
+        self._plan = Plan(_stoker.Plan(self._core.plan_handle()), plan.source if plan is not None
                           else self._core.plan_source)
         if options["pin_main_thread"]:
             _apply(self._plan._core, loader_pinned=True)

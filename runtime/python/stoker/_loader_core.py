@@ -22,27 +22,15 @@ from . import _arguments as arg
 from . import _native
 from ._native import Error
 
-__all__ = ["_Loader", "image_options"]
+__all__ = ["_Loader"]
 
 _SLICE_NS = 20_000_000  # 20 ms: how soon a signal handler runs while a batch is awaited
 _info = _native.info()
 _LOADER_ROWS = {row["name"]: row for row in _info["loader_fields"]}
-_IMAGE_ROWS = {row["name"]: row for row in _info["image_fields"]}
 _next_batch, _ref = _native.next_batch, weakref.ref
 _OK, _END, _NOT_YET = _native.OK, _native.END, _native.NOT_YET
 _exit_hook = False
 _numpy = None  # imported on the first batch: `import stoker` does not import numpy
-
-
-def image_options(d):
-    """The image pipeline's options in `d` (any subset of its rows), checked."""
-    out = {}
-    for key, value in d.items():
-        row = _IMAGE_ROWS.get(key)
-        if row is None:
-            raise TypeError(f"image transform: unknown option {key}")
-        out[key] = arg.by_row(row, value)
-    return out
 
 
 def _world(options):
@@ -89,7 +77,7 @@ def _image_source(source):
             out["stream"] = arg.boolean("stream", stream)
         out["labels"] = arg.boolean("labels", labels)
     transform = {k: v for k, v in source.items() if k not in ("root", "shards", "stream", "labels")}
-    out.update(image_options(transform))
+    out.update(arg.image_options(transform))
     return out
 
 
@@ -321,11 +309,9 @@ class _Loader:
                                   for h in stats.pop("skipped_files_hex")]
         return stats
 
-    @property
-    def plan(self):
-        from ._stoker import Plan
-
-        return Plan(self._call("loader_plan")[2])
+    def plan_handle(self):
+        """The plan the loader runs, as the library's handle (a copy)."""
+        return self._call("loader_plan")[2]
 
     epoch = property(lambda self: self._info()["epoch"])
     next_loop_epoch = property(lambda self: self._info()["next_loop_epoch"])

@@ -11,8 +11,8 @@ JSON object (a path as the hex of its bytes: any file name round-trips), `data` 
 (next_batch, release_batch, sampler_indices).
 
 When the library cannot be loaded, importing stoker says why in one line: a missing file, a
-native library it needs, a library of another version (issue 35's lesson: inside a container
-image, that is what a user meets first).
+native library it needs, a library of another version (inside a container image without the
+native libraries, that is what a user meets first).
 """
 import ctypes
 import json

@@ -2,7 +2,7 @@
 Python names, with the arguments that come from users checked first (_arguments.py). The
 loader's core is in _loader_core.py. Everything here is an implementation detail: use the
 `stoker` package."""
-from . import _native
+from . import _arguments, _native
 from ._arguments import check_bool, check_int
 from ._native import Error  # noqa: F401
 
@@ -214,19 +214,15 @@ def note_unchecked_ranks(rank, world_size):
 def crop_box(width, height, seed, epoch, index, options):
     """(x, y, w, h) in source pixels: the train crop of sample (seed, epoch, index), or the
     eval box when options['train'] is False."""
-    from ._loader_core import image_options
-
     return tuple(_native.value("crop_box", {"width": width, "height": height, "seed": seed,
                                             "epoch": epoch, "index": index,
-                                            "options": image_options(options)}))
+                                            "options": _arguments.image_options(options)}))
 
 
 def flipped(seed, epoch, index, options):
     """Whether the train pipeline flips sample (seed, epoch, index) horizontally."""
-    from ._loader_core import image_options
-
     return _native.value("flipped", {"seed": seed, "epoch": epoch, "index": index,
-                                     "options": image_options(options)})
+                                     "options": _arguments.image_options(options)})
 
 
 def decode_image(data):

@@ -1,5 +1,7 @@
 #include "sources/folder_listing.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cinttypes>
@@ -15,12 +17,23 @@
 
 namespace stoker {
 
+std::optional<FolderStamp> folder_stamp(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  FolderStamp f;
+  f.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  f.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec;
+  f.inode = static_cast<uint64_t>(st.st_ino);
+  f.device = static_cast<uint64_t>(st.st_dev);
+  return f;
+}
+
 namespace fs = std::filesystem;
 
 namespace {
 
 // Bumped whenever what a walk finds changes (the image extensions, the order, the hash).
-// v2: no sizes (issue 36: the walk stats no file). v3: folders stamped with their change
+// v2: no sizes (the walk stats no file). v3: folders stamped with their change
 // time, inode and device; names escaped.
 constexpr const char* kMagic = "stoker-folder-listing v3";
 // A folder changed this recently may change again within its filesystem's time resolution

@@ -96,17 +96,6 @@ void walk_class(const std::string& root, const std::string& rel, const WalkOptio
 
 }  // namespace
 
-std::optional<FolderStamp> folder_stamp(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  FolderStamp f;
-  f.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
-  f.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec;
-  f.inode = static_cast<uint64_t>(st.st_ino);
-  f.device = static_cast<uint64_t>(st.st_dev);
-  return f;
-}
-
 FolderListing walk_image_folder(const std::string& root, const WalkOptions& options) {
   FolderListing l;
   const auto root_stamp = folder_stamp(root);
