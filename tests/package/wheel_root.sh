@@ -14,14 +14,14 @@
 # not usable here (the wheel bundles no MPI; stoker loads the image's libmpi.so.40 when there
 # is one). A wheel that bundled libmpi ended it with exit 1 in MPI_Init_thread.
 #
-#   wheel_root.sh DIR    DIR holds the wheel (package.build's output folder)
+#   wheel_root.sh DIR    DIR holds the wheel (package.wheel's output folder)
 #
 # Needs root, chroot and unshare (util-linux), and the image while the root is not made yet.
 # Exit 77 when one is missing. The root is left as it was: the venv is removed afterwards.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd -P)
 whl=$(ls "$1"/stoker-*.whl 2>/dev/null | head -n 1)
-[ -n "$whl" ] || { echo "SKIP: no wheel in $1 (package.build makes it)"; exit 77; }
+[ -n "$whl" ] || { echo "SKIP: no wheel in $1 (package.wheel makes it)"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "SKIP: chroot needs root"; exit 77; }
 for t in chroot unshare; do
   command -v $t >/dev/null || { echo "SKIP: $t is not installed"; exit 77; }
