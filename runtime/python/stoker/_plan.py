@@ -6,6 +6,7 @@ import warnings
 
 from . import _stoker
 from ._checks import check_int
+from . import _notes
 from ._workers import WorkerInit
 
 __all__ = ["Plan", "plan"]
@@ -186,7 +187,7 @@ def _apply(core, loader_pinned=False):
     if os.environ.get(_stoker.VERBOSE_VAR) == "1":
         rank = _stoker.launch_rank()
         applied = torch if main is None else f"{main}; {torch}"
-        print(f"stoker: rank {rank}: applied the plan: {applied}", file=sys.stderr, flush=True)
+        _notes.note(f"stoker: rank {rank}: applied the plan: {applied}")
 
 
 def plan(environ=None, apply=None):
