@@ -5,7 +5,6 @@ PILToTensor + ConvertImageDtype + Normalize on PIL images), the mapping the user
 for --val-resize-size / --val-crop-size. torchvision's transforms are run here, on PIL images
 of the same files. Tolerances as test_loader_images.py (dct_scaling=False): max |difference|
 <= 1.5 and mean <= 0.5 in 0..255 units."""
-import os
 import unittest
 
 import numpy as np
@@ -14,7 +13,7 @@ from PIL import Image
 from torchvision import transforms as T
 
 import stoker
-from testdata import make_image_folder, TempDirCase
+from testdata import ImageFolderCase
 
 MEAN = (0.485, 0.456, 0.406)
 STD = (0.229, 0.224, 0.225)
@@ -27,12 +26,8 @@ def eval_preset(resize_size, crop_size):
                       T.ConvertImageDtype(torch.float), T.Normalize(mean=MEAN, std=STD)])
 
 
-class EvalPreset(TempDirCase, unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()  # makes cls.tmp
-        cls.root = os.path.join(cls.tmp.path, "images")
-        cls.items = make_image_folder(cls.root, classes=2, per_class=6)
+class EvalPreset(ImageFolderCase, unittest.TestCase):
+    FOLDER = {"classes": 2, "per_class": 6}
 
     def compare(self, resize_size, crop_size):
         preset = eval_preset(resize_size, crop_size)
