@@ -77,14 +77,14 @@ class Plan:
         With num_workers == 0 only num_workers and pin_memory are returned (torch refuses
         prefetch_factor and persistent_workers without workers).
 
-        Your own settings (keyword only; None: the plan's) win: `num_workers` (an int >= 0),
-        `pin_memory` and `persistent_workers` (True or False), `prefetch_factor` (an int >=
-        1), e.g. torch_dataloader_kwargs(num_workers=args.workers). The rest follows the
-        workers in use: prefetch_factor torch_prefetch_factor(num_workers) unless given, and
-        worker_shares(num_workers). One line on stderr names each setting you gave that
-        differs from the plan's, with the plan's value. TypeError for a value of the wrong
-        type, ValueError for one out of range, for prefetch_factor with num_workers=0 and for
-        persistent_workers=True with num_workers=0, each naming the argument (torch's
+        Your own settings (keyword only; None: the plan's) win: `num_workers` (an int from 0
+        to the loader's limit, 1024), `pin_memory` and `persistent_workers` (True or False),
+        `prefetch_factor` (an int >= 1), e.g. torch_dataloader_kwargs(num_workers=args.workers).
+        The rest follows the workers in use: prefetch_factor torch_prefetch_factor(num_workers)
+        unless given, and worker_shares(num_workers). One line on stderr names each setting
+        you gave that differs from the plan's, with the plan's value. TypeError for a value of
+        the wrong type, ValueError for one out of range, for prefetch_factor with num_workers=0
+        and for persistent_workers=True with num_workers=0, each naming the argument (torch's
         DataLoader refuses those too).
         """
         planned = self._torch_kwargs(max(0, int(self.workers)),

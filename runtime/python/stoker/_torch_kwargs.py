@@ -50,7 +50,7 @@ def differences(given, planned, kwargs):
     for key in KEYS:
         if key not in given or planned.get(key) == given[key]:
             continue
-        plan_says = f"the plan's {planned[key]!r}"
+        plan_says = f"the plan's {planned[key]!r}" if key in planned else "the plan sets none"
         if key == "num_workers" and "prefetch_factor" not in given and given[key] > 0:
             plan_says += f"; prefetch_factor {kwargs['prefetch_factor']} for the plan's depth"
         parts.append(f"{key}={given[key]!r} ({plan_says})")
