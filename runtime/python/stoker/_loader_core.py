@@ -22,6 +22,7 @@ import weakref
 from . import _arguments as arg
 from . import _native
 from ._native import Error
+from . import _notes
 
 __all__ = ["_Loader"]
 
@@ -134,10 +135,7 @@ def _pinner(spec):
         try:
             unpin(base)
         except BaseException as e:  # noqa: B902 (the memory is freed next; say so)
-            import sys
-
-            print(f"stoker.Loader unpinning its batch slots: {type(e).__name__}: {e}",
-                  file=sys.stderr)
+            _notes.note(f"stoker.Loader unpinning its batch slots: {type(e).__name__}: {e}")
 
     callbacks = (_native.PIN(on_pin), _native.UNPIN(on_unpin))
     global _exit_hook
