@@ -71,6 +71,7 @@ def main():
     ap.add_argument("--chunks", type=int, default=60)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
+    a.packages = [os.path.abspath(p) for p in a.packages]  # the runs start in /
     figures = {p: {} for p in a.packages}
     with tempfile.TemporaryDirectory(prefix="stoker-layer-") as d:
         records = os.path.join(d, "records.bin")
