@@ -1,7 +1,7 @@
 // The content part of a file-backed source's fingerprint (src/sources/content_sample.hpp):
 // what it costs at open, on a generated set in a temporary folder. Page cache warm (the
-// files were just written); cold-cache figures are estimated in the README ("Shuffle and
-// resume"). `bench_fingerprint --benchmark_filter=Files` for one case.
+// files were just written); cold-cache figures are estimated in docs/user-guide.md ("Shuffle
+// and resume"). `bench_fingerprint --benchmark_filter=Files` for one case.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-// Where one thread's JPEG decode time goes (issue 26's "decode less"): libjpeg-turbo's full
+// Where one thread's JPEG decode time goes (what decoding less could save): libjpeg-turbo's full
 // decode of the same images with one stage changed at a time. The differences give the
 // cost of colour conversion, of fancy (triangle) chroma upsampling, of the accurate IDCT
 // and, by skipping every row, of entropy decoding alone. The variants that change pixels

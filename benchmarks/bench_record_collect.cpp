@@ -1,4 +1,4 @@
-// The plugin's work at step end on one node (issue 24: under 2 ms per node): for 1 and 8
+// The plugin's work at step end on one node (under 2 ms per node): for 1 and 8
 // ranks, collect_records (open without following links, check owner/links/size, strict
 // parse), the job log's writer process (forked: the path walked and checked, one O_APPEND
 // write per log line, close checked), and the step folder removed. Each record is a full one

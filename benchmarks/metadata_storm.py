@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Issue 36's metadata storm, side by side in one run: what opening an image folder asks of
-the filesystem's metadata server, per rank and per job, and the time to the first batch.
+"""The metadata storm of many ranks opening one image folder, side by side in one run: what
+opening an image folder asks of the filesystem's metadata server, per rank and per job, and
+the time to the first batch.
 
   benchmarks/metadata_storm.py [--files 200000] [--ranks 8] [--big 1000000] [--dir DIR]
                                [--latency-ms 0.5] [--before PYTHONPATH]
@@ -10,7 +11,7 @@ the filesystem's metadata server, per rank and per job, and the time to the firs
    that ask a network filesystem's metadata server; and, apart, fstat of a file already open,
    which the client answers from what the open fetched): torchvision's
    ImageFolder; stoker as it was before (--before PYTHONPATH: a build of the commit before
-   issue 36's listing, every rank walking and stat'ing every file); and this stoker, with
+   the shared listing, every rank walking and stat'ing every file); and this stoker, with
    each rank alone (no process group: each lists), then as one job (a gloo process group:
    rank 0 lists and the others take its index), without a cache, with an empty cache, and
    with the listing cached. stoker's opens include the content sample (at most 1024 files,

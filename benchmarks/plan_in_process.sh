@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Planning in-process, two builds side by side (docs/benchmarks.md, issue 34): each round runs,
+# Planning in-process, two builds side by side (docs/benchmarks.md): each round runs,
 # alternated, `stoker plan --json` and a fresh `python3 -c 'import stoker; stoker.plan(...)'`
 # from each build, and prints one line per process: "KIND BUILD MICROSECONDS".
 #   benchmarks/plan_in_process.sh BEFORE_BUILD AFTER_BUILD [ROUNDS]

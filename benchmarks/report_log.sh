@@ -9,7 +9,7 @@
 #             alternated (A B, then B A, ...) ROUNDS times (default 1), so that two builds are
 #             compared in one run on the same log and the same page cache
 #     DIR     where the log goes (default a temporary folder, removed afterwards)
-# The issue's budget: 10^6 lines in under 5 s.
+# The budget: 10^6 lines in under 5 s.
 set -euo pipefail
 IFS=, read -r -a builds <<<"${1:-build/runtime/stoker}"
 lines=${2:-1000000}

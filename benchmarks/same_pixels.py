@@ -2,7 +2,7 @@
 """Do two builds of stoker deliver the same pixels? Runs Loader.images over the same images
 with each build's Python module (each in its own process), for the train and eval transforms
 in float32/float16 CHW, uint8 HWC and float32 HWC, and compares the batches byte for byte.
-A kernel or decoder change that is meant to keep the output is checked with it (issue 26:
+A kernel or decoder change that is meant to keep the output is checked with it (
 the AVX2 resample kernel against e57534e's code, and STOKER_SIMD=portable against both).
 
   benchmarks/same_pixels.py BUILD_A BUILD_B [--images DIR] [--count 192] [--env-b K=V ...]

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The spill (issue 22) measured and on paper: the worker counts the planner gives a node's
+"""The spill measured and on paper: the worker counts the planner gives a node's
 ranks with SpillCores=yes and =no (from `stoker plan --topology ... --json`), then
 `stoker bench images` on this machine with each count, alternating in one run (so load from
 anything else falls on both), and `--limit` for one thread's decode+transform rate. Prints the

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """WebP decode, one thread, stoker against PIL on the same files held in memory, alternated
-in one run (issue 21: "WebP decode per thread measured against PIL's in the same run").
+in one run ("WebP decode per thread measured against PIL's in the same run").
 
 Two sets from the real-image corpus (tests/corpus/corpus.py fetch): the GNOME wallpapers
 (lossy, 4096 x 4096) and golang.org/x/image's test files (lossy, lossless, alpha; 75-600 px).

@@ -1,6 +1,6 @@
 # Sourced by scripts/test.sh: names its stages, times each, and on exit says which passed,
 # which failed and which never ran. One red test early must not hide that the sanitizer and
-# fuzz stages did not run (issue 34).
+# fuzz stages did not run.
 #   stages_begin NAME... ; stage NAME TITLE ; ... (the EXIT trap prints the summary)
 # shellcheck shell=bash
 stages_all=() stages_done=() stage_now="" stage_times="" stages_t0=$SECONDS stage_t0=$SECONDS

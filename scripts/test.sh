@@ -2,9 +2,12 @@
 # The test command: installs dependencies, builds stoker (with CUDA when the toolkit
 # is present), and runs every test family this machine can run, then the unit tests
 # again under ASan+UBSan, the loader's tests under TSan, and each fuzz target for a few
-# seconds (build-fuzz/, clang + libFuzzer). The reach family (tests/reach: the plugin for four
-# Slurm releases, in Debian roots) runs in its own stage after the tests; its roots
-# (scripts/roots.sh, cached in /var/cache/stoker) are made in the background from the start.
+# seconds (build-fuzz/, clang + libFuzzer). The wheel's build against the bullseye sysroot
+# (build/bullseye: scripts/package.sh --only wheel) is made with the main build, so that the
+# package and container tests install the wheel that ships. The reach family (tests/reach: the
+# plugin for four Slurm releases and the wheel, in Debian roots) runs in its own stage after
+# the tests; its roots (scripts/roots.sh, cached in /var/cache/stoker) are made in the
+# background from the start.
 #   scripts/test.sh                       everything
 #   STOKER_TEST_QUICK=1 scripts/test.sh   only the main build's tests
 # Needs root (it installs packages and starts a local Slurm cluster): a user who is not
@@ -34,16 +37,17 @@ scripts/install-deps.sh
 scripts/containers.sh install
 scripts/containers.sh image >/dev/null
 
-stage build "building (build/)"
+stage build "building (build/; build/bullseye: the wheel's, against the bullseye sysroot)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTOKER_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
+STOKER_WERROR=ON scripts/package.sh --only wheel --build build --out build/packages
 
 stage tests "tests: all families but bench and reach (build/)"
 ctest --test-dir build --output-on-failure -j"$jobs" -LE 'bench|reach'
 
 [ "${STOKER_TEST_QUICK:-0}" = 1 ] && exit 0
 
-stage reach "reach tests: the plugin for Slurm 20.11-26.05 in Debian roots (build/; roots: build/roots.log)"
+stage reach "reach tests: the plugin for Slurm 20.11-26.05 and the wheel in Debian roots (build/; roots: build/roots.log)"
 if ! wait "$roots_pid"; then
   tail -n 30 build/roots.log
   echo "test: making the Debian roots failed (build/roots.log)" >&2

@@ -7,7 +7,7 @@
  *    the result are JSON objects (UTF-8; a path travels as the hex of its bytes, so that any
  *    file name round-trips), plus bytes in and out (an image, a listing message) and objects
  *    (opaque handles: a plan, a sampler, a loader, a listed folder, a pinner). The calls and
- *    their arguments are listed in runtime/capi/README.md.
+ *    their arguments are listed in the tables of runtime/capi/capi_*.cpp (capi.hpp names them).
  *  - the per-batch calls, typed: stoker_loader_next, stoker_batch_release,
  *    stoker_sampler_indices.
  *  - stoker_pinner_new: callbacks that page-lock the batch slots (Python: torch's cudart).

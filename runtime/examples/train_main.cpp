@@ -1,5 +1,5 @@
-// stoker_train: a small data-parallel trainer fed by stoker's loader. See the README's
-// "Multi-node training" section and sbatch_templates/.
+// stoker_train: a small data-parallel trainer fed by stoker's loader. See docs/user-guide.md,
+// "Multi-node training, from sbatch to throughput", and sbatch_templates/.
 //
 //   srun --mpi=pmix stoker_train --data /data/images --epochs 2
 //   stoker_train --data tokens.bin --kind tokens --seq-len 64 --max-steps 200

@@ -91,7 +91,7 @@ json worst_rank_json(const RunRecord& w) {
 }
 
 // The plan it ran, each field by its name (plan_fields()), with the cores it had. Kept for
-// one release (README, "Renamed"): "pin" (now pin_memory), and
+// one release (docs/admin-guide.md, "Renamed"): "pin" (now pin_memory), and
 // "budget_depth" and "depth_reached" (now in worst_rank).
 json plan_json(const RunRecord& w) {
   json out = {{"cores", w.cores()},

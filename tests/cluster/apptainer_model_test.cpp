@@ -34,7 +34,7 @@ class ApptainerModel : public ClusterTest {
     root_ = root.out.substr(0, root.out.find('\n'));
     const WheelShare w = prepare_wheel_share(share());
     if (w.no_wheel) {
-      GTEST_SKIP() << "no wheel in " STOKER_PACKAGE_DIR " (ctest's package.build makes it)";
+      GTEST_SKIP() << "no wheel in " STOKER_PACKAGE_DIR " (ctest's package.wheel makes it)";
     }
     ASSERT_EQ(w.problem, "");
     // The plan each rank of the same step gets on the host, outside any container.

@@ -6,7 +6,7 @@
 // the Prometheus files reach the host, and an image's own STOKER_WORKERS / OMP_NUM_THREADS
 // (scripts/containers.sh image-env) do not replace the plan. Skips (with the reason) where
 // pyxis, enroot or the image is missing: `scripts/containers.sh install` and `image`; the
-// wheel tests also where package.build (fixture stoker_debs) left no wheel.
+// wheel tests also where package.wheel (fixture stoker_wheel) left no wheel.
 #include <chrono>
 #include <cstdio>
 #include <set>
@@ -121,7 +121,7 @@ class ContainersWithTheWheel : public Containers {
     if (IsSkipped() || HasFatalFailure()) return;
     const WheelShare w = prepare_wheel_share(share());
     if (w.no_wheel) {
-      GTEST_SKIP() << "no wheel in " STOKER_PACKAGE_DIR " (ctest's package.build makes it)";
+      GTEST_SKIP() << "no wheel in " STOKER_PACKAGE_DIR " (ctest's package.wheel makes it)";
     }
     ASSERT_EQ(w.problem, "");
     fs::create_directories(share() / "prom");

@@ -116,7 +116,7 @@ TEST_F(Launch, TheUsersThreadCountsAndRendezvousAreKept) {
   }
 }
 
-// Issue 46: with pyxis's line first, an image's environment reaches each task before stoker's
+// With pyxis's line first, an image's environment reaches each task before stoker's
 // task_init; pyxis remaps RANK and NGC's enroot hook sets WORLD_SIZE to what stoker sets as
 // well, and the line named those as "replaced", on every rank. A stand-in plugin sets them
 // (and a thread count of its own) before stoker's: the line names the real change only, once
@@ -139,7 +139,7 @@ TEST_F(FaultsLaunch, AnotherPluginsValuesAreNamedOncePerNodeAndOnlyWhenTheyDiffe
   EXPECT_EQ(r.err.find("WORLD_SIZE="), std::string::npos) << r.err;
 }
 
-// Issue 46: a step the plugin leaves untuned inside a tuned batch step (batch_step=yes, then
+// A step the plugin leaves untuned inside a tuned batch step (batch_step=yes, then
 // `srun --stoker=off`) inherits the batch step's STOKER_* and seal: its task took the batch
 // step's plan for its own. The seal names its step; the batch script's own process (Slurm sets
 // no SLURM_STEP_ID there) keeps the plugin's plan, the inner step's task plans itself.

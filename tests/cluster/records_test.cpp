@@ -63,7 +63,7 @@ TEST_F(Records, ATunedStepLeavesOneLinePerRankAndTheReportShowsIt) {
   }
   EXPECT_EQ(nodes, (std::set<std::string>{"n1", "n2"}));
   EXPECT_TRUE(fs::is_empty(root())) << "the step's record folder was left";
-  // What the collection cost on each node, from slurmd's log (the issue's figure).
+  // What the collection cost on each node, from slurmd's log (the figure the 2 ms budget is for).
   const RunResult cost = run("grep -h 'job " + job + " step 0: 1 run record line(s)' " +
                              (dir() / "log").string() + "/slurmd-n*.log");
   EXPECT_EQ(count_of(cost.out, " ms"), 2) << cost.out;
@@ -216,7 +216,7 @@ struct PlantedFolder {
   }
 };
 
-// Issue 46, items 2 and 3: FIFOs planted as n1.jsonl and n2.jsonl in a job_log= folder held
+// FIFOs planted as n1.jsonl and n2.jsonl in a job_log= folder held
 // both slurmstepds in task_exit for good (sbatch --wait had not returned after 150 s). In a
 // folder others may write without the sticky bit (where NFS with root_squash pushes admins),
 // a user can plant or replace any name: the folder is refused, and the step ends at once.
@@ -263,7 +263,7 @@ TEST_F(FaultsRecords, NamesAUserPlantedInAStickyJobLogFolderAreRefusedAtOnce) {
   EXPECT_FALSE(node_drained());
 }
 
-// Issue 46, item 3: a job log on a filesystem that stops answering (a hard-mounted NFS whose
+// A job log on a filesystem that stops answering (a hard-mounted NFS whose
 // server is away) held slurmstepd in task_exit, in D state, for as long as it was away. Frozen
 // here (fsfreeze on a loop-mounted ext4, on n1: n2 has a mount namespace of its own): the step
 // ends after the writer's deadline, and slurmd's log says the lines may be missing.
@@ -281,7 +281,7 @@ TEST_F(FaultsRecords, AJobLogThatDoesNotAnswerDoesNotHoldTheStep) {
   EXPECT_FALSE(node_drained());
 }
 
-// Issue 46, item 6: a rank killed mid-write leaves its writer's temporary, and a task may leave
+// A rank killed mid-write leaves its writer's temporary, and a task may leave
 // anything in its record folder (files, folders, links, a FIFO); the folder then stayed in
 // RAM-backed /run. After the step, the record root is empty, and nothing outside was touched.
 TEST_F(FaultsRecords, EverythingAStepLeavesInItsRecordFolderIsRemoved) {
@@ -301,7 +301,7 @@ TEST_F(FaultsRecords, EverythingAStepLeavesInItsRecordFolderIsRemoved) {
   fs::remove_all(outside);
 }
 
-// Issue 46, item 8: a node whose tasks never started collects its lines at the step's exit,
+// A node whose tasks never started collects its lines at the step's exit,
 // where SLURMD_NODENAME in the step's environment is srun's (srun run on another node: here,
 // set by hand), not this node's: the line and the per-node file took srun's node's name.
 TEST_F(FaultsRecords, AStepWhoseTasksNeverStartedIsLoggedUnderThisNodesName) {

@@ -71,7 +71,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 // A binder inside the step (taskset here; numactl, torchrun --numa-binding alike) narrows the
-// task to part of its plan: the runtime keeps that mask and plans within it (issue 35).
+// task to part of its plan: the runtime keeps that mask and plans within it.
 class FaultsBinders : public ClusterTest {};
 
 TEST_F(FaultsBinders, ATaskReboundNarrowerIsPlannedWithinItsNewMask) {

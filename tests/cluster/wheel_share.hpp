@@ -1,4 +1,4 @@
-// A host folder that container tests mount into an image: the wheel package.build wrote
+// A host folder that container tests mount into an image: the wheel package.wheel wrote
 // (scripts/wheel.py), unpacked by tests/package/wheel_install.py into SHARE/stoker/site and
 // SHARE/stoker/bin for the image's own /usr/bin/python3, and the probe the ranks run
 // (SHARE/probe.py, tests/cluster/container_probe.py). The image stays as a site pulls it,
@@ -12,7 +12,7 @@
 namespace stoker::test {
 
 struct WheelShare {
-  bool no_wheel = false;  // package.build left none: the caller skips
+  bool no_wheel = false;  // package.wheel left none: the caller skips
   std::string problem;    // the install failed: the caller fails, with this
 };
 

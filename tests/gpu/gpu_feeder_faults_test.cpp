@@ -45,7 +45,7 @@ TEST(FaultsFeeder, ADroppedBatchIsNotOverwrittenWhileItsStreamStillReadsIt) {
 
 // An error the application has not read yet (a failed call, as a failed torch launch
 // leaves one) must still be in the thread's last-error slot after the feeder's calls: the
-// feeder's "not ready" queries used to clear the slot whatever it held (issue 39, N5). A
+// feeder's "not ready" queries used to clear the slot whatever it held. A
 // spin on the feeder's copy stream keeps each next() finding a copy not done yet.
 TEST(FaultsFeeder, AnApplicationsPendingErrorSurvivesTheFeedersQueries) {
   STOKER_GPU_OR_SKIP(bus);

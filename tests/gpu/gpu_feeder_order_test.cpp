@@ -1,4 +1,4 @@
-// The device feeder's ordering faults of issue 27 on a real GPU (skipped without one; the
+// The device feeder's ordering faults on a real GPU (skipped without one; the
 // same rules are checked without a GPU in tests/unit/cuda/feeder_core_order_test.cpp):
 //   - the documented consumer pattern with no host wait: every batch a kernel reads 20 ms
 //     after its hand-out (a device-to-device copy into a per-batch archive) is the batch the

@@ -1,4 +1,4 @@
-// The example trainer on a GPU against the CPU (issue 27; skipped without a GPU): the GPU
+// The example trainer on a GPU against the CPU (skipped without a GPU): the GPU
 // run of a seed learns what the CPU run of the same seed learns (same batches, same start),
 // and ranks on different devices stop with a message instead of hanging (NCCL ranks used to
 // wait in the id broadcast for a CPU rank that was in MPI_Allreduce).

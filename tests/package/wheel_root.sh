@@ -7,20 +7,21 @@
 # chroot in a private mount namespace with the host's /proc, /sys and /dev:
 #   python -c 'import stoker; print(stoker.plan())'   and   stoker plan / plan --json / doctor
 # must work. Without the bundled libraries the import fails there with
-# "libhwloc.so.15: cannot open shared object file", as in issue 35. Then a rank launched
+# "libhwloc.so.15: cannot open shared object file", as in a container image without them.
+# Then a rank launched
 # under MPI (srun --mpi=pmix's PMIX_* and mpirun's OMPI_COMM_WORLD_* set) in this root, which
 # has no Open MPI, makes a stoker.Loader: it must train and exit 0 with one line saying MPI is
 # not usable here (the wheel bundles no MPI; stoker loads the image's libmpi.so.40 when there
-# is one). A wheel that bundled libmpi ended it with exit 1 in MPI_Init_thread (issue 35).
+# is one). A wheel that bundled libmpi ended it with exit 1 in MPI_Init_thread.
 #
-#   wheel_root.sh DIR    DIR holds the wheel (package.build's output folder)
+#   wheel_root.sh DIR    DIR holds the wheel (package.wheel's output folder)
 #
 # Needs root, chroot and unshare (util-linux), and the image while the root is not made yet.
 # Exit 77 when one is missing. The root is left as it was: the venv is removed afterwards.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd -P)
 whl=$(ls "$1"/stoker-*.whl 2>/dev/null | head -n 1)
-[ -n "$whl" ] || { echo "SKIP: no wheel in $1 (package.build makes it)"; exit 77; }
+[ -n "$whl" ] || { echo "SKIP: no wheel in $1 (package.wheel makes it)"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "SKIP: chroot needs root"; exit 77; }
 for t in chroot unshare; do
   command -v $t >/dev/null || { echo "SKIP: $t is not installed"; exit 77; }

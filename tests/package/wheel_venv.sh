@@ -2,17 +2,18 @@
 # The wheel in a fresh venv (ctest package.wheel_venv): installed with pip when this machine
 # has it (python3-pip installs a local file offline: --no-index --no-deps), else unpacked by
 # wheel_install.py; then `import stoker` and stoker.plan() work, torch is not imported, the
-# bundled libraries are the ones loaded (not this machine's libhwloc), and the `stoker` entry
-# point and `python -m stoker` run `plan --json`.
+# bundled libraries are the ones loaded (not this machine's libhwloc), no libstdc++ is (the
+# library's own is static and hidden), and the `stoker` entry point and `python -m stoker`
+# run `plan --json`.
 #
-#   wheel_venv.sh DIR    DIR holds the wheel (package.build's output folder)
+#   wheel_venv.sh DIR    DIR holds the wheel (package.wheel's output folder)
 #
 # The venv has no system site packages: the module imports without numpy (only a Loader's
 # batches need it; the wheel's `loader` extra names it). Exit 77 when a tool is missing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd -P)
 whl=$(ls "$1"/stoker-*.whl 2>/dev/null | head -n 1)
-[ -n "$whl" ] || { echo "SKIP: no wheel in $1 (package.build makes it)"; exit 77; }
+[ -n "$whl" ] || { echo "SKIP: no wheel in $1 (package.wheel makes it)"; exit 77; }
 # The Python the build's extension is for (Debian's; a python3 first on PATH may be another).
 python3=${STOKER_PYTHON:-/usr/bin/python3}
 "$python3" -c 'import venv' 2>/dev/null || { echo "SKIP: $python3 has no venv module"; exit 77; }
@@ -44,9 +45,11 @@ plan = stoker.plan()
 assert plan.workers >= 0, plan
 maps = open("/proc/self/maps").read()
 assert "/libmpi" not in maps, "import stoker loaded libmpi (MPI is loaded only when wanted)"
-for lib in ("libhwloc", "libjpeg", "libstdc++"):
+for lib in ("libhwloc", "libjpeg"):
     paths = {l.split()[-1] for l in maps.splitlines() if f"/{lib}" in l}
     assert paths and all("/stoker.libs/" in p for p in paths), f"{lib} loaded from {paths}"
+# The wheel's libstoker.so holds its libstdc++ (static and hidden): none is loaded for it.
+assert "libstdc++" not in maps, "a libstdc++ is loaded with libstoker.so"
 print(f"import stoker and stoker.plan() work: {plan.workers} workers")
 EOF
 for cmd in "$tmp/venv/bin/stoker" "$py -m stoker"; do

@@ -83,7 +83,7 @@ class Corpus(unittest.TestCase):
               file=sys.stderr)
 
     def test_a_stray_marker_inside_the_scan_is_decoded_iff_pil_decodes_it(self):
-        """Issue 36: files PIL decodes were refused as truncated when a stray APPn or COM
+        """Files PIL decodes were refused as truncated when a stray APPn or COM
         marker sat inside the entropy-coded data (libjpeg then reads past the file's end for
         the end marker, after every row was decoded). Made from the corpus's real JPEGs: the
         marker inserted halfway into the scan data, then PIL and stoker compared."""

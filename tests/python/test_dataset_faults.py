@@ -1,4 +1,4 @@
-"""Issue 14's acceptance on a real folder: 100 clean JPEGs mixed with one each of the kinds
+"""Every image kind on a real folder: 100 clean JPEGs mixed with one each of the kinds
 that stopped runs before (CMYK, YCCK, grey, progressive, a PNG saved as .JPEG, 16-bit,
 palette and RGBA PNGs) run a whole epoch with default options, nothing skipped. A
 truncated JPEG and a zero-byte file stop the default run naming the file; under

@@ -3,7 +3,7 @@ late and read their host slot when they complete, as DMA does), against the real
 without CUDA: no slot goes back to the loader while its copy still reads it, and
 held_batches=1 keeps a copy in flight while the loader is asked for the next batch (it used
 to wait for every copy first, so copies never overlapped the loader), also when a copy fails
-half way (issue 39). Issue 27; the same on a GPU is test_gpu_loader.py."""
+half way. The same on a GPU is test_gpu_loader.py."""
 import unittest
 
 import numpy as np
@@ -69,7 +69,7 @@ class ACopyThatFailsHalfWay(NoLeftovers, unittest.TestCase):
     def test_the_slot_is_not_given_back_while_its_queued_copy_reads_it(self):
         # The batch's data copy is queued, its labels' copy fails: the views of the slot die
         # with the exception, and the loader's workers refill the slot (the 0xFF below). The
-        # data copy queued before must have read the slot first (issue 39, N7).
+        # data copy queued before must have read the slot first.
         side = SimSide(copy_time=0.05, fail_after=1)
         self.addCleanup(side.close)
         copies = DeviceCopies(side, 2)

@@ -1,7 +1,7 @@
 """Loader(to_device=...)'s CUDA side (stoker._device.CudaSide itself, and _current) on a
 simulated torch.cuda (sim_device.SimTorch): streams that run later than the host, copies
 that read their host slot when they complete, torch's caching allocator, record_stream, and
-a current device per thread with primary contexts. Without CUDA (issue 39).
+a current device per thread with primary contexts. Without CUDA.
 
 The loop reads each batch on its current stream with a kernel that runs late and drops the
 batch on the host at once, as a training step does: the batch's device memory, allocated on
@@ -97,7 +97,7 @@ class CurrentDeviceOnASimulatedGpu(unittest.TestCase):
 
     def test_under_cuda_11_a_device_chosen_but_not_used_yet_is_restored(self):
         # torch built for CUDA 11.8 (it runs on an H200): set_device makes no context, and
-        # the switch back was skipped for a device without one (issue 39, finding 4).
+        # the switch back was skipped for a device without one.
         sim = self.sim("11.8")
         sim.cuda.set_device(1)
         with _current(sim, torch.device("cuda", 0)):

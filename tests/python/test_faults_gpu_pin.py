@@ -1,4 +1,4 @@
-"""Loader(to_device=...)'s CUDA faults of issue 27 that need a GPU (labels gpu and faults;
+"""Loader(to_device=...)'s CUDA faults that need a GPU (labels gpu and faults;
 every test skips without a CUDA device): a pin that fails through torch's cudart leaves no
 error for torch's next kernel (its launch check used to raise it: the designed fallback to
 pageable memory became a crash in the first step), and feeding the last GPU from a thread

@@ -1,5 +1,5 @@
-"""Issue 36's syscall budget, counted in the real processes with strace (a per-file stat is
-what froze Lustre's metadata servers when 512 ranks opened ImageNet):
+"""The syscall budget of opening an image folder, counted in the real processes with strace
+(a per-file stat is what froze Lustre's metadata servers when 512 ranks opened ImageNet):
 
 - one process: no open (first, cached, or without a cache) stats an image file. The walk
   reads names (getdents: one opened folder each); a re-open stats each folder once. The

@@ -1,4 +1,4 @@
-"""Property tests of the Python API (issue 25, item 2), with Hypothesis: paths of any bytes,
+"""Property tests of the Python API, with Hypothesis: paths of any bytes,
 files that change, shrink, vanish or turn into links while read, any number where numbers
 go, any batch size against any dataset size, and states of one dataset loaded on another.
 Every call returns or raises stoker.Error, ValueError or TypeError with a message that

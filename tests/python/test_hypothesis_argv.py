@@ -1,4 +1,4 @@
-"""The `stoker` command's arguments (issue 25, item 4): every bad argument exits 2 with one
+"""The `stoker` command's arguments: every bad argument exits 2 with one
 line on stderr ("stoker: error: ..."), never a traceback, an abort or a CLI11 help dump.
 Data-driven: the subcommands and their options are read from `stoker --help` and each
 subcommand's --help (nested ones too), so a new subcommand or option is swept without a

@@ -14,7 +14,7 @@ import numpy as np
 from PIL import Image
 
 import stoker
-from testdata import make_image_folder, TempDirCase
+from testdata import ImageFolderCase
 
 MEAN = np.array([0.485, 0.456, 0.406])
 STD = np.array([0.229, 0.224, 0.225])
@@ -32,13 +32,7 @@ def reference(path, index, opts, epoch=0):
     return np.asarray(out, dtype=np.float64)
 
 
-class ImageLoader(TempDirCase, unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()  # makes cls.tmp
-        cls.root = os.path.join(cls.tmp.path, "images")
-        cls.items = make_image_folder(cls.root, classes=3, per_class=8)
-
+class ImageLoader(ImageFolderCase, unittest.TestCase):
     def loader(self, **kw):
         kw.setdefault("world_size", 1)
         kw.setdefault("rank", 0)

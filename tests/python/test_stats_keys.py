@@ -31,7 +31,7 @@ class StatsKeys(unittest.TestCase):
         self.assertLessEqual(RELEASED, set(s), RELEASED - set(s))
         self.assertEqual(set(s["stages"]), {"read_ns", "decode_ns", "transform_ns", "collate_ns"})
         self.assertEqual(set(s["stream_reads"]), {"reads", "bytes", "largest"})
-        # max_depth is prefetch_max's old name (README, "Renamed"): both, equal.
+        # max_depth is prefetch_max's old name (docs/admin-guide.md, "Renamed"): both, equal.
         self.assertEqual(s["prefetch_max"], s["max_depth"])
         self.assertGreater(s["prefetch_max"], 0)
         self.assertEqual(samples, 64)

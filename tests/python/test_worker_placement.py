@@ -9,7 +9,8 @@ CPUs (read back from /proc, whatever the load); and the speed check, which alter
 two (C++, Python, Python, C++, ...) on the same JPEG folder and compares medians, so a
 machine busy with other work slows both alike (it needs the built `stoker`, STOKER_BIN).
 On a machine saturated by other work the speed check cannot tell stacked workers from
-spread ones (no CPU idles then); the first check always can."""
+spread ones (no CPU idles then); the first check always can. So the speed check runs only as
+a benchmark, on a quiet machine (STOKER_SPEED_CHECKS=1: ctest -L bench runs it so)."""
 import json
 import os
 import statistics
@@ -116,6 +117,8 @@ class PythonKeepsPaceWithCpp(NoLeftovers, TempDirCase, unittest.TestCase):
         finally:
             loader.close()
 
+    @unittest.skipUnless(os.environ.get("STOKER_SPEED_CHECKS") == "1",
+                         "a speed ratio: a benchmark on a quiet machine (ctest -L bench)")
     def test_two_workers_from_python_reach_90_percent_of_the_cpp_bench(self):
         # The rule this relies on: a computed plan on 2 CPUs keeps one for the training loop,
         # so the second worker must go to that CPU, not share the first worker's.

@@ -175,6 +175,19 @@ class TempDirCase:
         cls.addClassCleanup(cls.tmp.cleanup)
 
 
+class ImageFolderCase(TempDirCase):
+    """For test classes over one image folder: cls.root, made by make_image_folder with
+    FOLDER's classes and per_class, and cls.items, its (path, label) list."""
+
+    FOLDER = {"classes": 3, "per_class": 8}
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()  # makes cls.tmp
+        cls.root = os.path.join(cls.tmp.path, "images")
+        cls.items = make_image_folder(cls.root, **cls.FOLDER)
+
+
 def rss_bytes():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")

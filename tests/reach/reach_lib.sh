@@ -31,14 +31,16 @@ root_of() {
 }
 
 # The plugin package reach.plugin_SUITE built (PLUGINS/SUITE/*.deb), unpacked into
-# PLUGINS/SUITE/unpacked; its spank_stoker.so into $REPLY, or skip.
+# WORK/unpacked-SUITE, the calling test's own folder (tests running at once take the same
+# package: one's unpack removed the other's file under it); its spank_stoker.so into $REPLY,
+# or skip.
 plugin_of() {
-  local plugins=$1 suite=$2 deb
+  local plugins=$1 suite=$2 dest=$3/unpacked-$2 deb
   deb=$(ls "$plugins/$suite"/stoker-slurm-plugin_*.deb 2>/dev/null | head -n 1)
   [ -n "$deb" ] || skip "no plugin package built for $suite in $plugins/$suite (reach.plugin_$suite)"
-  rm -rf "$plugins/$suite/unpacked"
-  dpkg-deb -x "$deb" "$plugins/$suite/unpacked"
-  REPLY=$(find "$plugins/$suite/unpacked" -name spank_stoker.so | head -n 1)
+  rm -rf "$dest"
+  dpkg-deb -x "$deb" "$dest"
+  REPLY=$(find "$dest" -name spank_stoker.so | head -n 1)
 }
 
 # The Slurm release a root runs, "24.11.5": its srun's own answer, with the slurm.conf of

@@ -21,8 +21,8 @@ suite=$1 plugins=$2 work=$3
 root_of "$suite"; root=$REPLY
 [ -x "$root/usr/sbin/slurmctld" ] && [ -x "$root/usr/sbin/slurmd" ] && [ -x "$root/usr/sbin/munged" ] ||
   skip "the $suite root has no slurmctld, slurmd and munged (scripts/roots.sh packages $suite)"
-plugin_of "$plugins" "$suite"; plugin=$REPLY
 rm -rf "$work" && mkdir -p "$work"/{state,spool,log} && chmod 700 "$work"
+plugin_of "$plugins" "$suite" "$work"; plugin=$REPLY
 cp "$plugin" "$work/spank_stoker.so"
 cp "$reach_src/tests/cluster/probe.sh" "$work/probe.sh"
 ncpu=$(nproc)

@@ -17,9 +17,9 @@ set -euo pipefail
 suite=$1 other=$2 plugins=$3 work=$4
 root_of "$other"; other_root=$REPLY
 root_of "$suite"; root=$REPLY
-plugin_of "$plugins" "$suite"; own=$REPLY
-plugin_of "$plugins" "$other"; foreign=$REPLY
 rm -rf "$work" && mkdir -p "$work"
+plugin_of "$plugins" "$suite" "$work"; own=$REPLY
+plugin_of "$plugins" "$other" "$work"; foreign=$REPLY
 write_srun_conf "$work/own" "$own"
 running=$(slurm_of "$root" "$work/own")
 echo "$suite runs Slurm $running"

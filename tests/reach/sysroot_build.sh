@@ -1,31 +1,30 @@
 #!/usr/bin/env bash
-# reach.faults_sysroot_build: the static libraries and the `stoker` command built against the
-# bullseye sysroot (cmake/toolchain-bullseye.cmake; tests, benchmarks, Python and CUDA off),
-# warnings as errors, in BUILD_DIR; reach.faults_glibc_floor then checks what it made. The command
-# must run in the bullseye root (glibc 2.31) with the sysroot's libraries.
+# reach.faults_sysroot_build: the wheel's build against the bullseye sysroot
+# (cmake/toolchain-bullseye.cmake; tests, benchmarks, CUDA and the plugin off): the static
+# libraries, the `stoker` command and the Python package (libstoker.so and its .py files),
+# warnings as errors, in BUILD_DIR, and the wheel made of them in WHEEL_DIR
+# (scripts/package.sh --only wheel). reach.faults_glibc_floor then checks what it built, and
+# the reach.python_* tests install the wheel in each root. The command must run in the
+# bullseye root (glibc 2.31) with the sysroot's libraries.
 #
-#   tests/reach/sysroot_build.sh BUILD_DIR
+#   tests/reach/sysroot_build.sh BUILD_DIR WHEEL_DIR
 set -euo pipefail
 . "$(dirname "$0")/reach_lib.sh"
-[ $# = 1 ] || { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
-build=$1
+[ $# = 2 ] || { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+build=$1 wheels=$2
 sysroot=$("$reach_src/scripts/sysroot.sh" path) || skip "no bullseye sysroot (reach.sysroot makes it)"
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 t0=$SECONDS
-# A fresh cache each time: the toolchain's flags are read into it once, and a changed
-# toolchain must reach an existing build folder (its objects are kept).
-rm -f "$build/CMakeCache.txt"
-STOKER_SYSROOT=$sysroot cmake -S "$reach_src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_TOOLCHAIN_FILE="$reach_src/cmake/toolchain-bullseye.cmake" -DSTOKER_SYSROOT="$sysroot" \
-  -DSTOKER_WERROR=ON -DSTOKER_BUILD_TESTS=OFF -DSTOKER_WITH_PYTHON=OFF -DSTOKER_WITH_CUDA=OFF \
-  -DSTOKER_WITH_SPANK=OFF "${launcher[@]}" >"$build.configure.log" 2>&1 ||
-  { tail -n 30 "$build.configure.log"; echo "FAIL: configure"; exit 1; }
-nice cmake --build "$build" -j"${STOKER_JOBS:-2}" --target stoker >"$build.log" 2>&1 ||
-  { tail -n 30 "$build.log"; echo "FAIL: build"; exit 1; }
-echo "ok   built the static libraries and stoker against $sysroot ($((SECONDS - t0)) s)"
-check "the sysroot build names its glibc floor" 'built for glibc 2\.31' "$(cat "$build.configure.log")"
-# In the bullseye root (glibc 2.31) with the sysroot's libraries (the wheel will bundle them):
+log=$(mktemp)
+if ! STOKER_WERROR=ON STOKER_JOBS=${STOKER_JOBS:-2} "$reach_src/scripts/package.sh" --only wheel \
+  --wheel-build "$build" --out "$wheels" >"$log" 2>&1; then
+  echo "FAIL: scripts/package.sh --only wheel:"; cat "$log"; rm -f "$log"; exit 1
+fi
+echo "ok   built the static libraries, stoker, libstoker.so and the wheel against $sysroot ($((SECONDS - t0)) s)"
+sed 's/^/  /' "$log"; rm -f "$log"
+check "the sysroot build names its glibc floor" 'built for glibc 2\.31' "$(cat "$build/configure.log")"
+check "the wheel is tagged for glibc 2.31 or older" \
+  'stoker-[0-9.]+-py3-none-manylinux_2_(1[7-9]|2[0-9]|3[01])_x86_64\.whl' "$(ls "$wheels")"
+# In the bullseye root (glibc 2.31) with the sysroot's libraries (the wheel bundles them):
 # the command starts and plans. Linked with the host's crt1.o it ran main() with none of its
 # static objects constructed (no subcommand registered): "A subcommand is required".
 if REPLY=$("$reach_src/scripts/roots.sh" path bullseye); then

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""docs/architecture.md's walk of one flag, held to the code (issue 38, item 8: the walk said
+"""docs/architecture.md's walk of one flag, held to the code (the walk said
 twelve files where the code crosses more). In the walk's numbered steps, every file named
 (`room/x.cpp`, `stoker/room/x.hpp`, `spank_plugin/x.cpp`) exists, the count in its first
 sentence is the number of files named, the flag is in one of them, and every function named

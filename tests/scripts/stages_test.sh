@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/stages.sh, scripts/test.sh's stage list: a failed stage still fails the run, and the
-# summary names it and every stage that never ran (issue 34: the ASan stage failed, and
+# summary names it and every stage that never ran (the ASan stage failed, and
 # nothing said that the TSan and fuzz stages had not run).
 set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd -P)

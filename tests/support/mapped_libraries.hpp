@@ -1,4 +1,4 @@
-// The libraries a planning process must never map (issue 34): hwloc's plugins (but libxml2's
+// The libraries a planning process must never map: hwloc's plugins (but libxml2's
 // XML parser) and what they load (the OpenCL ICD loader, GL/EGL/X11 and NVIDIA's NV-CONTROL,
 // libpciaccess), and the GPU drivers' user-space libraries (CUDA driver, NVML, ROCm SMI, Level
 // Zero).

@@ -12,10 +12,10 @@ The store exchange waits like a collective: rank 0 names the late ranks (rank 1 
 stoker.Error after STOKER_AGREE_TIMEOUT seconds (0: never).
 """
 import itertools
-import sys
 import time
 
 from . import _stoker
+from . import _notes
 from ._world import torch_group
 
 __all__ = ["Agreement", "store_failed", "store_wait"]
@@ -137,8 +137,8 @@ class _StoreExchange:
         def note(waited):
             late = missing()
             if late:
-                print(_stoker.agree_waiting_line(self.rank, self.epoch, _stoker.rank_list(late),
-                                                 waited), file=sys.stderr, flush=True)
+                _notes.note(_stoker.agree_waiting_line(self.rank, self.epoch,
+                                                       _stoker.rank_list(late), waited))
 
         def timed_out():
             late = missing()

@@ -22,11 +22,11 @@ its listing is out, whatever the cause, the others get its error at once (fail()
 """
 import itertools
 import os
-import sys
 import zlib
 
 from . import _stoker
 from ._agree import store_failed, store_wait
+from . import _notes
 from ._world import torch_group
 
 __all__ = ["ListingShare", "PIECE"]
@@ -150,8 +150,7 @@ class ListingShare:
 
         def note(waited):
             if self.rank == 1:
-                print(_stoker.listing_waiting_line(self.rank, self.root, waited),
-                      file=sys.stderr, flush=True)
+                _notes.note(_stoker.listing_waiting_line(self.rank, self.root, waited))
 
         try:
             store_wait(self.store, f"{p}/ready", 1, self.limits, note,

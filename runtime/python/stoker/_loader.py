@@ -10,6 +10,7 @@ from ._agree import Agreement
 from ._checks import check_bool
 from ._device import CudaSide, DeviceCopies, check_device, torch_pinner
 from ._listing_share import ListingShare
+from ._loader_dataset import LoaderDataset
 from ._loader_loop import LoaderLoop
 from ._loader_sources import LoaderSources
 from ._plan import Plan, _applies_by_default, _apply
@@ -118,6 +119,7 @@ class Loader(LoaderSources, LoaderLoop):
         self._loop = None  # the _Loop in progress (see LoaderLoop.__iter__)
         self._copies = None  # the device copies (_device.py) with to_device
         self._core = self._make_core(kind, source, options)
+        self._dataset = LoaderDataset(kind, source, self._core.dataset_size, self._core.classes)
         if "pinner" in options:
             self._warn_unpinned()
         if device is not None:
@@ -199,6 +201,14 @@ class Loader(LoaderSources, LoaderLoop):
     @property
     def dataset_size(self):
         return self._core.dataset_size
+
+    @property
+    def dataset(self):
+        """What the loader reads, as scripts read torch's DataLoader.dataset: len() (the
+        whole dataset's samples), and an image folder's classes and class_to_idx as
+        torchvision's ImageFolder has them (None for shards, tokens and records, with the
+        reason in dataset.no_classes). A stoker.LoaderDataset (_loader_dataset.py)."""
+        return self._dataset
 
     @property
     def samples_per_epoch(self):

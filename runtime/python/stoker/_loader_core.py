@@ -16,18 +16,23 @@ them is freed.
 import ctypes
 import math
 import os
+import struct
 import weakref
 
 from . import _arguments as arg
 from . import _native
 from ._native import Error
+from . import _notes
 
 __all__ = ["_Loader"]
 
 _SLICE_NS = 20_000_000  # 20 ms: how soon a signal handler runs while a batch is awaited
 _info = _native.info()
 _LOADER_ROWS = {row["name"]: row for row in _info["loader_fields"]}
-_next_batch, _ref = _native.next_batch, weakref.ref
+_next_batch, _ref = _native.next_batch_raw, weakref.ref
+# stoker_batch's seven fields (handle, data, labels, indices, size, epoch, number) in one read
+_BATCH_FIELDS = struct.Struct("7Q").unpack_from
+assert _BATCH_FIELDS.__self__.size == ctypes.sizeof(_native.Batch)
 _OK, _END, _NOT_YET = _native.OK, _native.END, _native.NOT_YET
 _exit_hook = False
 _numpy = None  # imported on the first batch: `import stoker` does not import numpy
@@ -130,10 +135,7 @@ def _pinner(spec):
         try:
             unpin(base)
         except BaseException as e:  # noqa: B902 (the memory is freed next; say so)
-            import sys
-
-            print(f"stoker.Loader unpinning its batch slots: {type(e).__name__}: {e}",
-                  file=sys.stderr)
+            _notes.note(f"stoker.Loader unpinning its batch slots: {type(e).__name__}: {e}")
 
     callbacks = (_native.PIN(on_pin), _native.UNPIN(on_unpin))
     global _exit_hook
@@ -213,6 +215,7 @@ class _Loader:
             objects.append(handle)
         self._handle = _native.call("loader_open", args, objects=objects)[2]
         self._batch = _native.Batch()
+        self._next_args = _native.loader_next_args(self._handle.ptr, _SLICE_NS, self._batch)
         self._consuming = self._close_asked = False
         info = self._info()
         self.dataset_size, self.describe = info["dataset_size"], info["describe"]
@@ -238,14 +241,14 @@ class _Loader:
             raise Error("stoker.Loader: was iterated from a signal handler while it waits for a "
                         "batch (in the handler, save state_dict() or set a flag; leave the loop "
                         "by raising an exception (KeyboardInterrupt, SystemExit) or call close())")
-        b, ptr = self._batch, self._handle.ptr
+        args = self._next_args
         self._consuming = True
         try:
-            status = _next_batch(ptr, _SLICE_NS, b)
+            status = _next_batch(*args)
             while status == _NOT_YET:  # between two slices the signal handlers run
                 if self._close_asked:  # a handler called close() during the wait
                     break
-                status = _next_batch(ptr, _SLICE_NS, b)
+                status = _next_batch(*args)
         except BaseException:
             self._call("loader_interrupt")  # destroying it need not wait for the samples
             raise
@@ -261,14 +264,13 @@ class _Loader:
         # The batch's data, labels and indices: slices of its slot's arrays, no copy; the
         # slot returns to the pool once the three are freed (_Release). The arrays are
         # writable only because torch.from_numpy warns about read-only ones.
-        slot = self._slots.get(b.data)
+        handle, address, _, _, n, epoch, number = _BATCH_FIELDS(self._batch)
+        slot = self._slots.get(address)
         if slot is None:
-            slot = self._slots[b.data] = _slot_views(b, self._capacity, self._sample_shape,
-                                                     self._dtype)
-        n = b.size
+            slot = self._slots[address] = _slot_views(self._batch, self._capacity,
+                                                      self._sample_shape, self._dtype)
         data, labels = slot[0][:n], slot[1][:n]
         rel = _Release()
-        handle = b.handle
         rel.handle, rel.keep = handle, self._callbacks
         if indices:
             indices = slot[2][:n]
@@ -277,7 +279,7 @@ class _Loader:
             indices = None
             rel.left, rel.refs = 2, (_ref(data, rel), _ref(labels, rel))
         _LIVE[handle] = rel
-        return data, labels, indices, b.epoch, b.number
+        return data, labels, indices, epoch, number
 
     def close(self):
         """Stops and joins the workers now; batches still held stay valid. Called by a signal

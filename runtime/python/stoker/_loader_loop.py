@@ -47,19 +47,27 @@ class LoaderLoop:
             core.start_epoch()
             loop.epoch = core.epoch
             queued = None  # to_device: the batch whose copy runs, not yet handed over
-            while True:
-                if copies is not None:
-                    copies.make_room()
-                views = core.next(indices)  # releases the GIL while waiting
+            take, convert = core.next, self._convert  # looked up once: next() is per batch
+            while copies is None:  # the batches as they come
+                views = take(indices)  # releases the GIL while waiting
                 if views is None:
                     break
                 loop.batches += 1
-                if copies is None:
-                    batch = self._convert(views)
-                else:  # queue this batch's copy, hand over the one queued before
-                    batch, queued = queued, copies.queue(views)
-                    loop.ahead = 1
-                del views  # the slot's views: with to_device, only the pending copy holds them
+                batch = convert(views)
+                del views
+                yield batch
+                if self._loop is not loop:
+                    self._check_current(loop)
+            while copies is not None:
+                copies.make_room()
+                views = take(indices)
+                if views is None:
+                    break
+                loop.batches += 1
+                # Queue this batch's copy, hand over the one queued before.
+                batch, queued = queued, copies.queue(views)
+                loop.ahead = 1
+                del views  # the slot's views: only the pending copy holds them
                 if batch is not None:
                     yield self._handed(batch)
                     self._check_current(loop)

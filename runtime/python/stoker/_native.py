@@ -11,8 +11,8 @@ JSON object (a path as the hex of its bytes: any file name round-trips), `data` 
 (next_batch, release_batch, sampler_indices).
 
 When the library cannot be loaded, importing stoker says why in one line: a missing file, a
-native library it needs, a library of another version (issue 35's lesson: inside a container
-image, that is what a user meets first).
+native library it needs, a library of another version (inside a container image without the
+native libraries, that is what a user meets first).
 """
 import ctypes
 import json
@@ -32,6 +32,11 @@ class Error(RuntimeError):
 
 
 Error.__module__ = "stoker"
+
+
+def loader_next_args(loader_ptr, limit_ns, batch):
+    """next_batch_raw's arguments, made once: the loader, the wait's limit, the Batch filled."""
+    return ctypes.c_void_p(loader_ptr), ctypes.c_int64(limit_ns), ctypes.byref(batch)
 
 
 class _Args(ctypes.Structure):
@@ -174,6 +179,10 @@ def info():
 
 
 next_batch = _lib.stoker_loader_next
+# The same function without argument types, for the per-batch call: its arguments are made
+# once per loader as ctypes objects (loader_next_args), so no call converts them again.
+next_batch_raw = _lib["stoker_loader_next"]
+next_batch_raw.restype = ctypes.c_int
 release_batch = _lib.stoker_batch_release
 sampler_indices = _lib.stoker_sampler_indices
 pinner_new = _lib.stoker_pinner_new

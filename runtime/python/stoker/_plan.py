@@ -4,7 +4,7 @@ import os
 import sys
 import warnings
 
-from . import _stoker
+from . import _notes, _stoker, _torch_kwargs
 from ._checks import check_int
 from ._workers import WorkerInit
 
@@ -59,7 +59,8 @@ class Plan:
             raise ValueError(f"workers={n}: torch's prefetch_factor needs 1 or more workers")
         return max(1, math.ceil(self.prefetch / n))
 
-    def torch_dataloader_kwargs(self, worker_init_fn=None):
+    def torch_dataloader_kwargs(self, worker_init_fn=None, *, num_workers=None,
+                                pin_memory=None, prefetch_factor=None, persistent_workers=None):
         """Keyword arguments for torch.utils.data.DataLoader:
 
         num_workers        the plan's workers;
@@ -75,11 +76,35 @@ class Plan:
 
         With num_workers == 0 only num_workers and pin_memory are returned (torch refuses
         prefetch_factor and persistent_workers without workers).
+
+        Your own settings (keyword only; None: the plan's) win: `num_workers` (an int from 0
+        to the loader's limit, 1024), `pin_memory` and `persistent_workers` (True or False),
+        `prefetch_factor` (an int >= 1), e.g. torch_dataloader_kwargs(num_workers=args.workers).
+        The rest follows the workers in use: prefetch_factor torch_prefetch_factor(num_workers)
+        unless given, and worker_shares(num_workers). One line on stderr names each setting
+        you gave that differs from the plan's, with the plan's value. TypeError for a value of
+        the wrong type, ValueError for one out of range, for prefetch_factor with num_workers=0
+        and for persistent_workers=True with num_workers=0, each naming the argument (torch's
+        DataLoader refuses those too).
         """
-        workers = max(0, int(self.workers))
-        pin = bool(self.gpu) and bool(self.pin_memory)
+        planned = self._torch_kwargs(max(0, int(self.workers)),
+                                     bool(self.gpu) and bool(self.pin_memory), worker_init_fn)
+        given = _torch_kwargs.checked({"num_workers": num_workers, "pin_memory": pin_memory,
+                                       "prefetch_factor": prefetch_factor,
+                                       "persistent_workers": persistent_workers})
+        if not given:
+            return planned
+        kwargs = self._torch_kwargs(given.get("num_workers", planned["num_workers"]),
+                                    given.get("pin_memory", planned["pin_memory"]),
+                                    worker_init_fn)
+        kwargs.update(given)
+        _torch_kwargs.differences(given, planned, kwargs)
+        return kwargs
+
+    def _torch_kwargs(self, workers, pin, worker_init_fn):
+        """The DataLoader's keyword arguments for `workers` workers and pinning `pin`."""
         kwargs = {"num_workers": workers, "pin_memory": pin}
-        if pin and _dataloader_takes("pin_memory_device"):
+        if pin and self.gpu and _dataloader_takes("pin_memory_device"):
             kwargs["pin_memory_device"] = "cuda"
         if workers == 0:
             return kwargs
@@ -186,7 +211,7 @@ def _apply(core, loader_pinned=False):
     if os.environ.get(_stoker.VERBOSE_VAR) == "1":
         rank = _stoker.launch_rank()
         applied = torch if main is None else f"{main}; {torch}"
-        print(f"stoker: rank {rank}: applied the plan: {applied}", file=sys.stderr, flush=True)
+        _notes.note(f"stoker: rank {rank}: applied the plan: {applied}")
 
 
 def plan(environ=None, apply=None):

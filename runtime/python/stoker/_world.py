@@ -18,6 +18,7 @@ import sys
 from collections import namedtuple
 
 from . import _stoker
+from . import _notes
 
 __all__ = ["World", "find_world", "torch_group"]
 
@@ -61,7 +62,7 @@ def _environment_says(group):
 def _say_once(line):
     if line not in _SAID:
         _SAID.add(line)
-        print(line, file=sys.stderr, flush=True)
+        _notes.note(line)
 
 
 def find_world(who, world_size=None, rank=None):

@@ -15,7 +15,7 @@
 //    every function and handle stoker uses (dlsym), and its MCA components, which it
 //    dlopens at MPI_Init from its compiled-in folder pkglibdir (moved with OPAL_PREFIX or
 //    OPAL_PKGLIBDIR, as Open MPI documents for relocated installs): libmpi copied or
-//    mounted without its installation (what issue 35 saw in the image) fails there, in
+//    mounted without its installation (as seen in a container image) fails there, in
 //    ess/pmix selection. The folder is read from libopen-pal's own record of it, the
 //    "config" installdirs component (the same strings `ompi_info --path pkglibdir` prints),
 //    expanded with Open MPI's OPAL_* overrides; Open MPI 3.x/4.x need mca_ess_pmi.so (how a

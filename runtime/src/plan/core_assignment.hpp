@@ -1,4 +1,4 @@
-// Which cores each local rank gets: the CPU half of the planner (README "Planner
+// Which cores each local rank gets: the CPU half of the planner (docs/planner.md, "Planner
 // rules"). Pure: every local rank computes the same node-wide assignment from the
 // same inputs and keeps its own share, so worker cores never overlap while there are
 // at least as many cores as ranks.

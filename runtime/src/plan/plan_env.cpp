@@ -1,5 +1,5 @@
-// The STOKER_* environment contract (README table): writing a plan out and reading it back,
-// field by field as plan_fields() describes them, and checking it against this machine.
+// The STOKER_* environment contract (docs/reference.md tables it): writing a plan out and reading
+// it back, field by field as plan_fields() describes them, and checking it against this machine.
 #include "stoker/plan/plan_env.hpp"
 
 #include <memory>

@@ -1,4 +1,4 @@
-// make_plan: the rank planner (rules in the README's "Planner rules"). Pure: no I/O,
+// make_plan: the rank planner (rules in docs/planner.md, "Planner rules"). Pure: no I/O,
 // never throws for bad input; every decision leaves a one-line reason.
 #include <algorithm>
 #include <cmath>
@@ -50,7 +50,8 @@ class Planner {
     plan_.reasons.push_back({std::move(field), std::move(text)});
   }
 
-  // Bad inputs a slurmstepd may see get a safe stand-in and a reason (README).
+  // Bad inputs a slurmstepd may see get a safe stand-in and a reason (docs/planner.md,
+  // "Planner rules", 10).
   void sanitize() {
     profile_ = in_.profile;
     if (profile_.name.empty()) profile_.name = "balanced";
@@ -205,7 +206,7 @@ class Planner {
                        " kept for the loader's other threads");
   }
 
-  // The depths before the budget (README "Planner rules", 6). A requested depth is fixed:
+  // The depths before the budget (docs/planner.md, "Planner rules", 6). A requested depth is fixed:
   // prefetch_max = prefetch. Otherwise the controller may grow the ring to prefetch_max,
   // kPrefetchGrowth x the starting depth (at least kMinPrefetchRoom): the loader reserves
   // and touches prefetch_max slots up front, so the room is bounded, not the whole budget.

@@ -1,4 +1,4 @@
-// fit_prefetch: the one budget fit of the prefetch depths (README "Planner rules", 6).
+// fit_prefetch: the one budget fit of the prefetch depths (docs/planner.md, "Planner rules", 6).
 #include <algorithm>
 #include <string>
 

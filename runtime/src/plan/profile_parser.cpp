@@ -1,6 +1,6 @@
-// The profiles file parser (format in profiles.hpp and the README). Strict on
-// purpose: a typo in an admin file must be an error that points at the word,
-// never a silently ignored setting.
+// The profiles file parser (format in profiles.hpp and docs/admin-guide.md, "Profiles and caps").
+// Strict on purpose: a typo in an admin file must be an error that points at the word, never a
+// silently ignored setting.
 #include <strings.h>
 #include <algorithm>
 #include <cstdio>

@@ -31,7 +31,7 @@ struct ContentFile {
 uint64_t content_sample_hash(const std::vector<ContentFile>& files, uint64_t h);
 
 // The content part for files listed without their sizes (an image folder: its walk stats no
-// file, issue 36). It reads up to kContentBlocks files at evenly spaced places in dataset
+// file). It reads up to kContentBlocks files at evenly spaced places in dataset
 // order, the first and last included; of each, its size (fstat on the opened file) and its
 // first and last kContentBlockBytes (the whole file when smaller). Cost at open: at most
 // 1024 opens and 2048 preads of 4 KiB, whatever the dataset's size.

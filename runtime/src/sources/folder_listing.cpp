@@ -33,7 +33,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bumped whenever what a walk finds changes (the image extensions, the order, the hash).
-// v2: no sizes (issue 36: the walk stats no file). v3: folders stamped with their change
+// v2: no sizes (the walk stats no file). v3: folders stamped with their change
 // time, inode and device; names escaped.
 constexpr const char* kMagic = "stoker-folder-listing v3";
 // A folder changed this recently may change again within its filesystem's time resolution

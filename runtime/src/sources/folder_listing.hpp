@@ -5,7 +5,7 @@
 //
 // The walk reads names only (getdents, with each entry's type from d_type): no image is
 // stat'ed or opened, so on a network filesystem a listing costs the metadata server one
-// readdir per folder, not one request per file (the metadata storm of issue 36). Entries
+// readdir per folder, not one request per file (the metadata storm of many ranks). Entries
 // whose type d_type does not give (DT_UNKNOWN on some network filesystems, and links) are
 // stat'ed, as they must be.
 //

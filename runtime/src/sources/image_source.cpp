@@ -42,7 +42,7 @@ constexpr const char* kIndexHead =
 ImageFolderSource::ImageFolderSource(const std::string& root)
     : root_(without_trailing_slashes(root)) {
   check_is_folder(root_);
-  // The cached listing when its folders are unchanged (one stat per folder: issue 36);
+  // The cached listing when its folders are unchanged (one stat per folder);
   // else the walk, kept for the next open.
   std::optional<FolderListing> cached = load_folder_listing(root_);
   if (cached) {

@@ -56,6 +56,10 @@ fi
 check bench '^  throughput [0-9]+ samples/s' "$stoker" bench images "$work/images" \
   --batch-size 32 --size 64 --epochs 2
 
+# user guide: which samples rank 3 of 4 sees in epoch 2 after resuming at position 500.
+check sampler '"indices": \[5, 104, 570, 229, 433\]' "$stoker" sampler --size 1000 --seed 7 \
+  --epoch 2 --world-size 4 --rank 3 --resume-at 500 --json --limit 5
+
 # admin guide: a node's XML for topology_xml=, then planning from it.
 check lstopo '<topology' sh -c 'lstopo-no-graphics --of xml "$1" && cat "$1"' lstopo "$work/node.xml"
 check plan_xml "source: computed on .*node.xml" "$stoker" plan --topology "$work/node.xml" \

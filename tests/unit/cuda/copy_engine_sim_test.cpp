@@ -115,8 +115,8 @@ TEST(SimEngine, FreeingDeviceMemoryWaitsForEveryStreamOfTheDevice) {
 // What cudaFree's wait means for the feeder: the last owner of its core (the DeviceFeeder,
 // or the last DeviceBatch) returns only once the GPU has run everything queued on it, the
 // application's unrelated kernels too. Such a kernel never ends when it is an allreduce
-// with a dead peer: hence the trainer aborts its communicator before any destructor runs
-// (issue 39, N1). The copies and release points alone take a few milliseconds here.
+// with a dead peer: hence the trainer aborts its communicator before any destructor runs.
+// The copies and release points alone take a few milliseconds here.
 TEST(FeederOrder, TheFeedersLastOwnerWaitsForEveryStreamOfTheGpu) {
   FeederSim sim(4);
   sim.loader->start_epoch();
@@ -134,7 +134,7 @@ TEST(FeederOrder, TheFeedersLastOwnerWaitsForEveryStreamOfTheGpu) {
 
 // With an arena that is not page-locked the host stages each copy inside next(), after the
 // copy stream's earlier work: next() takes the copies' time, and input_wait_ns (the loader's
-// time alone) does not count it. DeviceFeeder::next documents it (issue 39, N6); this holds
+// time alone) does not count it. DeviceFeeder::next documents it; this holds
 // the simulation and the statistics to that text.
 TEST(FeederOrder, WithAPageableArenaNextTakesTheCopiesTimeOutsideTheInputWait) {
   FeederSim sim(6, microseconds(10000));

@@ -1,6 +1,6 @@
 // DeviceBatch, the consumer's handle on a device buffer, over the feeder's core on the
 // simulated engine (sim_engine.hpp): what it keeps when a release fails and after the feeder
-// is gone (issue 39). DeviceBatch is built with CUDA only; these tests make no CUDA call.
+// is gone. DeviceBatch is built with CUDA only; these tests make no CUDA call.
 #include <gtest/gtest.h>
 
 #if STOKER_HAVE_CUDA

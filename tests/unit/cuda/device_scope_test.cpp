@@ -21,7 +21,7 @@ using test::SimDevices;
 
 // torch built for CUDA 11.8 runs on an H200: there cudaSetDevice makes no context, so a
 // device the caller chose but has not used yet has none, and the scope, which restored only
-// devices with a context, left the caller on the feeder's GPU (issue 39, finding 4).
+// devices with a context, left the caller on the feeder's GPU.
 TEST(FaultsDeviceScope, UnderCuda11ADeviceChosenButNotUsedYetIsRestored) {
   SimDevices devices(2, /*cuda12=*/false);
   devices.set(1);

@@ -1,5 +1,5 @@
 // The device feeder's core on the simulated engine (sim_engine.hpp), for what a second read
-// of the feeder against CUDA's rules found (issue 39). Each Faults test failed on the feeder
+// of the feeder against CUDA's rules found. Each Faults test failed on the feeder
 // before its fix.
 #include <gtest/gtest.h>
 

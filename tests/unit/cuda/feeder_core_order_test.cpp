@@ -1,7 +1,7 @@
 // The device feeder's ordering rules, without a GPU: FeederCore on the simulated engine
 // (sim_engine.hpp), whose copies complete late and read their source when they complete, as
-// DMA does. Each Faults test is a bug a read of the feeder against CUDA's semantics found
-// (issue 27); each failed on the feeder before its fix. The same cases on a real GPU are in
+// DMA does. Each Faults test is a bug a read of the feeder against CUDA's semantics found;
+// each failed on the feeder before its fix. The same cases on a real GPU are in
 // tests/gpu/gpu_feeder_order_test.cpp.
 #include <gtest/gtest.h>
 

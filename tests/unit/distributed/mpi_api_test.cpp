@@ -1,6 +1,6 @@
 // MPI loaded at run time (runtime/src/distributed/mpi_api.hpp): what happens when the
 // library is absent, is not Open MPI, or cannot start; and that a rank launched under MPI
-// never dies of it (issue 35: srun --mpi=pmix in a container without Open MPI).
+// never dies of it (srun --mpi=pmix in a container without Open MPI).
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>

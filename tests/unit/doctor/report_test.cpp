@@ -1,5 +1,5 @@
 // The report: counts, exit code, text and JSON; and the `stoker doctor` command itself run
-// the way the README shows it (when the stoker binary is built).
+// the way the admin guide shows it ("Troubleshooting") (when the stoker binary is built).
 #include <sys/wait.h>
 
 #include <cstdio>

@@ -6,6 +6,8 @@
 
 #include <set>
 
+#include "option_rows.hpp"
+
 #include "loader_fixture.hpp"
 
 using namespace stoker;
@@ -16,23 +18,7 @@ TEST(LoaderFields, EveryRowSetsAndReadsItsOwnMember) {
     EXPECT_TRUE(names.insert(row.name).second) << row.name << " twice";
     EXPECT_NE(std::string(row.help), "") << row.name;
     LoaderOptions o;
-    OptionValue v;
-    switch (row.kind) {
-      case OptionKind::Flag:
-        v = !std::get<bool>(row.get(o));
-        break;
-      case OptionKind::Whole:
-        v = row.max == 0 ? row.min : std::min<uint64_t>(row.max, row.min + 3);
-        break;
-      case OptionKind::Fraction:
-        v = (row.lo + row.hi) / 2;
-        break;
-      case OptionKind::Choice:
-        v = std::string(row.choices.back());
-        break;
-      default:
-        FAIL() << row.name << ": a loader option of kind " << to_string(row.kind);
-    }
+    const OptionValue v = test::another_value(row);
     row.set(o, v);
     EXPECT_EQ(row.get(o), v) << row.name;
   }

@@ -91,6 +91,10 @@ inline LoaderOptions test_options(size_t batch, int workers, int prefetch = 2,
   o.rank = 0;
   o.seed = 1234;
   o.plan = test_plan(workers, prefetch, budget);
+  // The test process's thread keeps its CPUs: pinned, every later test in the same process,
+  // and each command it starts (stoker bench inherits the mask), would run on the plan's
+  // main CPUs only. A test of the pinning asks for it (loader_ring_test.cpp).
+  o.pin_main_thread = false;
   return o;
 }
 

@@ -95,7 +95,8 @@ TEST(SteadyState, NoHeapAllocationPerBatch) {
   EXPECT_EQ(after - before, 0u) << "heap allocations during 800 steady-state batches";
 }
 
-// Throughput of token windows (2048-token windows, batch 16), as in the goal.
+// Throughput of token windows (2048-token windows, batch 16), as docs/benchmarks.md
+// measures them.
 // STOKER_LOADER_BENCH_BATCHES sets the number of batches (default 3000: about 0.1 s).
 TEST(SteadyState, TokenWindowThroughput) {
   TempDir dir;

@@ -116,7 +116,7 @@ TEST(FaultsMetrics, TwoWritersOfOnePathNeverLeaveABrokenFile) {
   EXPECT_GT(reads, 20);
 }
 
-// Issue 46: the temporary was opened O_CREAT | O_TRUNC under a name anyone could guess
+// The temporary was opened O_CREAT | O_TRUNC under a name anyone could guess
 // (<path>.tmp.<pid>.<n>): a link planted there by another user of the folder (a step folder
 // of an earlier job with this id, a shared textfile folder) was written through, and then
 // renamed over the file. Temporaries are made fresh (O_EXCL, never a link followed).

@@ -20,8 +20,9 @@ int cores_in(const Topology& topo, const CpuSet& cpus) {
   return n;
 }
 
-// The node: AMD EPYC in NPS4, 8 NUMA nodes of 8 cores, GPUs in pairs on nodes 1, 3, 5,
-// 7. Before the spill each of 8 ranks had 4 cores (3 worker cores) and 32 cores ran nothing.
+// The spill's example node: AMD EPYC in NPS4, 8 NUMA nodes of 8 cores, GPUs in pairs on
+// nodes 1, 3, 5, 7. Before the spill each of 8 ranks had 4 cores (3 worker cores) and 32 cores ran
+// nothing.
 TEST(CoreSpill, EightRanksOnTheNps4NodeUseAll64CoresWithSevenWorkerCoresEach) {
   auto topo = test::shared_topology("synthetic-epyc-nps4-2x32c-8gpu.xml");
   if (!topo) GTEST_SKIP() << "shared topologies absent";

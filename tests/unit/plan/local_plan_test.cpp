@@ -117,7 +117,7 @@ TEST(FaultsLocalPlan, AnotherReleasesContractIsNotReadButComputedHere) {
   EXPECT_FALSE(plugin_plan(env_from(vars)));
 }
 
-// Issue 46: the version was checked before the seal was applied, so an image that set
+// The version was checked before the seal was applied, so an image that set
 // STOKER_PLAN_VERSION (to another release's, or garbage) had its process plan for itself, past
 // the seal. The seal holds the version too: the plugin's plan stands, and the change is named.
 TEST(FaultsPlanSeal, AnImagesPlanVersionDoesNotBypassTheSeal) {
@@ -164,7 +164,7 @@ test::ChildResult plan_when_bound_to(const CpuSet& cpus,
   });
 }
 
-// The rule for binders (issue 35: torchrun --numa-binding, taskset, numactl): a process bound
+// The rule for binders (torchrun --numa-binding, taskset, numactl): a process bound
 // narrower than its plan keeps its mask, and its plan is made again within it; the worker
 // threads used to be pinned back onto the plan's other CPUs.
 TEST(FaultsLocalPlan, AProcessBoundNarrowerThanItsPlanKeepsItsMask) {

@@ -258,7 +258,7 @@ TEST(PlanSeal, WithoutASealTheEnvironmentIsReadAsItIs) {
   EXPECT_EQ(s.env("STOKER_WORKERS"), "64");
 }
 
-// The fault (issue 35): an image whose environment sets STOKER_WORKERS=64 replaced the plan,
+// The fault: an image whose environment sets STOKER_WORKERS=64 replaced the plan,
 // and the loader ran 64 workers on one CPU. The seal's values are read, and the change named.
 TEST(FaultsPlanSeal, AVariableChangedAfterThePluginIsReadFromTheSealAndNamed) {
   std::map<std::string, std::string> vars = as_map(plan_to_env(sample_plan()));

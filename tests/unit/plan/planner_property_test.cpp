@@ -81,7 +81,7 @@ PlanInput random_input(const Topology& topo, int size, std::mt19937& rng) {
 }
 
 // With SpillCores=no a GPU's ranks use only their GPU's node: when it has fewer allowed
-// cores than ranks they share them, workers too (README "Planner rules", 2).
+// cores than ranks they share them, workers too (docs/planner.md, "Planner rules", 2).
 bool some_gpu_node_short(const Topology& topo, const PlanInput& in) {
   if (in.profile.spill_cores || in.overrides.bind != BindMode::GpuNuma) return false;
   std::map<std::vector<int>, int> ranks;

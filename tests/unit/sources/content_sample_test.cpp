@@ -1,5 +1,5 @@
 // A resume state refuses a dataset whose content changed while its names and sizes did
-// not (issue 25, item 3): every file-backed source's fingerprint reads a sample of the
+// not: every file-backed source's fingerprint reads a sample of the
 // content (src/sources/content_sample.hpp), so a dataset rewritten in place gets another
 // fingerprint and DistributedSampler::restore refuses a state saved on the old one.
 #include <gtest/gtest.h>

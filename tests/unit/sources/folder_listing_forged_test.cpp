@@ -101,7 +101,7 @@ class FaultsFolderCacheTrust : public ::testing::Test {
   ImageDir data_, cache_;
 };
 
-// The scenario: c0 and c1 with one fixed time, listed; then b0 added and the times
+// A copy with restored times: c0 and c1 with one fixed time, listed; then b0 added and the times
 // set back. ImageFolder then has 3 classes, c0 labelled 1: a reused listing would say 0.
 TEST_F(FaultsFolderCacheTrust, ATreeWithRestoredTimesAndANewClassIsListedAgain) {
   const ImageFolderSource first(root());

@@ -155,7 +155,7 @@ TEST_F(FaultsFolderCache, EntriesWithoutATypeAreStatedAndListTheSame) {
   EXPECT_EQ(std::string(typed.path(4)), root() + "/dog/linked/c.png");
 }
 
-// The index one rank gives the others (issue 36): the same source, made without walking the
+// The index one rank gives the others: the same source, made without walking the
 // folder or reading a file of it.
 TEST_F(FolderCache, TheIndexGivesTheSameSourceWithoutListingTheFolder) {
   const ImageFolderSource listed(root());

@@ -81,7 +81,7 @@ TEST(ImageFolder, BadFoldersAreNamedErrors) {
 }
 
 // Each filesystem error gets its own cause's hint: a link loop in a class folder used to be
-// told to "check the folder's permissions" (issue 36).
+// told to "check the folder's permissions".
 TEST(FaultsImageFolder, EachFilesystemErrorGetsItsOwnHint) {
   ImageDir d;
   auto error_of = [](const std::string& root) -> std::string {
@@ -117,7 +117,7 @@ TEST(FaultsImageFolder, EachFilesystemErrorGetsItsOwnHint) {
   }
 }
 
-// The listing has no sizes (the walk stats no file, issue 36): a file rewritten since is read
+// The listing has no sizes (the walk stats no file): a file rewritten since is read
 // as it is now (a cut image is then the decoder's error), and one removed is a SampleError.
 TEST(ImageFolder, AFileThatVanishedIsASampleErrorAndOneRewrittenIsReadAsItIsNow) {
   ImageDir d;

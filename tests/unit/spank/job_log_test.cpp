@@ -80,9 +80,9 @@ bool root() {
 
 }  // namespace
 
-// Issue 46's run on the landed plugin: FIFOs planted as n1.jsonl and n2.jsonl in a job_log=
-// folder held both slurmstepds in task_exit for good. A folder users may write to must be
-// sticky, and there each name a user planted is refused at once, without blocking.
+// A run on the plugin before the job log's safety fixes: FIFOs planted as n1.jsonl and n2.jsonl in
+// a job_log= folder held both slurmstepds in task_exit for good. A folder users may write to must
+// be sticky, and there each name a user planted is refused at once, without blocking.
 TEST(FaultsJobLog, APlantedFifoIsRefusedAtOnce) {
   if (!root()) GTEST_SKIP() << "needs root: the FIFO must be another user's";
   Folder logs(fs::perms(01777));

@@ -202,7 +202,7 @@ TEST(FaultsRecordCollect, ARootOthersMayWriteIsRefused) {
   }
 }
 
-// Issue 46: a rank killed mid-write leaves its writer's temporary (rank-N.json.tmp.<pid>.<n>, now
+// A rank killed mid-write leaves its writer's temporary (rank-N.json.tmp.<pid>.<n>, now
 // .tmp.XXXXXX), and a user may leave anything in their step's folder; the folder then stayed in
 // RAM-backed /run until reboot. Everything is removed, without following a link anywhere.
 TEST(FaultsRecordCollect, EverythingAStepLeftIsRemovedWithoutFollowingLinks) {

@@ -29,7 +29,7 @@ std::map<std::string, std::string> exported(const Plan* plan, const StepTask& ta
 
 // A task of a step. Built field by field: GCC 12 at -O3 reports -Wmaybe-uninitialized on
 // Ranks::source inside a nested aggregate initializer ({{rank, ...}, job, ...}), a false
-// positive that -Werror made a build failure (issue 34).
+// positive that -Werror made a build failure.
 StepTask step_task(uint64_t rank, uint64_t world, uint64_t local_rank, uint64_t local_size,
                    uint32_t job, uint32_t step, std::string master_addr) {
   StepTask t;
@@ -170,7 +170,7 @@ TEST(FaultsTaskExport, AnImagesVariablesSetBeforeThePluginPlannedAreNamedAndRepl
   EXPECT_TRUE(set_before_task_init(vars, env_from(job), env_from(job)).empty());
 }
 
-// Issue 46: pyxis remaps RANK, and NGC's enroot hook sets WORLD_SIZE and MASTER_* to what the
+// Pyxis remaps RANK, and NGC's enroot hook sets WORLD_SIZE and MASTER_* to what the
 // plugin sets too; the line named them as replaced. Only a value that differs from the
 // plugin's is a change worth a line.
 TEST(FaultsTaskExport, OnlyValuesThatDifferFromThePluginsAreNamed) {
@@ -200,7 +200,7 @@ TEST(TaskExport, TheReplacedLineIsSaidOncePerNode) {
   EXPECT_EQ(set_before_line(step_task(4, 8, 0, 2, 77, 0, "n1"), {}), "");
 }
 
-// Issue 46: a step the plugin leaves untuned (--stoker=off inside a tuned batch step) inherits
+// A step the plugin leaves untuned (--stoker=off inside a tuned batch step) inherits
 // the batch step's STOKER_* and its seal, and its ranks took that plan (made for the batch
 // step's one task on the whole node) for their own. The seal names its job and step; a
 // process of another step computes its plan itself.

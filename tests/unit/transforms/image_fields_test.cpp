@@ -6,6 +6,8 @@
 
 #include <set>
 
+#include "option_rows.hpp"
+
 using namespace stoker;
 
 TEST(ImageFields, EveryRowSetsAndReadsItsOwnOption) {
@@ -13,27 +15,7 @@ TEST(ImageFields, EveryRowSetsAndReadsItsOwnOption) {
   for (const OptionField<ImageTransformOptions>& row : image_fields()) {
     EXPECT_TRUE(names.insert(row.name).second) << row.name << " twice";
     ImageTransformOptions o;
-    OptionValue v;
-    switch (row.kind) {
-      case OptionKind::Flag:
-        v = !std::get<bool>(row.get(o));
-        break;
-      case OptionKind::Whole:
-        v = uint64_t{7};
-        break;
-      case OptionKind::Fraction:
-        v = 0.25;
-        break;
-      case OptionKind::Choice:
-        v = std::string(row.choices.back());
-        break;
-      case OptionKind::Range:
-        v = std::vector<double>{0.25, 0.5};
-        break;
-      case OptionKind::Triple:
-        v = std::vector<double>{0.25, 0.5, 0.75};
-        break;
-    }
+    const OptionValue v = test::another_value(row);
     row.set(o, v);
     EXPECT_EQ(row.get(o), v) << row.name;
   }

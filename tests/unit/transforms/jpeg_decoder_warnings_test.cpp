@@ -73,8 +73,8 @@ TEST(FaultsJpegWarnings, ARegionOfAWarnedJpegEqualsItsFullDecode) {
   }
 }
 
-// A stray APP1 or COM marker inside the entropy-coded data (the crash-test files issue 36
-// found, with Adobe markers): libjpeg stops the scan there, fills the rest in, then reads on
+// A stray APP1 or COM marker inside the entropy-coded data (the crash-test files of a
+// corpus, with Adobe markers): libjpeg stops the scan there, fills the rest in, then reads on
 // for the end marker, takes the bytes after the stray marker for its segment's length, and
 // runs off the file's end ("Premature end of JPEG file"). Every row was decoded by then: PIL
 // delivers the image, and so does stoker (counted as warned). Data that ends before the

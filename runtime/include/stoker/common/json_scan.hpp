@@ -4,7 +4,7 @@
 // log lines in seconds with it, where a tree-building parser takes minutes; the plugin
 // reads user-written records with it as root, so it is bounded (size, depth) and total.
 // simdjson was measured against it on `stoker report` and lost (docs/benchmarks.md, "The JSON
-// check: the scanner or simdjson").
+// check").
 #pragma once
 
 #include <cstdint>

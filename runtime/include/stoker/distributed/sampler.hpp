@@ -1,6 +1,6 @@
 // The distributed sampler: an epoch's global order is a pure function of
 // (seed, epoch, dataset size), computed by a keyed bijective permutation with O(1)
-// memory; rank r takes an equal-length shard. See the README's "Shuffle and resume".
+// memory; rank r takes an equal-length shard. See docs/user-guide.md, "Shuffle and resume".
 //
 // Shard rule: the epoch resumes at global position `start` (0 unless restored); the
 // remaining R = size - start positions are dealt round robin, rank r taking

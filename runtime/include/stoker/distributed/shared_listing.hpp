@@ -1,4 +1,4 @@
-// One listing of an image folder per job, not one per rank (issue 36). Rank 0 lists the
+// One listing of an image folder per job, not one per rank. Rank 0 lists the
 // folder (or reads its listing from STOKER_CACHE_DIR) and sends the source's index
 // (ImageFolderSource::index) to the others, which take it (from_index) without a stat, an
 // open or a readdir of the folder's files: when 512 ranks start, the metadata server sees

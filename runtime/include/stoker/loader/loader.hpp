@@ -1,6 +1,6 @@
 // The loader: persistent pinned worker threads read, transform and collate samples
 // straight into recycled batch slots; a prefetch ring hands the batches to the consumer
-// in sampler order. See the README's "Loader" section.
+// in sampler order. See runtime/README.md, "The loader".
 //
 //   auto loader = stoker::Loader::for_this_process(source, transform, opts);
 //   for (uint64_t e = 0; e < epochs; ++e) {

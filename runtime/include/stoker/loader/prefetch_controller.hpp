@@ -7,7 +7,7 @@
 // initial and the minimum depth and the plan's prefetch_max as the maximum, which the
 // planner already fitted to the memory budget (fit_prefetch). Equal bounds fix the depth.
 //
-// Rules (see the README's "Prefetch controller"):
+// Rules (runtime/README.md, "The prefetch ring", says them for users):
 //  - start at the initial depth;
 //  - raise by one when the consumer waited for a batch AND the producers had filled the
 //    ring to its depth on at least half of the batches since the last change (a deeper

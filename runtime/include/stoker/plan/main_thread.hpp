@@ -1,6 +1,7 @@
-// Applying a plan to the training loop's own thread: the README's promise that the plan's
-// first MainCores run the training loop. Loader::for_this_process and Python's
-// stoker.plan(apply=True) call it when they plan the process or read the plugin's plan.
+// Applying a plan to the training loop's own thread: the promise that the plan's first
+// MainCores run the training loop (docs/planner.md, "Planner rules", 4). Loader::for_this_process
+// and Python's stoker.plan(apply=True) call it when they plan the process or read the plugin's
+// plan.
 #pragma once
 
 #include <string>

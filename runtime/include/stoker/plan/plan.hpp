@@ -52,7 +52,7 @@ struct PlanInput {
   uint64_t batch_bytes_hint = 0;  // bytes per batch; 0 = profile's assumption
   // Threads this rank may still create (its share of ulimit -u / the cgroup's pids.max,
   // thread_room in topology.hpp), and which limit that is; nullopt = no limit known.
-  // Workers never exceed it less the loader's other threads (README "Planner rules").
+  // Workers never exceed it less the loader's other threads (docs/planner.md, "Planner rules", 5).
   std::optional<uint64_t> thread_room;
   std::string thread_room_from;
   std::vector<std::string> notes;  // upstream findings to carry as reasons (field "input")
@@ -94,8 +94,8 @@ struct Plan {
 bool operator==(const Reason& a, const Reason& b);
 
 // Never throws for bad input that a slurmstepd may see (empty mask, rank >= size,
-// zero memory): it returns a safe plan whose reasons say what was wrong. See the
-// README's "Planner rules" for the rules.
+// zero memory): it returns a safe plan whose reasons say what was wrong. See
+// docs/planner.md, "Planner rules", for the rules.
 Plan make_plan(const PlanInput& in);
 
 // The planner's budget fit, its last step, also run by Loader::for_this_process once the

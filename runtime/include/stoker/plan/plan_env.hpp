@@ -1,6 +1,6 @@
 // The environment contract between the plugin and the runtime (or any framework):
-// STOKER_* variables, plus the names PyTorch launchers expect. One table of them
-// is in the README.
+// STOKER_* variables, plus the names PyTorch launchers expect. docs/reference.md
+// tables them.
 #pragma once
 
 #include <cstdint>

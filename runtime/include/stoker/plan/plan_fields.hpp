@@ -58,11 +58,12 @@ struct PlanField {
   const char* env;      // its STOKER_* variable
   bool required;        // must be set when STOKER_PLAN_VERSION is; else absent = Plan's default
   const char* example;  // a valid value of the variable, other than the default (docs, tests)
+  const char* help;     // what the variable says, one sentence (docs/reference.md)
   FieldCodec codec;
   Shown table = {}, line = {}, whatif = {};
 };
 
-// Every field, in the order of the STOKER_* variables (README's table).
+// Every field, in the order of the STOKER_* variables (docs/reference.md's table).
 const std::vector<PlanField>& plan_fields();
 
 enum class PlanView { Table, Line, WhatIf };

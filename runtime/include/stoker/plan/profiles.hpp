@@ -5,8 +5,8 @@
 //   Defaults DefaultProfile=balanced MaxWorkerFraction=0.9 MaxPrefetch=32 MaxMemShare=0.5
 //   AllowOverride=yes Profile=cv WorkerFraction=0.8 PrefetchPerWorker=2 MemShare=0.25 PinMemory=yes
 //
-// Keys are case-sensitive, spelled as in the README's table; words are separated by
-// spaces or tabs; a value may be double-quoted (Description="large images"); `#`
+// Keys are case-sensitive, spelled as in the admin guide's tables ("Profiles and caps"); words are
+// separated by spaces or tabs; a value may be double-quoted (Description="large images"); `#`
 // outside quotes starts a comment. A file's profiles override built-ins of the same
 // name (keys not given keep the built-in's value when the name exists, else the
 // built-in `balanced` values).

@@ -85,7 +85,8 @@ struct MeasureRow {
   double record_max = 0;  // a number member's upper bound when read (the reader's range)
   // How `stoker report` shows it ("the steps table's input wait"); nullptr: only in --json.
   const char* report = nullptr;
-  // The name this quantity had before, still written for one release (docs: README).
+  // The name this quantity had before, still written for one release (docs/admin-guide.md,
+  // "Renamed").
   const char* old_stats = nullptr;
 };
 
