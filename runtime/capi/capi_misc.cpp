@@ -1,8 +1,7 @@
 // The rest of the C interface: the library's facts (one call at import), the image pipeline's
-// choices, decoder and augmentations for references and tests, an image folder listed once per job, and the
+// choices and decoder for references and tests, an image folder listed once per job, and the
 // pinner's callbacks.
 #include <atomic>
-#include <optional>
 #include <cstring>
 #include <span>
 
@@ -17,7 +16,6 @@
 #include "stoker/plan/limits.hpp"
 #include "stoker/plan/plan_env.hpp"
 #include "stoker/plan/plan_fields.hpp"
-#include "stoker/transforms/augment_ops.hpp"
 #include "stoker/transforms/image_fields.hpp"
 #include "stoker/transforms/image_transforms.hpp"
 
@@ -100,38 +98,6 @@ void decode_call(const Call& c, Result& r) {
   r.bytes(std::string(reinterpret_cast<const char*>(img.pixels.data()), img.pixels.size()));
 }
 
-// One augmentation on an RGB image of bytes (stoker.transforms.apply_op): the bytes back.
-void apply_op_call(const Call& c, Result& r) {
-  const std::string name = c.at("op").get<std::string>();
-  const std::optional<AugmentOp> op = parse_augment_op(name);
-  if (!op) {
-    throw ValueError("op_name='" + name + "': expected one of " + names_of(kAugmentOpNames, ", "));
-  }
-  const std::string mode = c.at("interpolation").get<std::string>();
-  const std::optional<Interpolation> interpolation = value_named(kInterpolationNames, mode);
-  if (!interpolation) {
-    throw ValueError("interpolation='" + mode + "': expected " + names_of(kInterpolationNames));
-  }
-  const int width = c.at("width").get<int>(), height = c.at("height").get<int>();
-  std::string pixels(c.data);
-  if (width < 0 || height < 0 || pixels.size() != static_cast<size_t>(width) * height * 3) {
-    throw ValueError("image: expected " + std::to_string(height) + " x " + std::to_string(width) +
-                     " x 3 bytes, got " + std::to_string(pixels.size()));
-  }
-  const json& f = c.at("fill");
-  Fill fill{};
-  for (size_t i = 0; i < fill.size(); ++i) {
-    if (!f.is_array() || f.size() != 3 || !f[i].is_number_integer() || f[i] < 0 || f[i] > 255)
-      throw ValueError("fill=" + f.dump() + ": expected 3 whole numbers 0..255");
-    fill[i] = f[i].get<uint8_t>();
-  }
-  std::string spare(pixels.size(), '\0');
-  apply_augment_op(*op, c.at("magnitude").get<double>(),
-                   {reinterpret_cast<uint8_t*>(pixels.data()), width, height},
-                   reinterpret_cast<uint8_t*>(spare.data()), *interpolation, fill);
-  r.bytes(std::move(pixels));
-}
-
 // Rank 0's side of the once-per-job listing over the caller's transport: the folder, and the
 // message for the others in the bytes. When the folder cannot be listed the message says so
 // (send it all the same) and the value holds the error's text.
@@ -190,7 +156,6 @@ Calls misc_calls() {
          r.value = o.train && random_flip(key_of(c), o);
        }},
       {"decode_image", decode_call},
-      {"apply_op", apply_op_call},
       {"folder_list", list_folder},
       {"folder_take",
        [](const Call& c, Result& r) {

@@ -265,8 +265,7 @@ void affine_op(AugmentOp op, double magnitude, RgbPixels image, uint8_t* spare,
     // the image (any larger one fills it all the same) keeps int() defined.
     const double t = std::trunc(std::clamp(magnitude, -1e9, 1e9));
     const bool x = op == AugmentOp::TranslateX;
-    m = inverse_affine(image.width * 0.5, image.height * 0.5, 0.0, x ? t : 0, x ? 0 : t, 0.0,
-                       0.0);
+    m = inverse_affine(image.width * 0.5, image.height * 0.5, 0.0, x ? t : 0, x ? 0 : t, 0.0, 0.0);
   }
   pil_affine(image, spare, m, interpolation, fill);
 }
@@ -287,7 +286,7 @@ void rotate_op(double magnitude, RgbPixels image, uint8_t* spare, Interpolation 
     return transpose(image, spare, [&](int x, int y) { return Point{h - 1 - y, x}; });
   }
   const double cx = w / 2.0, cy = h / 2.0, a = -radians(angle);
-  Matrix m = {round15(std::cos(a)), round15(std::sin(a)),  0.0,
+  Matrix m = {round15(std::cos(a)),  round15(std::sin(a)), 0.0,
               round15(-std::sin(a)), round15(std::cos(a)), 0.0};
   const double x = -cx - 0, y = -cy - 0;
   m[2] = m[0] * x + m[1] * y + m[2];

@@ -3,7 +3,8 @@
 // `spare` (image.bytes() bytes) holding the original while it writes.
 #pragma once
 
-#include "stoker/transforms/augment_ops.hpp"
+#include "stoker/transforms/augment_data.hpp"
+#include "stoker/transforms/image_options.hpp"
 
 namespace stoker {
 

@@ -202,7 +202,8 @@ void apply_augment_op(AugmentOp op, double magnitude, RgbPixels image, uint8_t* 
     case AugmentOp::Equalize:
       return per_channel(image, equalize_lut);
     case AugmentOp::Invert:
-      for (size_t i = 0; i < image.bytes(); ++i) image.data[i] = static_cast<uint8_t>(255 - image.data[i]);
+      for (size_t i = 0; i < image.bytes(); ++i)
+        image.data[i] = static_cast<uint8_t>(255 - image.data[i]);
       return;
     case AugmentOp::HorizontalFlip:
     case AugmentOp::VerticalFlip:

@@ -1,7 +1,6 @@
 // What an image pipeline does (image_transforms.hpp): its output size and layout, the crop
-// and flip it draws in training, the resize of evaluation, its interpolation, the automatic
-// augmentation policy and random erasing of torchvision's reference training preset, its
-// normalisation and dtype.
+// and flip it draws in training, the resize of evaluation, its normalisation and dtype; and
+// torchvision's interpolation modes, which the augmentations (augment_ops.hpp) sample with.
 //
 // Header only.
 #pragma once
@@ -25,8 +24,8 @@ inline std::optional<Layout> parse_layout(std::string_view s) {
   return value_named(kLayoutNames, s);
 }
 
-// The resize's filter, and the one the augmentation's geometric operations sample with
-// (torchvision's InterpolationMode; the reference preset passes one to both).
+// torchvision's InterpolationMode: what the augmentation's geometric operations sample with
+// (the reference preset passes the same one to its resize).
 enum class Interpolation { Bilinear, Bicubic, Nearest };
 inline constexpr EnumName<Interpolation> kInterpolationNames[] = {
     {Interpolation::Bilinear, "bilinear"},
@@ -34,17 +33,6 @@ inline constexpr EnumName<Interpolation> kInterpolationNames[] = {
     {Interpolation::Nearest, "nearest"}};
 inline const char* to_string(Interpolation i) {
   return name_of(kInterpolationNames, i);
-}
-
-// torchvision's automatic augmentation policies, by the reference scripts' names
-// (--auto-augment): TrivialAugmentWide, RandAugment, AutoAugment's three learned policies.
-enum class AutoAugmentPolicy { None, TrivialAugmentWide, RandAugment, ImageNet, Cifar10, Svhn };
-inline constexpr EnumName<AutoAugmentPolicy> kAutoAugmentPolicyNames[] = {
-    {AutoAugmentPolicy::None, "none"},           {AutoAugmentPolicy::TrivialAugmentWide, "ta_wide"},
-    {AutoAugmentPolicy::RandAugment, "ra"},      {AutoAugmentPolicy::ImageNet, "imagenet"},
-    {AutoAugmentPolicy::Cifar10, "cifar10"},     {AutoAugmentPolicy::Svhn, "svhn"}};
-inline const char* to_string(AutoAugmentPolicy p) {
-  return name_of(kAutoAugmentPolicyNames, p);
 }
 
 struct ImageTransformOptions {
@@ -60,13 +48,6 @@ struct ImageTransformOptions {
   Layout layout = Layout::CHW;
   bool antialias = true;
   bool dct_scaling = true;  // let libjpeg downscale by 2, 4 or 8 when the crop is that large
-  Interpolation interpolation = Interpolation::Bilinear;
-  // Training only, after the flip, on the resized uint8 image (torchvision's preset order).
-  AutoAugmentPolicy auto_augment = AutoAugmentPolicy::None;
-  int ra_magnitude = 9;  // RandAugment's magnitude bin, 0..30
-  // Training only: RandomErasing after Normalize, with torchvision's scale (0.02, 0.33),
-  // ratio (0.3, 3.3) and value 0.
-  double random_erase_prob = 0.0;
 };
 
 }  // namespace stoker
