@@ -1,11 +1,12 @@
-// The augmentations one at a time (stoker.transforms): their names, and one operation on an
-// RGB image of bytes, for users who compose their own policy and for the tests that hold
-// each operation to torchvision's.
+// The augmentations one at a time (stoker.transforms): their names, one operation on an RGB
+// image of bytes, and the policies' tables, for users who compose their own policy and for
+// the tests that hold each operation and table to torchvision's.
 #include <optional>
 #include <string>
 
 #include "capi.hpp"
 #include "stoker/transforms/augment_ops.hpp"
+#include "stoker/transforms/augment_policy.hpp"
 
 namespace stoker::capi {
 
@@ -64,6 +65,29 @@ void apply_op_call(const Call& c, Result& r) {
   r.bytes(std::move(pixels));
 }
 
+// A policy's tables (stoker.transforms.augmentation_space and sub_policies): its space for
+// num_bins (null: the policy's default) and an image of height x width, its sub-policies.
+void policy_call(const Call& c, Result& r) {
+  const AugmentPolicy policy = named(kAugmentPolicyNames, c, "policy", "policy");
+  const json& bins = c.at("num_bins");
+  const int num_bins = bins.is_null() ? default_magnitude_bins(policy) : bins.get<int>();
+  json space = json::array();
+  for (const AugmentSpaceOp& s :
+       augmentation_space(policy, num_bins, c.at("height").get<int>(), c.at("width").get<int>())) {
+    space.push_back({to_string(s.op), s.magnitudes, s.is_signed});
+  }
+  json subs = json::array();
+  for (const SubPolicy& sub : sub_policies(policy)) {
+    json steps = json::array();
+    for (const AugmentStep& step : sub) {
+      steps.push_back(
+          {to_string(step.op), step.probability, step.bin < 0 ? json() : json(step.bin)});
+    }
+    subs.push_back(steps);
+  }
+  r.value = {{"space", space}, {"sub_policies", subs}, {"num_bins", num_bins}};
+}
+
 }  // namespace
 
 Calls augment_calls() {
@@ -71,9 +95,11 @@ Calls augment_calls() {
       {"augment_tables",
        [](const Call&, Result& r) {
          r.value = {{"ops", names(kAugmentOpNames)},
-                    {"interpolations", names(kInterpolationNames)}};
+                    {"interpolations", names(kInterpolationNames)},
+                    {"policies", names(kAugmentPolicyNames)}};
        }},
       {"apply_op", apply_op_call},
+      {"augment_policy", policy_call},
   };
 }
 

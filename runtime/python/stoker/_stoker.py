@@ -247,6 +247,14 @@ def apply_op(pixels, height, width, op, magnitude, interpolation, fill):
     return _native.call("apply_op", args, data=pixels)[1] or b""  # no pixels: no bytes back
 
 
+def augment_policy(policy, num_bins, height, width):
+    """A policy's tables for stoker.transforms, checked by it: {"space": [[op, magnitudes,
+    signed], ...], "sub_policies": [[[op, probability, bin or None], ...], ...],
+    "num_bins": n}."""
+    return _native.value("augment_policy", {"policy": policy, "num_bins": num_bins,
+                                            "height": height, "width": width})
+
+
 class _Sampler:
     """The C++ DistributedSampler behind stoker.DistributedSampler (the permutation, the
     shard rule and the elastic resume stay in C++)."""

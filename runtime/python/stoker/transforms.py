@@ -2,24 +2,32 @@
 
     from stoker.transforms import apply_op
     out = apply_op(image, "Rotate", 30.0, interpolation="bilinear")
+    space = augmentation_space("ta_wide")      # {op: (magnitudes, signed)}
+    steps = sub_policies("imagenet")           # AutoAugment's ((op, p, bin), (op, p, bin))
 
 `apply_op` is torchvision.transforms.autoaugment._apply_op for an RGB image held as a uint8
 numpy array of shape (height, width, 3): the same operation names and magnitudes, and the
 bytes torchvision gives on the PIL image of the same pixels (the operations are C++, the
-library's). Importing this module imports no numpy.
+library's). augmentation_space and sub_policies are the tables stoker's policies draw from,
+as torchvision's _augmentation_space and AutoAugment's policies hold them. Importing this
+module imports no numpy.
 """
 import math
 import numbers
 
 from . import _stoker
-from ._arguments import choice, shown
+from ._arguments import check_int, choice, shown
 
-__all__ = ["apply_op", "OP_NAMES", "INTERPOLATIONS"]
+__all__ = ["apply_op", "augmentation_space", "sub_policies", "OP_NAMES", "INTERPOLATIONS",
+           "POLICIES"]
 
 _tables = _stoker.augment_tables()
 # torchvision's operation names, and the two flips (HorizontalFlip, VerticalFlip).
 OP_NAMES = tuple(_tables["ops"])
 INTERPOLATIONS = tuple(_tables["interpolations"])  # InterpolationMode's values
+# The reference scripts' --auto-augment names: TrivialAugmentWide, RandAugment, AutoAugment's
+# ImageNet, CIFAR-10 and SVHN policies.
+POLICIES = tuple(_tables["policies"])
 
 
 def _number(value):
@@ -70,3 +78,32 @@ def apply_op(image, op_name, magnitude, interpolation="nearest", fill=None):
     pixels = _stoker.apply_op(numpy.ascontiguousarray(image).tobytes(), height, width, op_name,
                               float(magnitude), mode, _fill(fill))
     return numpy.frombuffer(bytearray(pixels), dtype=numpy.uint8).reshape(height, width, 3)
+
+
+def _policy(policy, num_bins=None, image_size=(224, 224)):
+    choice("policy", policy, POLICIES)
+    if num_bins is not None:
+        check_int("num_bins", num_bins, 2, 4096)
+    if isinstance(image_size, (str, bytes)) or not hasattr(image_size, "__len__") \
+            or len(image_size) != 2:
+        raise TypeError(f"image_size must be (height, width), got {shown(image_size)}")
+    height, width = (check_int("image_size", v, 1, 1 << 30) for v in image_size)
+    return _stoker.augment_policy(policy, num_bins, height, width)
+
+
+def augmentation_space(policy, num_bins=None, image_size=(224, 224)):
+    """The operations `policy` draws from, as torchvision's _augmentation_space(num_bins,
+    image_size) of its class: {op_name: (magnitudes, signed)} in torchvision's order, the
+    magnitudes a tuple of floats (torch.linspace's float32 values; empty for the operations
+    that take none) and signed when the magnitude is negated half the time. num_bins: the
+    policy's (31 for "ta_wide" and "ra", 10 for AutoAugment's) when None; image_size
+    (height, width) sets RandAugment's and AutoAugment's translations."""
+    space = _policy(policy, num_bins, image_size)["space"]
+    return {op: (tuple(magnitudes), signed) for op, magnitudes, signed in space}
+
+
+def sub_policies(policy):
+    """AutoAugment's sub-policies for "imagenet", "cifar10" or "svhn", as torchvision lists
+    them: [((op_name, probability, magnitude bin or None), (...)), ...]; [] for "ta_wide" and
+    "ra"."""
+    return [tuple(tuple(step) for step in sub) for sub in _policy(policy)["sub_policies"]]
