@@ -6,7 +6,8 @@
   and flip stoker gives without it;
 - a second loader of the same seed, and one resumed mid-epoch from a state_dict, give the
   same bytes (the draws are the samples' keys'), another epoch others;
-- random erasing zeroes a box; evaluation neither augments nor erases;
+- random erasing zeroes a box, its boxes distributed as torchvision's RandomErasing draws
+  them (size, place, how often none fits); evaluation neither augments nor erases;
 - bad values are ValueError or TypeError naming the option.
 """
 import unittest
@@ -29,10 +30,9 @@ SIZE = 32
 
 class AugmentedLoader(ImageFolderCase, unittest.TestCase):
     def loader(self, **kw):
-        kw.setdefault("train", True)
+        kw = {"train": True, "dtype": "uint8", "layout": "HWC", **kw}
         return stoker.Loader.images(self.root, batch_size=6, size=SIZE, seed=3, world_size=1,
-                                    rank=0, dtype="uint8", layout="HWC", return_indices=True,
-                                    **kw)
+                                    rank=0, return_indices=True, **kw)
 
     @staticmethod
     def samples(batches, out=None):
@@ -112,6 +112,44 @@ class AugmentedLoader(ImageFolderCase, unittest.TestCase):
             self.batches(**evaluation).values(),
             self.batches(auto_augment_policy="ta_wide", random_erase_prob=1.0,
                          **evaluation).values())))
+
+    @unittest.skipIf(_apply_op is None, "no torchvision here")
+    def test_erased_boxes_follow_torchvisions_distribution(self):
+        import torch
+        from torchvision.transforms import RandomErasing
+
+        # With mean -1 and std 1 every value is 1 or more, so the box's zeros are exact.
+        ours = []
+        for epoch in range(20):
+            loader = self.loader(random_erase_prob=1.0, dtype="float32", mean=(-1, -1, -1),
+                                 std=(1, 1, 1))
+            loader.set_epoch(epoch)
+            for data, _, _ in loader:
+                for sample in data.numpy():
+                    rows, cols = np.nonzero((sample == 0).all(axis=2))
+                    ours.append((rows.min(), cols.min(), np.ptp(rows) + 1, np.ptp(cols) + 1)
+                                if rows.size else None)
+            loader.close()
+        torch.manual_seed(0)
+        theirs = []
+        for _ in range(4000):
+            i, j, h, w, _ = RandomErasing.get_params(torch.zeros(3, SIZE, SIZE), (0.02, 0.33),
+                                                     (0.3, 3.3), [0.0])
+            theirs.append(None if (h, w) == (SIZE, SIZE) else (i, j, h, w))
+
+        def summary(boxes):
+            kept = np.array([b for b in boxes if b is not None], dtype=np.float64)
+            centre = kept[:, :2] + kept[:, 2:] / 2
+            return {"no box": 1 - len(kept) / len(boxes), "h": kept[:, 2].mean(),
+                    "w": kept[:, 3].mean(), "area": (kept[:, 2] * kept[:, 3]).mean() / SIZE ** 2,
+                    "centre y": centre[:, 0].mean(), "centre x": centre[:, 1].mean()}
+
+        got, want = summary(ours), summary(theirs)
+        print("stoker", got, "\ntorchvision", want)
+        self.assertEqual(len(ours), 20 * len(self.items))
+        for key, tolerance in (("no box", 0.05), ("h", 1.0), ("w", 1.0), ("area", 0.02),
+                               ("centre y", 1.0), ("centre x", 1.0)):
+            self.assertAlmostEqual(got[key], want[key], delta=tolerance, msg=key)
 
     def test_bad_values_name_the_option(self):
         with self.assertRaisesRegex(ValueError, "auto_augment_policy='augmix'"):
