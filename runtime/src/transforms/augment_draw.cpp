@@ -21,6 +21,12 @@ AugmentChoice chosen(const AugmentSpaceOp& s, int bin, bool negate) {
   return {s.op, m};
 }
 
+// `o`, once check_augment_policy has passed it.
+AugmentPolicyOptions checked(const AugmentPolicyOptions& o) {
+  check_augment_policy(o);
+  return o;
+}
+
 }  // namespace
 
 void check_augment_policy(const AugmentPolicyOptions& o) {
@@ -42,37 +48,47 @@ void check_augment_policy(const AugmentPolicyOptions& o) {
   }
 }
 
-std::vector<AugmentChoice> draw_augmentations(const AugmentPolicyOptions& o, const SampleKey& key,
-                                              int height, int width) {
-  check_augment_policy(o);
+AugmentDraw::AugmentDraw(const AugmentPolicyOptions& o, int height, int width)
+    : options(checked(o)),
+      space(augmentation_space(
+          o.policy,
+          o.policy == AugmentPolicy::TrivialAugmentWide || o.policy == AugmentPolicy::RandAugment
+              ? o.num_magnitude_bins
+              : default_magnitude_bins(o.policy),
+          height, width)),
+      subs(sub_policies(o.policy)) {}
+
+void draw_augmentations(const AugmentDraw& d, const SampleKey& key,
+                        std::vector<AugmentChoice>& out) {
+  out.clear();
   CounterRng rng(key, kAugmentStream);
-  std::vector<AugmentChoice> out;
-  if (o.policy == AugmentPolicy::TrivialAugmentWide) {
-    const std::vector<AugmentSpaceOp> space =
-        augmentation_space(o.policy, o.num_magnitude_bins, height, width);
-    const AugmentSpaceOp& s = space[rng.below(space.size())];
+  const AugmentPolicy policy = d.options.policy;
+  if (policy == AugmentPolicy::TrivialAugmentWide) {
+    const AugmentSpaceOp& s = d.space[rng.below(d.space.size())];
     const int bin = s.magnitudes.empty() ? 0 : static_cast<int>(rng.below(s.magnitudes.size()));
     out.push_back(chosen(s, bin, rng.below(2) == 1));
-  } else if (o.policy == AugmentPolicy::RandAugment) {
-    const std::vector<AugmentSpaceOp> space =
-        augmentation_space(o.policy, o.num_magnitude_bins, height, width);
-    for (int i = 0; i < o.num_ops; ++i) {
-      const AugmentSpaceOp& s = space[rng.below(space.size())];
-      out.push_back(chosen(s, o.magnitude, rng.below(2) == 1));
+  } else if (policy == AugmentPolicy::RandAugment) {
+    for (int i = 0; i < d.options.num_ops; ++i) {
+      const AugmentSpaceOp& s = d.space[rng.below(d.space.size())];
+      out.push_back(chosen(s, d.options.magnitude, rng.below(2) == 1));
     }
   } else {
-    const std::span<const SubPolicy> subs = sub_policies(o.policy);
-    const std::vector<AugmentSpaceOp> space = augmentation_space(o.policy, 10, height, width);
-    const SubPolicy& sub = subs[rng.below(subs.size())];
+    const SubPolicy& sub = d.subs[rng.below(d.subs.size())];
     for (const AugmentStep& step : sub) {
       const double p = rng.uniform();
       const bool negate = rng.below(2) == 0;  // torchvision negates on signs[i] == 0
       if (!(p <= step.probability)) continue;
-      for (const AugmentSpaceOp& s : space) {
+      for (const AugmentSpaceOp& s : d.space) {
         if (s.op == step.op) out.push_back(chosen(s, step.bin < 0 ? 0 : step.bin, negate));
       }
     }
   }
+}
+
+std::vector<AugmentChoice> draw_augmentations(const AugmentPolicyOptions& o, const SampleKey& key,
+                                              int height, int width) {
+  std::vector<AugmentChoice> out;
+  draw_augmentations(AugmentDraw(o, height, width), key, out);
   return out;
 }
 

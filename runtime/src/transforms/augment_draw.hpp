@@ -5,6 +5,7 @@
 // apply_augment_op (augment_ops.hpp).
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "stoker/transforms/augment_policy.hpp"
@@ -30,11 +31,24 @@ struct AugmentChoice {
 // on it (RandAugment's magnitude past its bins, fewer than 2 bins, a negative num_ops).
 void check_augment_policy(const AugmentPolicyOptions& o);
 
-// The operations, in order, that o.policy applies to the sample `key` of a height x width
-// image (RandAugment's and AutoAugment's translations scale with it): TrivialAugmentWide
-// one operation and a bin, uniformly; RandAugment num_ops operations at bin `magnitude`;
-// AutoAugment a sub-policy uniformly and each of its steps with its probability; each signed
-// magnitude negated with probability 1/2. An operation with no magnitude gets 0.0.
+// A policy's tables for images of one size (RandAugment's and AutoAugment's translations
+// scale with it), made once per pipeline so that a sample's draw allocates nothing.
+struct AugmentDraw {
+  AugmentPolicyOptions options;
+  std::vector<AugmentSpaceOp> space;
+  std::span<const SubPolicy> subs;
+  // Checks the options (check_augment_policy) and makes the tables for height x width.
+  AugmentDraw(const AugmentPolicyOptions& o, int height, int width);
+};
+
+// The operations, in order, that the policy applies to the sample `key`, into `out`
+// (cleared first): TrivialAugmentWide one operation and a bin, uniformly; RandAugment
+// num_ops operations at bin `magnitude`; AutoAugment a sub-policy uniformly and each of its
+// steps with its probability; each signed magnitude negated with probability 1/2. An
+// operation with no magnitude gets 0.0.
+void draw_augmentations(const AugmentDraw& d, const SampleKey& key,
+                        std::vector<AugmentChoice>& out);
+// The same for one sample, tables and all (for tests and references).
 std::vector<AugmentChoice> draw_augmentations(const AugmentPolicyOptions& o, const SampleKey& key,
                                               int height, int width);
 

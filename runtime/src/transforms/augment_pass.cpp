@@ -7,7 +7,6 @@
 #include <cstring>
 
 #include "stoker/transforms/augment_ops.hpp"
-#include "transforms/augment_draw.hpp"
 #include "transforms/counter_rng.hpp"
 #include "transforms/half.hpp"
 
@@ -17,13 +16,6 @@ namespace {
 
 // The generator's stream for RandomErasing (crop.cpp has 1 and 2, augment_draw.cpp 3).
 constexpr uint64_t kEraseStream = 4;
-
-// The reference preset's RandAugment: 2 operations, 31 bins, its --ra-magnitude.
-AugmentPolicyOptions policy_options(const ImageTransformOptions& o) {
-  AugmentPolicyOptions p{*o.auto_augment_policy};
-  p.magnitude = o.ra_magnitude;
-  return p;
-}
 
 template <class T, class Convert>
 void write_as(RgbPixels image, const ResampleTarget& t, Convert convert) {
@@ -47,11 +39,17 @@ bool augments(const ImageTransformOptions& o) {
   return o.train && (o.auto_augment_policy || o.random_erase_prob > 0);
 }
 
-void auto_augment(const ImageTransformOptions& o, const SampleKey& key, RgbPixels image,
-                  uint8_t* spare) {
-  if (!o.train || !o.auto_augment_policy) return;
-  for (const AugmentChoice& c :
-       draw_augmentations(policy_options(o), key, image.height, image.width)) {
+std::optional<AugmentDraw> augment_draw(const ImageTransformOptions& o) {
+  if (!o.auto_augment_policy) return std::nullopt;
+  AugmentPolicyOptions p{*o.auto_augment_policy};
+  p.magnitude = o.ra_magnitude;
+  return AugmentDraw(p, o.size, o.size);
+}
+
+void auto_augment(const AugmentDraw& draw, const SampleKey& key, RgbPixels image, uint8_t* spare) {
+  thread_local std::vector<AugmentChoice> choices;  // its capacity reused from sample to sample
+  draw_augmentations(draw, key, choices);
+  for (const AugmentChoice& c : choices) {
     apply_augment_op(c.op, c.magnitude, image, spare, Interpolation::Bilinear);
   }
 }

@@ -4,8 +4,11 @@
 // The fused pass (resample.hpp) writes the slot directly when neither is asked for.
 #pragma once
 
+#include <optional>
+
 #include "stoker/transforms/augment_data.hpp"
 #include "stoker/transforms/image_options.hpp"
+#include "transforms/augment_draw.hpp"
 #include "transforms/resample_args.hpp"
 
 namespace stoker {
@@ -13,10 +16,13 @@ namespace stoker {
 // Whether a training pass with `o` goes through the byte image (a policy or erasing set).
 bool augments(const ImageTransformOptions& o);
 
-// `image` (the resized, flipped crop) augmented in place by o's policy for the sample `key`;
-// `spare` holds image.bytes() bytes.
-void auto_augment(const ImageTransformOptions& o, const SampleKey& key, RgbPixels image,
-                  uint8_t* spare);
+// The draw tables of o's policy for its output size (RandAugment at o.ra_magnitude, 2
+// operations of 31 bins, as the reference preset makes it); none without a policy.
+std::optional<AugmentDraw> augment_draw(const ImageTransformOptions& o);
+
+// `image` (the resized, flipped crop) augmented in place by the policy's draw for the sample
+// `key`; `spare` holds image.bytes() bytes.
+void auto_augment(const AugmentDraw& draw, const SampleKey& key, RgbPixels image, uint8_t* spare);
 
 // `image` into the slot `t` (its dtype and layout), normalised by `norm` as ToTensor and
 // Normalize do (uint8 slots take the bytes).

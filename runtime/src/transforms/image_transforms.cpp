@@ -49,7 +49,7 @@ int choose_denom(const CropBox& box, int size, bool enabled) {
 class ImageTransform final : public Transform {
  public:
   ImageTransform(const ImageTransformOptions& o, ResampleKernel kernel)
-      : o_(o), norm_(Normalization::from(o)), kernel_(kernel) {}
+      : o_(o), norm_(Normalization::from(o)), kernel_(kernel), draw_(augment_draw(o)) {}
 
   SampleSpec output_spec() const override {
     const int64_t s = o_.size;
@@ -94,7 +94,7 @@ class ImageTransform final : public Transform {
                             size};
       resample(region, w.h, w.v, flip, Normalization{},
                {image.data, size, size, DType::U8, Layout::HWC}, work, kernel_);
-      auto_augment(o_, key, image, image.data + image.bytes());
+      if (o_.train && draw_) auto_augment(*draw_, key, image, image.data + image.bytes());
       write_slot(image, norm_, slot);
       random_erase(o_, key, slot);
     } else {
@@ -135,6 +135,7 @@ class ImageTransform final : public Transform {
   ImageTransformOptions o_;
   Normalization norm_;
   ResampleKernel kernel_;
+  std::optional<AugmentDraw> draw_;  // the policy's tables for o_.size, made once
 };
 
 void check(bool ok, const char* option, const std::string& what, const char* todo) {
