@@ -208,6 +208,7 @@ bool LoaderCore::complete_locked(const Job& job) {
     return false;
   }
   ring_[job.seq % static_cast<uint64_t>(slots_)] = job.slot;
+  ++ready_;
   // The consumer waits for this sequence number, or (holding every slot) on busy_.
   return job.seq == consume_seq_ || (busy_ == 0 && free_.empty());
 }

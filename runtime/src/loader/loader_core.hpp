@@ -183,6 +183,9 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   uint64_t gen_ = 0, next_seq_ = 0, consume_seq_ = 0;
   bool ring_filled_ = false;
   std::vector<int> ring_, free_;
+  // Cells of ring_ that hold a finished batch, consume_seq_..next_seq_: what a new ask finds
+  // ready, counted as cells fill and empty (a scan at every next() cost O(depth)).
+  int ready_ = 0;
   Stream stream_;
   Loop loop_;
   uint64_t next_epoch_ = 0;
