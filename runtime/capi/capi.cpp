@@ -17,7 +17,8 @@ thread_local std::string t_error;
 const std::map<std::string_view, Handler>& calls() {
   static const std::map<std::string_view, Handler> table = [] {
     std::map<std::string_view, Handler> t;
-    for (const Calls& part : {plan_calls(), sampler_calls(), loader_calls(), misc_calls()}) {
+    for (const Calls& part :
+         {plan_calls(), sampler_calls(), loader_calls(), misc_calls(), augment_calls()}) {
       for (const auto& [name, handler] : part) t.emplace(name, handler);
     }
     return t;

@@ -79,6 +79,7 @@ Calls plan_calls();     // capi_plan.cpp: plans, the launcher's world, CPU share
 Calls sampler_calls();  // capi_sampler.cpp: the sampler, the epoch agreement's pieces
 Calls loader_calls();   // capi_loader.cpp: opening a loader, its state and stats
 Calls misc_calls();     // capi_misc.cpp: the library's facts, images, listings
+Calls augment_calls();  // capi_augment.cpp: the augmentations one at a time, their tables
 
 // Sets this thread's error text (stoker_last_error) and returns `status`.
 int fail(int status, std::string_view what);

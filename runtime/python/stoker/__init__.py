@@ -35,6 +35,7 @@ def _refuse_an_old_extension():
 
 _refuse_an_old_extension()
 from . import _stoker  # noqa: E402 (the C library through ctypes: a missing library is one line)
+from . import transforms  # noqa: E402 (the augmentations one by one; imports no numpy)
 from ._choices import crop_box, flipped, split_cpus
 from ._loader import Loader
 from ._plan import Plan, plan
@@ -57,4 +58,4 @@ def __getattr__(name):
         return DistributedSampler
     raise AttributeError(f"module 'stoker' has no attribute {name!r}")
 __all__ = ["DistributedSampler", "Error", "Loader", "Plan", "WorkerInit", "plan", "crop_box",
-           "flipped", "split_cpus", "built_with_cuda", "built_with_mpi"]
+           "flipped", "split_cpus", "transforms", "built_with_cuda", "built_with_mpi"]

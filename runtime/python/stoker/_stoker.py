@@ -234,6 +234,27 @@ def decode_image(data):
     return numpy.frombuffer(bytearray(pixels), dtype=numpy.uint8).reshape(height, width, 3)
 
 
+def augment_tables():
+    """The augmentations' names and interpolations (stoker.transforms reads them once)."""
+    return _native.value("augment_tables")
+
+
+def apply_op(pixels, height, width, op, magnitude, interpolation, fill):
+    """One augmentation on `pixels` (height x width x 3 bytes, RGB), checked by the caller
+    (stoker.transforms): the bytes after it."""
+    args = {"op": op, "magnitude": magnitude, "width": width, "height": height,
+            "interpolation": interpolation, "fill": fill}
+    return _native.call("apply_op", args, data=pixels)[1] or b""  # no pixels: no bytes back
+
+
+def augment_policy(policy, num_bins, height, width):
+    """A policy's tables for stoker.transforms, checked by it: {"space": [[op, magnitudes,
+    signed], ...], "sub_policies": [[[op, probability, bin or None], ...], ...],
+    "num_bins": n}."""
+    return _native.value("augment_policy", {"policy": policy, "num_bins": num_bins,
+                                            "height": height, "width": width})
+
+
 class _Sampler:
     """The C++ DistributedSampler behind stoker.DistributedSampler (the permutation, the
     shard rule and the elastic resume stay in C++)."""

@@ -18,18 +18,32 @@ Field flag(const char* name, bool Options::*member, const char* help) {
           .get = [member](const Options& o) -> OptionValue { return o.*member; }};
 }
 
-Field side(const char* name, int Options::*member, const char* help) {
+Field whole(const char* name, int Options::*member, uint64_t min, uint64_t max, const char* help) {
   return {.name = name,
           .kind = OptionKind::Whole,
           .help = help,
-          .min = 1,
-          .max = kMaxSide,
+          .min = min,
+          .max = max,
           .set = [member](
                      Options& o,
                      const OptionValue& v) { o.*member = static_cast<int>(std::get<uint64_t>(v)); },
           .get = [member](const Options& o) -> OptionValue {
             return static_cast<uint64_t>(o.*member);
           }};
+}
+
+Field side(const char* name, int Options::*member, const char* help) {
+  return whole(name, member, 1, kMaxSide, help);
+}
+
+Field fraction(const char* name, double Options::*member, const char* help) {
+  return {.name = name,
+          .kind = OptionKind::Fraction,
+          .help = help,
+          .lo = 0.0,
+          .hi = 1.0,
+          .set = [member](Options& o, const OptionValue& v) { o.*member = std::get<double>(v); },
+          .get = [member](const Options& o) -> OptionValue { return o.*member; }};
 }
 
 // (min, max) into two members.
@@ -67,6 +81,13 @@ Field channels(const char* name, std::array<float, 3> Options::*member, double l
           }};
 }
 
+template <class E, size_t N>
+std::vector<const char*> names(const EnumName<E> (&table)[N]) {
+  std::vector<const char*> out;
+  for (const auto& e : table) out.push_back(e.name);
+  return out;
+}
+
 }  // namespace
 
 const std::vector<Field>& image_fields() {
@@ -82,13 +103,7 @@ const std::vector<Field>& image_fields() {
             "RandomResizedCrop's area fraction (min, max)"),
       range("ratio", &Options::ratio_min, &Options::ratio_max, kInf,
             "RandomResizedCrop's aspect ratio (min, max)"),
-      {.name = "flip_p",
-       .kind = OptionKind::Fraction,
-       .help = "Training: the probability of a horizontal flip",
-       .lo = 0.0,
-       .hi = 1.0,
-       .set = [](Options& o, const OptionValue& v) { o.flip_p = std::get<double>(v); },
-       .get = [](const Options& o) -> OptionValue { return o.flip_p; }},
+      fraction("flip_p", &Options::flip_p, "Training: the probability of a horizontal flip"),
       channels("mean", &Options::mean, -kInf, "Normalize's mean per channel, on the 0..1 scale"),
       channels("std", &Options::std, 0.0, "Normalize's standard deviation per channel"),
       {.name = "dtype",
@@ -105,6 +120,28 @@ const std::vector<Field>& image_fields() {
        .set = [](Options& o,
                  const OptionValue& v) { o.layout = *parse_layout(std::get<std::string>(v)); },
        .get = [](const Options& o) -> OptionValue { return std::string(to_string(o.layout)); }},
+      {.name = "auto_augment_policy",
+       .kind = OptionKind::Choice,
+       .help = "Training: torchvision's TrivialAugmentWide (ta_wide), RandAugment (ra) or "
+               "AutoAugment (imagenet, cifar10, svhn) after the flip, as the reference "
+               "preset's --auto-augment",
+       .choices = names(kAugmentPolicyNames),
+       .none = "no automatic augmentation",
+       .set =
+           [](Options& o, const OptionValue& v) {
+             o.auto_augment_policy = std::holds_alternative<std::monostate>(v)
+                                         ? std::nullopt
+                                         : parse_augment_policy(std::get<std::string>(v));
+           },
+       .get = [](const Options& o) -> OptionValue {
+         if (!o.auto_augment_policy) return std::monostate{};
+         return std::string(to_string(*o.auto_augment_policy));
+       }},
+      whole("ra_magnitude", &Options::ra_magnitude, 0, 30,
+            "RandAugment's magnitude bin (of 31), as the reference preset's --ra-magnitude"),
+      fraction("random_erase_prob", &Options::random_erase_prob,
+               "Training: the probability of torchvision's RandomErasing after Normalize "
+               "(scale 0.02-0.33, ratio 0.3-3.3, value 0)"),
       flag("antialias", &Options::antialias,
            "Widen the bilinear filter when downscaling, as PIL and torchvision do"),
       flag("dct_scaling", &Options::dct_scaling,

@@ -1,6 +1,8 @@
 // The image pipeline as a Transform: header -> crop choice -> region decode (JPEG with DCT
 // scaling when the crop is at least twice the output, or PNG) -> one fused
-// resample/flip/normalise pass into the batch slot. Buffers come from the worker's Scratch;
+// resample/flip/normalise pass into the batch slot; with an automatic augmentation or
+// random erasing asked for (augment_pass.hpp), the pass writes the crop's bytes, which are
+// augmented and then normalised into the slot. Buffers come from the worker's Scratch;
 // the decoders are per thread and reused, so the steady state of a JPEG dataset allocates
 // nothing of ours (libpng creates its state per image).
 #include <chrono>
@@ -10,6 +12,7 @@
 #include "stoker/common/error.hpp"
 #include "stoker/common/launch_env.hpp"
 #include "stoker/transforms/image_transforms.hpp"
+#include "transforms/augment_pass.hpp"
 #include "transforms/image_decoder.hpp"
 #include "transforms/resample.hpp"
 
@@ -46,7 +49,7 @@ int choose_denom(const CropBox& box, int size, bool enabled) {
 class ImageTransform final : public Transform {
  public:
   ImageTransform(const ImageTransformOptions& o, ResampleKernel kernel)
-      : o_(o), norm_(Normalization::from(o)), kernel_(kernel) {}
+      : o_(o), norm_(Normalization::from(o)), kernel_(kernel), draw_(augment_draw(o)) {}
 
   SampleSpec output_spec() const override {
     const int64_t s = o_.size;
@@ -85,20 +88,40 @@ class ImageTransform final : public Transform {
     }
     const uint64_t t1 = now_ns();
     float* work = scratch.f32.data() + w.weight_count();
-    resample(region, w.h, w.v, flip, norm_, {out, size, size, o_.dtype, o_.layout}, work, kernel_);
+    const ResampleTarget slot{out, size, size, o_.dtype, o_.layout};
+    if (augments(o_)) {
+      const RgbPixels image{room<uint8_t>(scratch.augment, 2 * size_t(size) * size * 3), size,
+                            size};
+      resample(region, w.h, w.v, flip, Normalization{},
+               {image.data, size, size, DType::U8, Layout::HWC}, work, kernel_);
+      if (o_.train && draw_) auto_augment(*draw_, key, image, image.data + image.bytes());
+      write_slot(image, norm_, slot);
+      random_erase(o_, key, slot);
+    } else {
+      resample(region, w.h, w.v, flip, norm_, slot, work, kernel_);
+    }
     times.decode_ns += t1 - t0;
     times.transform_ns += now_ns() - t1;
   }
 
   std::string describe() const override {
-    char buf[320];
+    char buf[400];
     if (o_.train) {
+      char augment[96] = "";
+      if (o_.auto_augment_policy) {
+        std::snprintf(augment, sizeof augment, " + auto_augment %s",
+                      to_string(*o_.auto_augment_policy));
+      }
+      char erase[48] = "";
+      if (o_.random_erase_prob > 0) {
+        std::snprintf(erase, sizeof erase, " + RandomErasing(p=%.2g)", o_.random_erase_prob);
+      }
       std::snprintf(buf, sizeof buf,
                     "RandomResizedCrop(%d, scale=(%.2g,%.2g), ratio=(%.3g,%.3g)) + "
-                    "HorizontalFlip(p=%.2g) + Normalize -> %s %s%s, resample %s",
+                    "HorizontalFlip(p=%.2g)%s + Normalize%s -> %s %s%s, resample %s",
                     o_.size, o_.scale_min, o_.scale_max, o_.ratio_min, o_.ratio_max, o_.flip_p,
-                    to_string(o_.dtype), to_string(o_.layout), o_.antialias ? ", antialias" : "",
-                    to_string(kernel_));
+                    augment, erase, to_string(o_.dtype), to_string(o_.layout),
+                    o_.antialias ? ", antialias" : "", to_string(kernel_));
     } else {
       std::snprintf(buf, sizeof buf,
                     "Resize(%d) + CenterCrop(%d) + Normalize -> %s %s%s, resample %s",
@@ -112,6 +135,7 @@ class ImageTransform final : public Transform {
   ImageTransformOptions o_;
   Normalization norm_;
   ResampleKernel kernel_;
+  std::optional<AugmentDraw> draw_;  // the policy's tables for o_.size, made once
 };
 
 void check(bool ok, const char* option, const std::string& what, const char* todo) {
@@ -135,6 +159,10 @@ std::unique_ptr<Transform> make_image_transform(const ImageTransformOptions& o) 
             std::to_string(o.ratio_max) + ")",
         "torchvision's default is (3/4, 4/3)");
   check(o.flip_p >= 0 && o.flip_p <= 1, "flip_p", "must be in [0, 1]", "e.g. 0.5");
+  check(o.ra_magnitude >= 0 && o.ra_magnitude <= 30, "ra_magnitude",
+        "must be a bin 0..30, got " + std::to_string(o.ra_magnitude), "the reference's is 9");
+  check(o.random_erase_prob >= 0 && o.random_erase_prob <= 1, "random_erase_prob",
+        "must be in [0, 1]", "the reference recipe's is 0.1");
   for (float s : o.std) check(s != 0.0f, "std", "has a zero entry", "use the dataset's std");
   check(o.dtype == DType::F32 || o.dtype == DType::F16 || o.dtype == DType::U8, "dtype",
         std::string("must be float32, float16 or uint8, got ") + to_string(o.dtype), "");

@@ -19,7 +19,7 @@ TEST(ImageFields, EveryRowSetsAndReadsItsOwnOption) {
     row.set(o, v);
     EXPECT_EQ(row.get(o), v) << row.name;
   }
-  EXPECT_EQ(names.size(), 12u);
+  EXPECT_EQ(names.size(), 15u);
 }
 
 TEST(ImageFields, TheDefaultsAreThePipelines) {
@@ -28,4 +28,9 @@ TEST(ImageFields, TheDefaultsAreThePipelines) {
   EXPECT_EQ(std::get<std::string>(find_option(image_fields(), "dtype")->get(o)), "float32");
   EXPECT_EQ(std::get<std::vector<double>>(find_option(image_fields(), "scale")->get(o)),
             (std::vector<double>{0.08, 1.0}));
+  // The reference preset's: no automatic augmentation, no erasing, RandAugment's bin 9.
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(
+      find_option(image_fields(), "auto_augment_policy")->get(o)));
+  EXPECT_EQ(std::get<double>(find_option(image_fields(), "random_erase_prob")->get(o)), 0.0);
+  EXPECT_EQ(std::get<uint64_t>(find_option(image_fields(), "ra_magnitude")->get(o)), 9u);
 }

@@ -1,5 +1,8 @@
 // What an image pipeline does (image_transforms.hpp): its output size and layout, the crop
-// and flip it draws in training, the resize of evaluation, its normalisation and dtype.
+// and flip it draws in training, the automatic augmentation and random erasing of
+// torchvision's reference training preset, the resize of evaluation, its normalisation and
+// dtype; and torchvision's interpolation modes, which the augmentations (augment_ops.hpp)
+// sample with.
 //
 // Header only.
 #pragma once
@@ -9,6 +12,7 @@
 #include <string_view>
 
 #include "stoker/common/enum_names.hpp"
+#include "stoker/transforms/augment_policy.hpp"
 #include "stoker/transforms/transform.hpp"
 
 namespace stoker {
@@ -21,6 +25,17 @@ inline const char* to_string(Layout l) {
 // Inverse of to_string; nullopt for anything else.
 inline std::optional<Layout> parse_layout(std::string_view s) {
   return value_named(kLayoutNames, s);
+}
+
+// torchvision's InterpolationMode: what the augmentation's geometric operations sample with
+// (the reference preset passes the same one to its resize).
+enum class Interpolation { Bilinear, Bicubic, Nearest };
+inline constexpr EnumName<Interpolation> kInterpolationNames[] = {
+    {Interpolation::Bilinear, "bilinear"},
+    {Interpolation::Bicubic, "bicubic"},
+    {Interpolation::Nearest, "nearest"}};
+inline const char* to_string(Interpolation i) {
+  return name_of(kInterpolationNames, i);
 }
 
 struct ImageTransformOptions {
@@ -36,6 +51,13 @@ struct ImageTransformOptions {
   Layout layout = Layout::CHW;
   bool antialias = true;
   bool dct_scaling = true;  // let libjpeg downscale by 2, 4 or 8 when the crop is that large
+  // Training only, after the flip, on the resized uint8 image, as the reference preset's
+  // --auto-augment (its geometric operations sample bilinearly, the preset's default).
+  std::optional<AugmentPolicy> auto_augment_policy;
+  int ra_magnitude = 9;  // RandAugment's bin of 31 (the preset's --ra-magnitude)
+  // Training only: RandomErasing after Normalize, with torchvision's scale (0.02, 0.33),
+  // ratio (0.3, 3.3) and value 0 (the preset's --random-erase).
+  double random_erase_prob = 0.0;
 };
 
 }  // namespace stoker

@@ -31,6 +31,7 @@ struct Scratch {
   std::vector<std::byte> decoded;  // decoder output
   std::vector<std::byte> work;     // resize / intermediate
   std::vector<float> f32;
+  std::vector<std::byte> augment;  // the crop's bytes and a spare, when augmented
 };
 
 class Transform {
