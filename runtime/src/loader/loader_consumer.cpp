@@ -92,7 +92,11 @@ LoaderCore::Delivery LoaderCore::take(Batch* recycle, std::optional<Clock::time_
   int& cell = ring_[seq % static_cast<uint64_t>(slots_)];
   // The wait is from asking for this batch to getting it, whatever later ones are ready; a
   // limited wait that gave up keeps its ask for the next call.
+  // An ask a limited wait gave up on (carried) has waited since it was made, even when its
+  // batch arrived between two calls: the wait is counted from then, whatever the cell holds.
+  bool carried = true;
   if (!ask_.open || ask_.seq != seq || ask_.gen != gen_) {
+    carried = false;
     ask_ = Ask{true, seq, gen_, now_ns(), ready_, ring_filled_};
 #ifndef NDEBUG  // the Debug builds (the sanitizer stage's tests) check the count by a scan
     int scanned = 0;
@@ -106,7 +110,7 @@ LoaderCore::Delivery LoaderCore::take(Batch* recycle, std::optional<Clock::time_
       first_request_ns_ = ask_.asked_ns;
     }
   }
-  const bool blocked = cell < 0;
+  const bool blocked = cell < 0 || carried;
   while (cell < 0) {
     if (next_seq_ == seq && free_.empty() && busy_ == 0) {
       ask_.open = false;
