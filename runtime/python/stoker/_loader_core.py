@@ -29,7 +29,7 @@ __all__ = ["_Loader"]
 _SLICE_NS = 20_000_000  # 20 ms: how soon a signal handler runs while a batch is awaited
 _info = _native.info()
 _LOADER_ROWS = {row["name"]: row for row in _info["loader_fields"]}
-_next_batch, _ref = _native.next_batch_raw, weakref.ref
+_next_batch, _ref = _native.next_batch, weakref.ref
 # stoker_batch's seven fields (handle, data, labels, indices, size, epoch, number) in one read
 _BATCH_FIELDS = struct.Struct("7Q").unpack_from
 assert _BATCH_FIELDS.__self__.size == ctypes.sizeof(_native.Batch)

@@ -35,7 +35,7 @@ Error.__module__ = "stoker"
 
 
 def loader_next_args(loader_ptr, limit_ns, batch):
-    """next_batch_raw's arguments, made once: the loader, the wait's limit, the Batch filled."""
+    """next_batch's arguments, made once: the loader, the wait's limit, the Batch filled."""
     return ctypes.c_void_p(loader_ptr), ctypes.c_int64(limit_ns), ctypes.byref(batch)
 
 
@@ -178,11 +178,10 @@ def info():
     return _info
 
 
-next_batch = _lib.stoker_loader_next
-# The same function without argument types, for the per-batch call: its arguments are made
-# once per loader as ctypes objects (loader_next_args), so no call converts them again.
-next_batch_raw = _lib["stoker_loader_next"]
-next_batch_raw.restype = ctypes.c_int
+# The per-batch call without argument types: its arguments are made once per loader as ctypes
+# objects (loader_next_args), so no call converts them again (its C signature is in the table).
+next_batch = _lib["stoker_loader_next"]
+next_batch.restype = ctypes.c_int
 release_batch = _lib.stoker_batch_release
 sampler_indices = _lib.stoker_sampler_indices
 pinner_new = _lib.stoker_pinner_new
