@@ -58,6 +58,11 @@ struct ImageTransformOptions {
   // Training only: RandomErasing after Normalize, with torchvision's scale (0.02, 0.33),
   // ratio (0.3, 3.3) and value 0 (the preset's --random-erase).
   double random_erase_prob = 0.0;
+  // MixUp and CutMix on each batch (batch_mix.hpp), as the reference script's --mixup-alpha
+  // and --cutmix-alpha (0: off); with either on, the labels are float32 one-hot rows of
+  // num_classes (0: the dataset's class count).
+  double mixup_alpha = 0.0, cutmix_alpha = 0.0;
+  uint64_t num_classes = 0;
 };
 
 }  // namespace stoker
