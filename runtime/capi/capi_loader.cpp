@@ -98,6 +98,9 @@ json info(const Loader& x) {
           {"plan_source", x.plan_source()},
           {"dtype", to_string(x.spec().dtype)},
           {"shape", x.spec().shape},
+          // One sample's label: int64, or a mixed batch's float32 row of its classes.
+          {"label_dtype", x.mix() ? "float32" : "int64"},
+          {"label_shape", x.mix() ? json::array({x.mix()->classes()}) : json::array()},
           {"dataset_size", x.dataset_size()},
           {"batch_size", x.batch_size()},
           {"describe", shown_text(x.describe())},
@@ -240,7 +243,7 @@ int stoker_loader_next(stoker_object* loader, int64_t limit_ns, stoker_batch* ou
     }
     if (!b) return;
     auto* held = new Batch(std::move(*b));
-    *out = {held,         held->data(),  held->labels(), held->indices().data(),
+    *out = {held,         held->data(),  held->label_data(), held->indices().data(),
             held->size(), held->epoch(), held->number()};
   });
   return status != STOKER_OK ? status : outcome;

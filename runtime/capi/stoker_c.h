@@ -91,7 +91,9 @@ STOKER_API void stoker_callbacks_off(void);
 typedef struct stoker_batch {
   void* handle;
   void* data;              /* size samples of the loader's sample spec, contiguous */
-  const int64_t* labels;   /* size labels */
+  /* size labels: int64 each, or with mixup_alpha/cutmix_alpha a float32 row of the classes
+   * each (loader_info's label_dtype and label_shape say which) */
+  const void* labels;
   const uint64_t* indices; /* size dataset indices */
   uint64_t size, epoch, number;
 } stoker_batch;

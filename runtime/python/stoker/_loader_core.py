@@ -170,9 +170,10 @@ class _Release:
             release(self.handle)
 
 
-def _slot_views(b, capacity, sample_shape, dtype):
+def _slot_views(b, capacity, sample_shape, dtype, label=("int64", ())):
     """Arrays over a whole slot (data, labels, indices for `capacity` samples), made once per
-    slot: a batch's arrays are slices of them."""
+    slot: a batch's arrays are slices of them. `label`: one sample's label (dtype, shape):
+    int64, or a mixed batch's float32 row of its classes."""
     global _numpy
     if _numpy is None:
         import numpy
@@ -189,7 +190,11 @@ def _slot_views(b, capacity, sample_shape, dtype):
         return np.frombuffer(raw, dtype=kind)
 
     data = over(b.data, capacity * per_sample // item, dtype).reshape((-1,) + sample_shape)
-    return data, over(b.labels, capacity, np.int64), over(b.indices, capacity, np.uint64)
+    label_dtype, label_shape = label
+    labels = over(b.labels, capacity * math.prod(label_shape), label_dtype)
+    if label_shape:
+        labels = labels.reshape((-1,) + label_shape)
+    return data, labels, over(b.indices, capacity, np.uint64)
 
 
 class _Loader:
@@ -223,6 +228,7 @@ class _Loader:
         self.spec = (info["dtype"], list(info["shape"]))
         self._sample_shape, self._dtype = tuple(info["shape"]), info["dtype"]
         self._capacity = info["batch_size"]
+        self._label = (info["label_dtype"], tuple(info["label_shape"]))
         self._slots = {}  # a slot's data address -> its arrays
 
     def _call(self, name, args=None):
@@ -268,7 +274,8 @@ class _Loader:
         slot = self._slots.get(address)
         if slot is None:
             slot = self._slots[address] = _slot_views(self._batch, self._capacity,
-                                                      self._sample_shape, self._dtype)
+                                                      self._sample_shape, self._dtype,
+                                                      self._label)
         data, labels = slot[0][:n], slot[1][:n]
         rel = _Release()
         rel.handle, rel.keep = handle, self._callbacks

@@ -13,7 +13,8 @@ class LoaderSources:
                train=True, dtype="float32", layout="CHW", resize_shorter=256, scale=(0.08, 1.0),
                ratio=(3 / 4, 4 / 3), flip_p=0.5, mean=(0.485, 0.456, 0.406),
                std=(0.229, 0.224, 0.225), antialias=True, dct_scaling=True,
-               auto_augment_policy=None, ra_magnitude=9, random_erase_prob=0.0, **options):
+               auto_augment_policy=None, ra_magnitude=9, random_erase_prob=0.0,
+               mixup_alpha=0.0, cutmix_alpha=0.0, num_classes=None, **options):
         """An image folder (root/<class>/<image>.jpg, classes sorted by name as torchvision's
         ImageFolder), or WebDataset-style tar `shards` (a path or a list of .tar, .tar.gz,
         .tar.zst files or folders of them; <key>.jpg|png + <key>.cls|cls2|txt members),
@@ -34,13 +35,20 @@ class LoaderSources:
         random_erase_prob are the reference preset's --auto-augment (after the flip, sampling
         bilinearly; ra_magnitude is its --ra-magnitude) and --random-erase (after Normalize),
         in training, each sample's draws a function of its key (a resumed epoch repeats them).
+        mixup_alpha and cutmix_alpha (0: off) are the reference script's --mixup-alpha and
+        --cutmix-alpha: each batch, once its samples are written, is mixed with itself rolled
+        by one (MixUp, or CutMix's box; one of the two per batch when both are set), lambda
+        ~ Beta(alpha, alpha) from the batch's own key; the labels are then float32 one-hot
+        rows of num_classes (None: the image folder's class count; tar shards must give it).
         """
         source = {"root": root, "shards": shards, "stream": stream, "labels": labels,
                   "train": train, "size": size, "resize_shorter": resize_shorter,
                   "scale": scale, "ratio": ratio, "flip_p": flip_p, "mean": mean, "std": std,
                   "dtype": dtype, "layout": layout, "antialias": antialias,
                   "dct_scaling": dct_scaling, "auto_augment_policy": auto_augment_policy,
-                  "ra_magnitude": ra_magnitude, "random_erase_prob": random_erase_prob}
+                  "ra_magnitude": ra_magnitude, "random_erase_prob": random_erase_prob,
+                  "mixup_alpha": mixup_alpha, "cutmix_alpha": cutmix_alpha,
+                  "num_classes": num_classes}
         return cls("images", source, batch_size=batch_size, **options)
 
     @classmethod

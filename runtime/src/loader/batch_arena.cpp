@@ -24,9 +24,8 @@ size_t align_up(size_t n, size_t a) {
 
 }  // namespace
 
-size_t BatchArena::slot_bytes_for(size_t batch_size, size_t sample_bytes) {
-  return align_up(batch_size * sample_bytes, kAlign) +
-         align_up(batch_size * sizeof(int64_t), kAlign);
+size_t BatchArena::slot_bytes_for(size_t batch_size, size_t sample_bytes, size_t label_bytes) {
+  return align_up(batch_size * sample_bytes, kAlign) + align_up(batch_size * label_bytes, kAlign);
 }
 
 std::vector<int> BatchArena::nodes_for(const Plan& plan) {
@@ -34,10 +33,10 @@ std::vector<int> BatchArena::nodes_for(const Plan& plan) {
 }
 
 BatchArena::BatchArena(int slots, size_t batch_size, size_t sample_bytes,
-                       const std::vector<int>& numa)
+                       const std::vector<int>& numa, size_t label_bytes)
     : slots_(slots),
       data_bytes_(align_up(batch_size * sample_bytes, kAlign)),
-      slot_bytes_(slot_bytes_for(batch_size, sample_bytes)) {
+      slot_bytes_(slot_bytes_for(batch_size, sample_bytes, label_bytes)) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   bytes_ = align_up(slot_bytes_ * static_cast<size_t>(slots_), page);
   if (!numa.empty()) {

@@ -4,7 +4,8 @@
 // so they stay local, and the kernel reclaims local page cache rather than spill them),
 // unless the nodes have less than twice the arena free or reclaimable: then the region only
 // prefers them, with a note, since a strict binding on a full node OOM-kills the rank.
-// Slot layout: [data: batch_size x sample_bytes, 64-byte aligned][labels: int64 x batch_size].
+// Slot layout: [data: batch_size x sample_bytes, 64-byte aligned][labels: batch_size x
+// label_bytes: int64 each, or a mixed batch's float32 rows of its classes].
 // Pages are touched first by pinned worker threads (touch_slot), then the whole region
 // may be page-locked through a HostPinner (the CUDA seam, see stoker/loader/host_pinner.hpp).
 #pragma once
@@ -23,13 +24,15 @@ struct Plan;
 
 class BatchArena {
  public:
-  BatchArena(int slots, size_t batch_size, size_t sample_bytes, const std::vector<int>& numa);
+  BatchArena(int slots, size_t batch_size, size_t sample_bytes, const std::vector<int>& numa,
+             size_t label_bytes = sizeof(int64_t));
   ~BatchArena();
   BatchArena(const BatchArena&) = delete;
   BatchArena& operator=(const BatchArena&) = delete;
 
   // Bytes one slot takes for the given batch (data and labels, each 64-byte aligned).
-  static size_t slot_bytes_for(size_t batch_size, size_t sample_bytes);
+  static size_t slot_bytes_for(size_t batch_size, size_t sample_bytes,
+                               size_t label_bytes = sizeof(int64_t));
 
   // The NUMA nodes the plan's arena goes on: plan.numa, none under mem-bind=none.
   static std::vector<int> nodes_for(const Plan& plan);
@@ -47,7 +50,8 @@ class BatchArena {
   size_t slot_bytes() const { return slot_bytes_; }
   size_t bytes() const { return bytes_; }
   std::byte* data(int slot) const { return base_ + static_cast<size_t>(slot) * slot_bytes_; }
-  int64_t* labels(int slot) const { return reinterpret_cast<int64_t*>(data(slot) + data_bytes_); }
+  std::byte* label_area(int slot) const { return data(slot) + data_bytes_; }
+  int64_t* labels(int slot) const { return reinterpret_cast<int64_t*>(label_area(slot)); }
   // Writes every page of the slot, so it is placed by the calling (pinned) thread.
   void touch_slot(int slot) const;
 

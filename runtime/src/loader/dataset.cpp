@@ -53,9 +53,21 @@ bool holds_shards(const std::vector<std::string>& paths) {
           }).empty();
 }
 
+// The batches' mixing: num_classes when given, else the dataset's (a folder's) classes.
+std::shared_ptr<const BatchMix> mix_of(const ImageTransformOptions& o, uint64_t classes) {
+  return std::make_shared<BatchMix>(o, o.num_classes != 0 ? o.num_classes : classes);
+}
+
 Dataset open_images(const ImageInput& in, const PlanFor& plan_for, uint64_t world_size,
                     bool agree) {
   if (in.paths.empty() && !in.folder) throw Error("images", "no folder or shards given");
+  const bool mixed = BatchMix::wanted(in.transform);
+  if (mixed && !in.labels) {
+    throw Error("labels=False",
+                "mixup_alpha and cutmix_alpha mix one-hot targets, and shards without labels "
+                "give none",
+                "read the shards with labels, or leave mixup_alpha and cutmix_alpha at 0");
+  }
   Dataset d;
   d.transform = make_image_transform(in.transform);
   const Plan& plan = plan_for(d.transform->output_spec());
@@ -65,6 +77,7 @@ Dataset open_images(const ImageInput& in, const PlanFor& plan_for, uint64_t worl
     auto folder = in.folder ? in.folder : open_image_folder(in.paths.front(), world_size, agree);
     d.classes = folder->classes();
     d.source = std::move(folder);
+    if (mixed) d.mix = mix_of(in.transform, d.classes.size());
     return d;
   }
   TarShardOptions o;
@@ -72,6 +85,7 @@ Dataset open_images(const ImageInput& in, const PlanFor& plan_for, uint64_t worl
   const std::vector<std::string> files = list_tar_shards(in.paths);
   o.stream = stream_shards(files, in.stream, plan.stream);
   d.source = std::make_shared<TarShardSource>(files, o);
+  if (mixed) d.mix = mix_of(in.transform, 0);
   return d;
 }
 

@@ -57,6 +57,7 @@ void Batch::clear() {
   data_ = nullptr;
   indices_ = nullptr;
   shape_.labels = nullptr;
+  shape_.soft_labels = nullptr;
   shape_.size = 0;
 }
 
@@ -79,6 +80,12 @@ SampleSpec checked_spec(const std::shared_ptr<const Source>& source,
   SampleSpec spec = transform->output_spec();
   if (spec.bytes() == 0) {
     throw Error(transform->describe(), "the transform's output sample has 0 bytes");
+  }
+  if (options.mix && options.mix->sample_bytes() != spec.bytes()) {
+    throw Error("LoaderOptions::mix",
+                "mixes samples of " + bytes_text(options.mix->sample_bytes()) +
+                    ", and the transform writes " + bytes_text(spec.bytes()),
+                "make the mix from the image options the transform was made with");
   }
   return spec;
 }
@@ -129,7 +136,7 @@ LoaderCore::Setup size_ring(LoaderCore::Setup s) {
                 : checked_depth("the plan's prefetch_max", std::max(plan.prefetch_max, start), 1);
   if (!o.adaptive) max = start;
   const int held = checked_depth("LoaderOptions::held_batches", o.held_batches, 1);
-  const uint64_t slot = BatchArena::slot_bytes_for(o.batch_size, s.spec.bytes());
+  const uint64_t slot = BatchArena::slot_bytes_for(o.batch_size, s.spec.bytes(), o.label_bytes());
   const uint64_t slots = static_cast<uint64_t>(max + held);
   if (plan.mem_budget > 0 && slots * slot > plan.mem_budget) {
     throw Error("LoaderOptions::batch_size",
@@ -352,8 +359,13 @@ const Source& Loader::source() const {
 const Transform& Loader::transform() const {
   return core_->transform();
 }
+const BatchMix* Loader::mix() const {
+  return core_->mix();
+}
+
 std::string Loader::describe() const {
-  return core_->source().describe() + " | " + core_->transform().describe();
+  const std::string text = core_->source().describe() + " | " + core_->transform().describe();
+  return core_->mix() ? text + " | " + core_->mix()->describe() : text;
 }
 
 }  // namespace stoker

@@ -196,7 +196,18 @@ Batch LoaderCore::make_batch(int slot) {
   b.slot_ = slot;
   b.data_ = arena_.data(slot);
   b.indices_ = m.indices.data();
-  b.shape_ = {arena_.labels(slot), &spec_, m.count, batch_size_, m.epoch, m.number};
+  if (opt_.mix) {
+    b.shape_ = {nullptr,
+                &spec_,
+                m.count,
+                batch_size_,
+                m.epoch,
+                m.number,
+                reinterpret_cast<const float*>(arena_.label_area(slot)),
+                opt_.mix->classes()};
+  } else {
+    b.shape_ = {arena_.labels(slot), &spec_, m.count, batch_size_, m.epoch, m.number};
+  }
   return b;
 }
 

@@ -29,13 +29,18 @@ LoaderCore::LoaderCore(Setup s)
       sampler_(s.sampler),
       workers_(s.workers),
       slots_(s.slots),
-      arena_(s.slots, batch_size_, sample_bytes_, BatchArena::nodes_for(*opt_.plan)),
+      arena_(s.slots, batch_size_, sample_bytes_, BatchArena::nodes_for(*opt_.plan),
+             opt_.label_bytes()),
       meta_(static_cast<size_t>(s.slots)),
       scratch_(static_cast<size_t>(s.workers)),
       t0_(Clock::now()),
       ring_(static_cast<size_t>(s.slots), -1),
       controller_(s.controller) {
   for (Slot& m : meta_) m.indices.resize(batch_size_);
+  if (opt_.mix) {  // sized once: mixing allocates nothing per batch
+    for (Slot& m : meta_) m.labels.resize(batch_size_);
+    spares_.resize(static_cast<size_t>(workers_) * sample_bytes_);
+  }
   free_.reserve(static_cast<size_t>(slots_));
   for (int i = slots_ - 1; i >= 0; --i) free_.push_back(i);
   depth_ = controller_.depth();
@@ -67,7 +72,6 @@ void LoaderCore::work(int w) {
     ++started_;
   }
   ready_cv_.notify_all();
-  Scratch& scratch = scratch_[static_cast<size_t>(w)];
   // One lock per batch: handing in the finished batch and taking the next job share it.
   std::optional<Job> done;
   for (;;) {
@@ -93,7 +97,7 @@ void LoaderCore::work(int w) {
       job = take_job();
     }
     if (wake_consumer) ready_cv_.notify_all();
-    fill(job, scratch);
+    fill(job, w);
     done = job;
   }
 }
@@ -127,7 +131,8 @@ LoaderCore::Job LoaderCore::take_job() {
   return job;
 }
 
-void LoaderCore::fill(const Job& job, Scratch& scratch) {
+void LoaderCore::fill(const Job& job, int w) {
+  Scratch& scratch = scratch_[static_cast<size_t>(w)];
   Slot& m = meta_[static_cast<size_t>(job.slot)];
   m.count = 0;
   m.epoch = job.epoch;
@@ -138,7 +143,7 @@ void LoaderCore::fill(const Job& job, Scratch& scratch) {
   m.failed = false;
   const auto start = Clock::now();
   std::byte* out = arena_.data(job.slot);
-  int64_t* labels = arena_.labels(job.slot);
+  int64_t* labels = opt_.mix ? m.labels.data() : arena_.labels(job.slot);
   const DistributedSampler& sampler = *job.sampler;
   const uint64_t first = job.number * batch_size_;
   const uint64_t n = std::min<uint64_t>(batch_size_, sampler.length() - first);
@@ -158,6 +163,16 @@ void LoaderCore::fill(const Job& job, Scratch& scratch) {
       if (decode_warnings_on_this_thread().images != warned_before) {
         ++m.warned;
         skips_.note_warning(index, source_->location(index), decode_warnings_on_this_thread().last);
+      }
+      if (opt_.mix && (raw.label < 0 || static_cast<uint64_t>(raw.label) >= opt_.mix->classes())) {
+        m.failed = true;  // not the sample's fault: the option's, whatever on_corrupt says
+        m.fail_where = "num_classes=" + std::to_string(opt_.mix->classes());
+        m.fail_what = "sample " + std::to_string(index) + " (" + source_->location(index) +
+                      ") has label " + std::to_string(raw.label) +
+                      ", outside the mixed targets' classes 0.." +
+                      std::to_string(opt_.mix->classes() - 1);
+        m.fail_todo = "give num_classes above the dataset's largest label";
+        break;
       }
       labels[m.count] = raw.label;
       m.indices[m.count] = index;
@@ -197,7 +212,29 @@ void LoaderCore::fill(const Job& job, Scratch& scratch) {
       break;
     }
   }
+  if (opt_.mix && !m.failed && !stopping_.load(std::memory_order_relaxed)) {
+    const auto t = Clock::now();
+    mix(job, m, w);
+    m.times.collate_ns += elapsed_ns(t, Clock::now());
+  }
   m.produce_ns = elapsed_ns(start, Clock::now());
+}
+
+void LoaderCore::mix(const Job& job, Slot& m, int w) {
+  if (m.count == 0) return;  // every sample skipped
+  // The batch's key: its first sample's place in the epoch's dealt order (start + first x
+  // world + rank), distinct for every batch of every rank, and the same for the same batch
+  // of a resumed epoch (whose start is the position it resumes from).
+  const DistributedSampler& s = *job.sampler;
+  const uint64_t first = job.number * batch_size_;
+  const SampleKey key{s.options().seed, job.epoch,
+                      s.start() + first * s.options().world_size + s.options().rank};
+  const BatchMix& mix = *opt_.mix;
+  // The samples present are mixed among themselves (skipped ones left out, a short last
+  // batch within itself), as the reference mixes whatever default_collate gave it.
+  mix.apply(mix.draw(key), arena_.data(job.slot), m.labels.data(), m.count,
+            reinterpret_cast<float*>(arena_.label_area(job.slot)),
+            spares_.data() + static_cast<size_t>(w) * sample_bytes_);
 }
 
 bool LoaderCore::complete_locked(const Job& job) {

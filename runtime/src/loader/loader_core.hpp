@@ -102,6 +102,7 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   const Source& source() const { return *source_; }
   size_t batch_size() const { return batch_size_; }
   const Transform& transform() const { return *transform_; }
+  const BatchMix* mix() const { return opt_.mix.get(); }
   const DistributedSampler& sampler() const { return sampler_; }
   ReadCounters stream_reads() const { return feed_ ? feed_->counters() : ReadCounters{}; }
 
@@ -109,6 +110,7 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   using Clock = std::chrono::steady_clock;
   struct Slot {                     // what a worker wrote besides the data, labels
     std::vector<uint64_t> indices;  // sized batch_size once
+    std::vector<int64_t> labels;    // a mixed batch's labels before mixing (sized once)
     size_t count = 0;
     uint64_t epoch = 0, number = 0;
     StageTimes times;
@@ -146,9 +148,11 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   Delivery take(Batch* recycle, std::optional<Clock::time_point> deadline,
                 std::optional<Batch>& out);
   uint64_t now_ns() const;
-  bool can_take();  // mu_ held
-  Job take_job();   // mu_ held
-  void fill(const Job& job, Scratch& scratch);
+  bool can_take();                   // mu_ held
+  Job take_job();                    // mu_ held
+  void fill(const Job& job, int w);  // by worker w
+  // MixUp/CutMix of a filled slot (opt_.mix), keyed by the batch; worker w's spare sample.
+  void mix(const Job& job, Slot& m, int w);
   void reset_locked(const DistributedSampler& s);  // mu_ held
   bool complete_locked(const Job& job);            // mu_ held; true: wake the consumer
   // The error that ends the loop at this delivered batch: its failed sample, or under Skip
@@ -168,6 +172,7 @@ class LoaderCore : public std::enable_shared_from_this<LoaderCore> {
   BatchArena arena_;
   std::vector<Slot> meta_;
   std::vector<Scratch> scratch_;
+  std::vector<std::byte> spares_;  // with opt_.mix: one sample per worker (mix_images)
   Clock::time_point t0_;
   std::unique_ptr<StreamFeed> feed_;  // a streamed source's reader stage, else null
   ForkCheck made_in_;

@@ -72,8 +72,8 @@ std::unique_ptr<Loader> Loader::for_this_process(std::shared_ptr<const Source> s
                                                  std::shared_ptr<const Transform> transform,
                                                  LoaderOptions options) {
   const SampleSpec spec = checked_spec(source, transform, options);
-  const Planned planned =
-      plan_options(options, BatchArena::slot_bytes_for(options.batch_size, spec.bytes()));
+  const Planned planned = plan_options(
+      options, BatchArena::slot_bytes_for(options.batch_size, spec.bytes(), options.label_bytes()));
   find_world(options);
   return finish(std::move(source), std::move(transform), std::move(options), planned);
 }
@@ -90,6 +90,16 @@ std::unique_ptr<Loader> Loader::open(const DatasetSpec& spec, LoaderOptions opti
         return *options.plan;
       },
       options.world_size, options.agree);
+  if (d.mix) {  // the targets' rows, known once the classes were listed: fit the depths again
+    options.mix = d.mix;
+    const SampleSpec sample = d.transform->output_spec();
+    if (options.plan->mem_budget > 0) {
+      fit_prefetch(
+          *options.plan,
+          BatchArena::slot_bytes_for(options.batch_size, sample.bytes(), d.mix->label_bytes()),
+          options.held_batches);
+    }
+  }
   auto loader = finish(d.source, d.transform, std::move(options), planned);
   loader->classes_ = d.classes;
   return loader;

@@ -9,6 +9,10 @@ namespace {
 using Options = ImageTransformOptions;
 using Field = OptionField<Options>;
 constexpr uint64_t kMaxSide = 1 << 15;
+// The most classes mixed targets may have: a float32 row per sample of at most 4 MiB.
+constexpr uint64_t kMaxClasses = 1 << 20;
+// Beta(alpha, alpha) is all but a constant 1/2 long before this.
+constexpr double kMaxAlpha = 1000.0;
 
 Field flag(const char* name, bool Options::*member, const char* help) {
   return {.name = name,
@@ -44,6 +48,13 @@ Field fraction(const char* name, double Options::*member, const char* help) {
           .hi = 1.0,
           .set = [member](Options& o, const OptionValue& v) { o.*member = std::get<double>(v); },
           .get = [member](const Options& o) -> OptionValue { return o.*member; }};
+}
+
+// A Beta distribution's alpha, 0 (off) to kMaxAlpha.
+Field alpha(const char* name, double Options::*member, const char* help) {
+  Field f = fraction(name, member, help);
+  f.hi = kMaxAlpha;
+  return f;
 }
 
 // (min, max) into two members.
@@ -142,6 +153,26 @@ const std::vector<Field>& image_fields() {
       fraction("random_erase_prob", &Options::random_erase_prob,
                "Training: the probability of torchvision's RandomErasing after Normalize "
                "(scale 0.02-0.33, ratio 0.3-3.3, value 0)"),
+      alpha("mixup_alpha", &Options::mixup_alpha,
+            "MixUp of each batch with lambda ~ Beta(alpha, alpha), as the reference script's "
+            "--mixup-alpha (0: off; with cutmix_alpha, one of the two per batch)"),
+      alpha("cutmix_alpha", &Options::cutmix_alpha,
+            "CutMix of each batch with lambda ~ Beta(alpha, alpha), as the reference script's "
+            "--cutmix-alpha (0: off); with either alpha the labels are float32 one-hot rows"),
+      {.name = "num_classes",
+       .kind = OptionKind::Whole,
+       .help = "The mixed targets' classes (each label must be below it)",
+       .min = 1,
+       .max = kMaxClasses,
+       .none = "the image folder's class count (tar shards: give it)",
+       .set =
+           [](Options& o, const OptionValue& v) {
+             o.num_classes = std::holds_alternative<std::monostate>(v) ? 0 : std::get<uint64_t>(v);
+           },
+       .get = [](const Options& o) -> OptionValue {
+         if (o.num_classes == 0) return std::monostate{};
+         return o.num_classes;
+       }},
       flag("antialias", &Options::antialias,
            "Widen the bilinear filter when downscaling, as PIL and torchvision do"),
       flag("dct_scaling", &Options::dct_scaling,

@@ -25,7 +25,15 @@ class BatchShape {
   size_t size() const { return shape_.size; }          // samples in this batch
   size_t capacity() const { return shape_.capacity; }  // the batch size
   size_t bytes() const { return shape_.size * shape_.spec->bytes(); }
-  const int64_t* labels() const { return shape_.labels; }  // size() labels (host or device)
+  // size() labels (host or device); null when the batch was mixed (soft_labels()).
+  const int64_t* labels() const { return shape_.labels; }
+  // A mixed batch's targets (LoaderOptions::mix): size() rows of label_classes() float32;
+  // else null and 0.
+  const float* soft_labels() const { return shape_.soft_labels; }
+  size_t label_classes() const { return shape_.classes; }
+  const void* label_data() const {
+    return shape_.soft_labels ? static_cast<const void*>(shape_.soft_labels) : shape_.labels;
+  }
   uint64_t epoch() const { return shape_.epoch; }
   uint64_t number() const { return shape_.number; }  // batch number within the epoch
 
@@ -35,6 +43,8 @@ class BatchShape {
     const SampleSpec* spec = nullptr;
     size_t size = 0, capacity = 0;
     uint64_t epoch = 0, number = 0;
+    const float* soft_labels = nullptr;
+    size_t classes = 0;
   };
   Fields shape_;
 };
@@ -61,7 +71,7 @@ class Batch : public BatchShape {
   std::span<const T> as() const {
     return {reinterpret_cast<const T*>(data_), bytes() / sizeof(T)};
   }
-  std::span<const int64_t> label_span() const { return {labels(), size()}; }
+  std::span<const int64_t> label_span() const { return {labels(), labels() ? size() : 0}; }
   std::span<const uint64_t> indices() const { return {indices_, size()}; }  // dataset indices
   int slot() const { return slot_; }  // arena slot (for a device feeder's map)
 

@@ -7,7 +7,8 @@
 //  - the once-per-job listing of an image folder: over MPI here (open_image_folder), or
 //    through the caller's own transport, which hands in the folder it got (`folder`: the
 //    Python layer's torch.distributed store);
-//  - the choice of transform (the image pipeline, token widening, a plain copy);
+//  - the choice of transform (the image pipeline, token widening, a plain copy) and of a
+//    batch mixing (MixUp/CutMix, with the folder's class count unless num_classes is given);
 //  - the streaming decision, taken from the one plan the loader runs.
 #pragma once
 
@@ -22,6 +23,7 @@
 #include "stoker/plan/plan.hpp"
 #include "stoker/sources/image_source.hpp"
 #include "stoker/sources/source.hpp"
+#include "stoker/transforms/batch_mix.hpp"
 #include "stoker/transforms/image_transforms.hpp"
 #include "stoker/transforms/transform.hpp"
 
@@ -68,6 +70,9 @@ struct Dataset {
   std::shared_ptr<const Source> source;
   std::shared_ptr<const Transform> transform;
   std::vector<std::string> classes;  // an image folder's class names, in label order
+  // Images with mixup_alpha or cutmix_alpha: the batches' mixing, its classes num_classes
+  // or the folder's; else null.
+  std::shared_ptr<const BatchMix> mix;
 };
 
 // The plan the dataset is opened under, asked for once: as soon as the sample the transform

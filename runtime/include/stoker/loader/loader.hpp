@@ -168,7 +168,8 @@ class Loader {
   size_t batch_size() const;                  // samples in a full batch
   const Source& source() const;
   const Transform& transform() const;
-  std::string describe() const;  // the source's and the transform's descriptions
+  std::string describe() const;  // the source's, the transform's and the mixing's descriptions
+  const BatchMix* mix() const;   // the batches' MixUp/CutMix (LoaderOptions::mix), or null
   // An image folder's class names in label order (opened by Loader::open); else empty.
   const std::vector<std::string>& classes() const { return classes_; }
 

@@ -13,6 +13,7 @@
 
 #include "stoker/loader/host_pinner.hpp"
 #include "stoker/plan/plan.hpp"
+#include "stoker/transforms/batch_mix.hpp"
 
 namespace stoker {
 
@@ -81,6 +82,11 @@ struct LoaderOptions {
   // Pin through `pinner` even when the plan does not ask: for a caller that copies every
   // batch to a GPU of its choosing (Python's Loader(to_device=...)).
   bool force_pin = false;
+  // MixUp/CutMix of each batch once its samples are written (batch_mix.hpp): the labels are
+  // then float32 rows of mix->classes(). Loader::open sets it from the image options.
+  std::shared_ptr<const BatchMix> mix;
+  // Bytes of one sample's label in a slot: int64, or the mixed targets' float32 row.
+  size_t label_bytes() const { return mix ? mix->label_bytes() : sizeof(int64_t); }
 };
 
 }  // namespace stoker
