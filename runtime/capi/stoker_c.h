@@ -87,13 +87,12 @@ STOKER_API int stoker_pinner_new(stoker_pin_fn pin, stoker_unpin_fn unpin, void*
 /* No pinner callback runs after this (the caller's runtime is shutting down). */
 STOKER_API void stoker_callbacks_off(void);
 
-/* One batch, viewing its slot until stoker_batch_release(handle). */
+/* One batch, viewing its slot until stoker_batch_release(handle). With mixup_alpha or
+ * cutmix_alpha each label is a float32 row of the classes (mixed one-hot targets). */
 typedef struct stoker_batch {
   void* handle;
   void* data;              /* size samples of the loader's sample spec, contiguous */
-  /* size labels: int64 each, or with mixup_alpha/cutmix_alpha a float32 row of the classes
-   * each (loader_info's label_dtype and label_shape say which) */
-  const void* labels;
+  const void* labels;      /* size labels: int64, or rows (loader_info's label_dtype/shape) */
   const uint64_t* indices; /* size dataset indices */
   uint64_t size, epoch, number;
 } stoker_batch;
