@@ -7,6 +7,7 @@
 #include "capi.hpp"
 #include "stoker/transforms/augment_ops.hpp"
 #include "stoker/transforms/augment_policy.hpp"
+#include "stoker/transforms/batch_mix.hpp"
 
 namespace stoker::capi {
 
@@ -88,6 +89,23 @@ void policy_call(const Call& c, Result& r) {
   r.value = {{"space", space}, {"sub_policies", subs}, {"num_bins", num_bins}};
 }
 
+// A batch's MixUp/CutMix draw (stoker.transforms.mix_draw): what the loader draws for the
+// batch of that key, with those options.
+void mix_draw_call(const Call& c, Result& r) {
+  ImageTransformOptions o;
+  o.mixup_alpha = c.at("mixup_alpha").get<double>();
+  o.cutmix_alpha = c.at("cutmix_alpha").get<double>();
+  o.size = c.at("size").get<int>();
+  const MixDraw d = BatchMix(o, 1).draw(
+      {c.at("seed").get<uint64_t>(), c.at("epoch").get<uint64_t>(), c.at("key").get<uint64_t>()});
+  r.value = {{"kind", d.kind == MixDraw::Kind::MixUp ? "mixup" : "cutmix"},
+             {"lambda", d.lambda},
+             {"beta", d.beta},
+             {"r_x", d.r_x},
+             {"r_y", d.r_y},
+             {"box", {d.x1, d.y1, d.x2, d.y2}}};
+}
+
 }  // namespace
 
 Calls augment_calls() {
@@ -100,6 +118,7 @@ Calls augment_calls() {
        }},
       {"apply_op", apply_op_call},
       {"augment_policy", policy_call},
+      {"mix_draw", mix_draw_call},
   };
 }
 

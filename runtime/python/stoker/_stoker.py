@@ -255,6 +255,11 @@ def augment_policy(policy, num_bins, height, width):
                                             "height": height, "width": width})
 
 
+def mix_draw(args):
+    """A batch's MixUp/CutMix draw for stoker.transforms.mix_draw, which checked `args`."""
+    return _native.value("mix_draw", args)
+
+
 class _Sampler:
     """The C++ DistributedSampler behind stoker.DistributedSampler (the permutation, the
     shard rule and the elastic resume stay in C++)."""

@@ -16,10 +16,10 @@ import math
 import numbers
 
 from . import _stoker
-from ._arguments import check_int, choice, shown
+from ._arguments import check_int, choice, number, shown
 
-__all__ = ["apply_op", "augmentation_space", "sub_policies", "OP_NAMES", "INTERPOLATIONS",
-           "POLICIES"]
+__all__ = ["apply_op", "augmentation_space", "sub_policies", "mix_draw", "OP_NAMES",
+           "INTERPOLATIONS", "POLICIES"]
 
 _tables = _stoker.augment_tables()
 # torchvision's operation names, and the two flips (HorizontalFlip, VerticalFlip).
@@ -107,3 +107,25 @@ def sub_policies(policy):
     them: [((op_name, probability, magnitude bin or None), (...)), ...]; [] for "ta_wide" and
     "ra"."""
     return [tuple(tuple(step) for step in sub) for sub in _policy(policy)["sub_policies"]]
+
+
+def mix_draw(key, *, mixup_alpha=0.0, cutmix_alpha=0.0, size=224, seed=0, epoch=0):
+    """What Loader.images(mixup_alpha=..., cutmix_alpha=..., size=...) draws for the batch of
+    `key` in `epoch` of a loader of `seed`: {"kind": "mixup" or "cutmix", "beta": the Beta
+    (alpha, alpha) draw, "r_x", "r_y": CutMix's centre, "box": (x1, y1, x2, y2) of the pasted
+    region, "lambda": the targets' weight of the sample itself (beta, or CutMix's 1 - box
+    area / image area)}. A batch's key is its first sample's place in the epoch's order as
+    dealt to the ranks: number * batch_size * world_size + rank from the epoch's start (a
+    resumed epoch keeps it). With both alphas on, each batch takes one of the two."""
+    alphas = {}
+    for name, value in (("mixup_alpha", mixup_alpha), ("cutmix_alpha", cutmix_alpha)):
+        alphas[name] = float(number(name, value, 0.0, 1000.0))
+    if alphas["mixup_alpha"] <= 0 and alphas["cutmix_alpha"] <= 0:
+        raise ValueError("mixup_alpha=0, cutmix_alpha=0: give either a value above 0")
+    args = {"key": check_int("key", key, 0, 2**64 - 1), "size": check_int("size", size, 1, 1 << 15),
+            "seed": check_int("seed", seed, 0, 2**64 - 1),
+            "epoch": check_int("epoch", epoch, 0, 2**64 - 1), **alphas}
+    draw = _stoker.mix_draw(args)
+    draw["box"] = tuple(draw["box"])
+    return draw
+

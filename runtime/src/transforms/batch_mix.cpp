@@ -130,6 +130,9 @@ MixDraw cutmix_box(double lambda, int r_x, int r_y, int height, int width) {
   const int r_w_half = static_cast<int>(r * width), r_h_half = static_cast<int>(r * height);
   MixDraw d;
   d.kind = MixDraw::Kind::CutMix;
+  d.beta = lambda;
+  d.r_x = r_x;
+  d.r_y = r_y;
   d.x1 = std::max(r_x - r_w_half, 0);
   d.y1 = std::max(r_y - r_h_half, 0);
   d.x2 = std::min(r_x + r_w_half, width);
@@ -194,7 +197,8 @@ MixDraw BatchMix::draw(const SampleKey& key) const {
   bool cutmix = mixup_alpha_ <= 0;
   if (mixup_alpha_ > 0 && cutmix_alpha_ > 0) cutmix = rng.below(2) == 1;  // RandomChoice
   MixDraw d;
-  d.lambda = beta_draw(rng, cutmix ? cutmix_alpha_ : mixup_alpha_);
+  // As float32, which the reference's Dirichlet of a float32 tensor gives it.
+  d.lambda = d.beta = static_cast<float>(beta_draw(rng, cutmix ? cutmix_alpha_ : mixup_alpha_));
   if (!cutmix) return d;
   const int r_x = static_cast<int>(rng.below(static_cast<uint64_t>(image_.width)));
   const int r_y = static_cast<int>(rng.below(static_cast<uint64_t>(image_.height)));

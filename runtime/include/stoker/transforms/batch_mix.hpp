@@ -29,6 +29,9 @@ struct MixDraw {
   Kind kind = Kind::MixUp;
   double lambda = 1.0;  // the weight of the sample itself; the partner's is 1 - lambda
   int x1 = 0, y1 = 0, x2 = 0, y2 = 0;
+  // What was drawn: the Beta draw (lambda before CutMix's correction) and CutMix's centre.
+  double beta = 1.0;
+  int r_x = 0, r_y = 0;
 };
 
 // RandomCutmix's box for lambda and its centre (r_x < width, r_y < height): half-sides
@@ -72,7 +75,8 @@ class BatchMix {
   uint64_t classes() const { return classes_; }
   size_t label_bytes() const { return classes_ * sizeof(float); }  // per sample
   size_t sample_bytes() const { return image_.bytes(); }
-  // The batch's draw: MixUp or CutMix (1/2 each when both are on), lambda, the box.
+  // The batch's draw: MixUp or CutMix (1/2 each when both are on), lambda (a float32 value,
+  // as the reference draws it), the box.
   MixDraw draw(const SampleKey& key) const;
   // Mixes `count` samples and writes their soft targets (labels in 0..classes-1).
   void apply(const MixDraw& d, std::byte* data, const int64_t* labels, size_t count, float* out,
