@@ -155,6 +155,15 @@ bool FeederCore::queue_empty() {
 
 void FeederCore::issue(int index, Batch&& host) {
   std::lock_guard lock(mu_);
+  if (host.label_classes() != 0) {  // its labels() is null: there is no int64 to copy
+    throw Error(where(),
+                "a batch with mixed targets (float32 rows of " +
+                    std::to_string(host.label_classes()) +
+                    " classes: mixup_alpha, cutmix_alpha) reached the feeder, which copies "
+                    "int64 labels only",
+                "copy such batches yourself (Batch::label_data()), or through Python's "
+                "stoker.Loader(to_device=...)");
+  }
   if (capacity_ == 0) allocate(host.capacity());
   if (host.capacity() != capacity_) {
     throw Error(where(),
