@@ -109,6 +109,28 @@ class RaSampler(unittest.TestCase):
             plain.load_state_dict(state)
         self.assertIn("ra_reps=3", repr(resumed))
 
+    def test_a_resume_on_another_number_of_ranks_deals_the_rest_to_that_worlds_end(self):
+        # 2 ranks read 100 each, then 3 ranks the rest, to RASampler's end on 3 ranks (768,
+        # less the uneven tail: 567 = 3 x 189 of the 568 positions left)
+        size, reps = 1000, 3
+        one = sampler(size, 1, 0, reps, seed=9)  # the epoch's repeated order, position by position
+        one.set_epoch(2)
+        order = list(one)
+        read = {}
+        before = [sampler(size, 2, r, reps, seed=9) for r in range(2)]
+        for r, s in enumerate(before):
+            s.set_epoch(2)
+            read.update({2 * i + r: index for i, index in enumerate(list(s)[:100])})
+        state = before[0].state_dict(consumed=100)
+        for r in range(3):
+            s = sampler(size, 3, r, reps, seed=9)
+            s.load_state_dict(state)
+            rest = list(s)
+            self.assertEqual(len(rest), 189)
+            read.update({200 + 3 * i + r: index for i, index in enumerate(rest)})
+        self.assertEqual(sorted(read), list(range(767)))
+        self.assertEqual([read[p] for p in range(767)], order[:767])
+
 
 class RepeatedAugmentation(ImageFolderCase, unittest.TestCase):
     FOLDER = {"classes": 4, "per_class": 64}  # 256 images: one RASampler epoch of 256 samples

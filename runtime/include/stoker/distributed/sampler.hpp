@@ -16,8 +16,8 @@
 // 256 / W) x W, below size x N: every rank yields floor((E - start) / W) (RASampler's
 // floor(size // 256 * 256 / W) from start 0), never padding, whatever drop_last says. A
 // dataset too small for one sample per rank (size < 256, or W above size rounded down to
-// 256s) is an error, not RASampler's empty epoch. A resume on another world size ends the
-// epoch at that world's E (no position repeats; the last positions up to W differ).
+// 256s) is an error, not RASampler's empty epoch. A resume on another world size deals the
+// rest up to that world's E, floor((E - start) / W) each: no position repeats.
 #pragma once
 
 #include <cstdint>
