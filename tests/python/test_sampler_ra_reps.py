@@ -14,6 +14,7 @@ RASampler (0.14) does it, in stoker.DistributedSampler and stoker.Loader:
 import glob
 import importlib.util
 import os
+import pickle
 import unittest
 
 import numpy as np
@@ -102,7 +103,9 @@ class RaSampler(unittest.TestCase):
         resumed = sampler(1000, 2, 1, 3, seed=9)
         resumed.load_state_dict(state)
         resumed.set_epoch(2)
+        copy = pickle.loads(pickle.dumps(resumed))  # the settings and the loaded state travel
         self.assertEqual(list(resumed), indices[100:])
+        self.assertEqual((copy.ra_reps, list(copy)), (3, indices[100:]))
         plain = sampler(1000, 2, 1, 1, seed=9)
         with self.assertRaisesRegex(stoker.Error, "written with ra_reps 3; this sampler has "
                                     "ra_reps 1"):
