@@ -3,9 +3,8 @@ RASampler (0.14) does it, in stoker.DistributedSampler and stoker.Loader:
 
 - with shuffle off, each rank's indices equal RASampler(shuffle=False)'s, for several
   dataset sizes, world sizes and repetitions. The class is imported from torchvision's
-  source tree when one is here (Debian's `apt-get source pytorch-vision`, found through
-  STOKER_TORCHVISION_SOURCE or under /tmp and /usr/src); its formula, restated below, is
-  compared always, so the test means the same without the tree;
+  reference scripts of the installed torchvision (scripts/install-deps.sh fetches them) or
+  from STOKER_TORCHVISION_SOURCE; its formula, restated below, is compared always;
 - a dataset of fewer than 256 samples (RASampler's empty epoch) is a stoker.Error naming
   ra_reps and the size; a state saved with another ra_reps is refused by name;
 - the copies of an image get different crops, flips and policy draws, copy 0 the draws of
@@ -15,6 +14,7 @@ import glob
 import importlib.util
 import os
 import pickle
+import subprocess
 import unittest
 
 import numpy as np
@@ -24,12 +24,18 @@ from testdata import ImageFolderCase
 
 
 def _reference_class():
-    """RASampler from a torchvision source tree, or None."""
-    roots = [os.environ.get("STOKER_TORCHVISION_SOURCE", ""), "/tmp/*", "/usr/src"]
-    for root in filter(None, roots):
-        pattern = os.path.join(root, "*vision-0.14*", "references", "classification",
-                               "sampler.py")
-        for path in sorted(glob.glob(pattern)):
+    """RASampler from the installed torchvision's reference scripts, which
+    scripts/install-deps.sh puts in /var/cache/stoker (scripts/torchvision-references.sh), or
+    from STOKER_TORCHVISION_SOURCE (a source tree); None when neither is here."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                          "torchvision-references.sh")
+    found = subprocess.run(["bash", script, "--path"], capture_output=True, text=True)
+    candidates = [os.path.join(found.stdout.strip(), "sampler.py")]
+    source = os.environ.get("STOKER_TORCHVISION_SOURCE")
+    if source:
+        candidates += glob.glob(os.path.join(source, "references", "classification", "sampler.py"))
+    for path in candidates:
+        if os.path.isfile(path):
             spec = importlib.util.spec_from_file_location("_ra_sampler", path)
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
