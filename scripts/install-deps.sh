@@ -41,7 +41,10 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# torchvision's reference training scripts (the user guide's worked example and its test),
+# from Debian's source package of the installed torchvision, cached in /var/cache/stoker.
+references() { "$(dirname "$0")/torchvision-references.sh" >/dev/null; }
+[ ${#missing[@]} -eq 0 ] && { references; exit 0; }
 
 log=$(mktemp)
 export DEBIAN_FRONTEND=noninteractive
@@ -62,3 +65,4 @@ if [ -d /run/systemd/system ]; then
     esac
   done
 fi
+references

@@ -94,8 +94,10 @@ class ImageTransform final : public Transform {
                             size};
       resample(region, w.h, w.v, flip, Normalization{},
                {image.data, size, size, DType::U8, Layout::HWC}, work, kernel_);
-      if (o_.train && draw_) auto_augment(*draw_, key, image, image.data + image.bytes());
-      write_slot(image, norm_, slot);
+      const ChannelTables tables =
+          o_.train && draw_ ? auto_augment(*draw_, key, image, image.data + image.bytes())
+                            : ChannelTables::identity();
+      write_slot(image, tables, norm_, slot);
       random_erase(o_, key, slot);
     } else {
       resample(region, w.h, w.v, flip, norm_, slot, work, kernel_);
