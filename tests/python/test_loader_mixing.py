@@ -7,18 +7,18 @@
   centre and the roll stoker drew (stoker.transforms.mix_draw says them; the reference's
   torch._sample_dirichlet and torch.randint are made to return them), images and targets
   bit for bit, CHW and HWC, float32 and uint8 (CutMix's paste);
-- the reference's file is imported from torchvision's source (STOKER_TORCHVISION_SOURCE, or
-  Debian's `apt-get source pytorch-vision` unpacked under /tmp or /usr/src); where there is
+- the reference's file is imported from the installed torchvision's reference scripts
+  (scripts/torchvision-references.sh's folder, or STOKER_TORCHVISION_SOURCE); where there is
   none, the test re-states its arithmetic (below, _Restated) and says so on stderr;
 - lambda over many batches follows Beta(alpha, alpha) (mean and variance), and the loader's
   batches carry the draws mix_draw gives; a resumed epoch repeats the mixing;
 - bad values are errors naming the option.
 """
-import glob
 import importlib.util
 import io
 import math
 import os
+import subprocess
 import sys
 import tarfile
 import unittest
@@ -35,13 +35,19 @@ SIZE, BATCH, SEED = 16, 6, 3
 
 
 def _reference_module():
-    """torchvision's references/classification/transforms.py, or None."""
-    roots = [os.environ.get("STOKER_TORCHVISION_SOURCE", "")]
-    roots += sorted(glob.glob("/tmp/*/vision-*")) + sorted(glob.glob("/usr/src/*vision*"))
-    for root in roots:
-        path = os.path.join(root, "references", "classification", "transforms.py")
-        if root and os.path.isfile(path):
-            spec = importlib.util.spec_from_file_location("tv_reference_transforms", path)
+    """The installed torchvision's references/classification/transforms.py, which
+    scripts/install-deps.sh puts in /var/cache/stoker (scripts/torchvision-references.sh), or
+    from STOKER_TORCHVISION_SOURCE (a source tree); None when neither is here."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                          "torchvision-references.sh")
+    found = subprocess.run(["bash", script, "--path"], capture_output=True, text=True)
+    candidates = [os.path.join(found.stdout.strip(), "transforms.py")]
+    source = os.environ.get("STOKER_TORCHVISION_SOURCE")
+    if source:
+        candidates.append(os.path.join(source, "references", "classification", "transforms.py"))
+    for path in candidates:
+        if os.path.isfile(path):
+            spec = importlib.util.spec_from_file_location("_reference_transforms", path)
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
             return module
