@@ -14,11 +14,9 @@
   batches carry the draws mix_draw gives; a resumed epoch repeats the mixing;
 - bad values are errors naming the option.
 """
-import importlib.util
 import io
 import math
 import os
-import subprocess
 import sys
 import tarfile
 import unittest
@@ -29,29 +27,11 @@ import torch
 
 import stoker
 from stoker.transforms import mix_draw
-from testdata import ImageFolderCase
+from testdata import ImageFolderCase, reference_module
 
 SIZE, BATCH, SEED = 16, 6, 3
 
 
-def _reference_module():
-    """The installed torchvision's references/classification/transforms.py, which
-    scripts/install-deps.sh puts in /var/cache/stoker (scripts/torchvision-references.sh), or
-    from STOKER_TORCHVISION_SOURCE (a source tree); None when neither is here."""
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
-                          "torchvision-references.sh")
-    found = subprocess.run(["bash", script, "--path"], capture_output=True, text=True)
-    candidates = [os.path.join(found.stdout.strip(), "transforms.py")]
-    source = os.environ.get("STOKER_TORCHVISION_SOURCE")
-    if source:
-        candidates.append(os.path.join(source, "references", "classification", "transforms.py"))
-    for path in candidates:
-        if os.path.isfile(path):
-            spec = importlib.util.spec_from_file_location("_reference_transforms", path)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            return module
-    return None
 
 
 class _Restated:
@@ -92,7 +72,7 @@ class _Restated:
             return batch, target.mul_(lam).add_(target_rolled)
 
 
-REFERENCE = _reference_module()
+REFERENCE = reference_module("transforms.py")
 if REFERENCE is None:
     print("test_loader_mixing: torchvision's reference transforms.py is not here; its "
           "arithmetic is re-stated in the test (_Restated)", file=sys.stderr)

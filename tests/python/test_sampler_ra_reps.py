@@ -10,40 +10,16 @@ RASampler (0.14) does it, in stoker.DistributedSampler and stoker.Loader:
 - the copies of an image get different crops, flips and policy draws, copy 0 the draws of
   the same sample without repetition, and a second run and a resumed epoch repeat them.
 """
-import glob
-import importlib.util
-import os
 import pickle
-import subprocess
 import unittest
 
 import numpy as np
 
 import stoker
-from testdata import ImageFolderCase
+from testdata import ImageFolderCase, reference_module
 
-
-def _reference_class():
-    """RASampler from the installed torchvision's reference scripts, which
-    scripts/install-deps.sh puts in /var/cache/stoker (scripts/torchvision-references.sh), or
-    from STOKER_TORCHVISION_SOURCE (a source tree); None when neither is here."""
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
-                          "torchvision-references.sh")
-    found = subprocess.run(["bash", script, "--path"], capture_output=True, text=True)
-    candidates = [os.path.join(found.stdout.strip(), "sampler.py")]
-    source = os.environ.get("STOKER_TORCHVISION_SOURCE")
-    if source:
-        candidates += glob.glob(os.path.join(source, "references", "classification", "sampler.py"))
-    for path in candidates:
-        if os.path.isfile(path):
-            spec = importlib.util.spec_from_file_location("_ra_sampler", path)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            return module.RASampler
-    return None
-
-
-RASampler = _reference_class()
+_REFERENCE = reference_module("sampler.py")
+RASampler = None if _REFERENCE is None else _REFERENCE.RASampler
 
 
 def restated(size, world, rank, reps):

@@ -1,4 +1,5 @@
 """Small real datasets for the Python tests, made in a temporary folder."""
+import importlib.util
 import os
 import socket
 import struct
@@ -7,6 +8,27 @@ import tempfile
 import zlib
 
 import numpy as np
+
+
+def reference_module(name):
+    """`name` (e.g. "sampler.py") of the installed torchvision's reference scripts
+    (references/classification), imported: from where scripts/install-deps.sh puts them
+    (scripts/torchvision-references.sh), or from STOKER_TORCHVISION_SOURCE (a source tree);
+    None when neither is here."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                          "torchvision-references.sh")
+    found = subprocess.run(["bash", script, "--path"], capture_output=True, text=True)
+    candidates = [os.path.join(found.stdout.strip(), name)]
+    source = os.environ.get("STOKER_TORCHVISION_SOURCE")
+    if source:
+        candidates.append(os.path.join(source, "references", "classification", name))
+    for path in candidates:
+        if os.path.isfile(path):
+            spec = importlib.util.spec_from_file_location("_reference_" + name[:-3], path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+    return None
 
 
 def make_image_folder(root, classes=3, per_class=8, seed=0, quality=92):
