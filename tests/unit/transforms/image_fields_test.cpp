@@ -36,6 +36,6 @@ TEST(ImageFields, TheDefaultsAreThePipelines) {
   // The reference script's: no mixing, and the dataset's class count.
   EXPECT_EQ(std::get<double>(find_option(image_fields(), "mixup_alpha")->get(o)), 0.0);
   EXPECT_EQ(std::get<double>(find_option(image_fields(), "cutmix_alpha")->get(o)), 0.0);
-  EXPECT_TRUE(std::holds_alternative<std::monostate>(
-      find_option(image_fields(), "num_classes")->get(o)));
+  EXPECT_TRUE(
+      std::holds_alternative<std::monostate>(find_option(image_fields(), "num_classes")->get(o)));
 }
