@@ -46,11 +46,12 @@ std::optional<AugmentDraw> augment_draw(const ImageTransformOptions& o) {
   return AugmentDraw(p, o.size, o.size);
 }
 
-void auto_augment(const AugmentDraw& draw, const SampleKey& key, RgbPixels image, uint8_t* spare) {
+void auto_augment(const AugmentDraw& draw, const SampleKey& key, RgbPixels image, uint8_t* spare,
+                  Interpolation interpolation) {
   thread_local std::vector<AugmentChoice> choices;  // its capacity reused from sample to sample
   draw_augmentations(draw, key, choices);
   for (const AugmentChoice& c : choices) {
-    apply_augment_op(c.op, c.magnitude, image, spare, Interpolation::Bilinear);
+    apply_augment_op(c.op, c.magnitude, image, spare, interpolation);
   }
 }
 

@@ -21,8 +21,10 @@ bool augments(const ImageTransformOptions& o);
 std::optional<AugmentDraw> augment_draw(const ImageTransformOptions& o);
 
 // `image` (the resized, flipped crop) augmented in place by the policy's draw for the sample
-// `key`; `spare` holds image.bytes() bytes.
-void auto_augment(const AugmentDraw& draw, const SampleKey& key, RgbPixels image, uint8_t* spare);
+// `key`, its geometric operations sampling with `interpolation`; `spare` holds image.bytes()
+// bytes.
+void auto_augment(const AugmentDraw& draw, const SampleKey& key, RgbPixels image, uint8_t* spare,
+                  Interpolation interpolation);
 
 // `image` into the slot `t` (its dtype and layout), normalised by `norm` as ToTensor and
 // Normalize do (uint8 slots take the bytes).

@@ -19,7 +19,7 @@ TEST(ImageFields, EveryRowSetsAndReadsItsOwnOption) {
     row.set(o, v);
     EXPECT_EQ(row.get(o), v) << row.name;
   }
-  EXPECT_EQ(names.size(), 15u);
+  EXPECT_EQ(names.size(), 16u);
 }
 
 TEST(ImageFields, TheDefaultsAreThePipelines) {
@@ -33,4 +33,7 @@ TEST(ImageFields, TheDefaultsAreThePipelines) {
       find_option(image_fields(), "auto_augment_policy")->get(o)));
   EXPECT_EQ(std::get<double>(find_option(image_fields(), "random_erase_prob")->get(o)), 0.0);
   EXPECT_EQ(std::get<uint64_t>(find_option(image_fields(), "ra_magnitude")->get(o)), 9u);
+  // The preset's --interpolation default.
+  EXPECT_EQ(std::get<std::string>(find_option(image_fields(), "interpolation")->get(o)),
+            "bilinear");
 }
