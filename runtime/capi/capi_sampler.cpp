@@ -28,6 +28,7 @@ void new_sampler(const Call& c, Result& r) {
   o.seed = c.at("seed").get<uint64_t>();
   o.drop_last = c.at("drop_last").get<bool>();
   o.fingerprint = c.args.value("fingerprint", uint64_t{0});
+  o.ra_reps = c.args.value("ra_reps", uint64_t{1});
   r.object = std::make_unique<SamplerObject>(DistributedSampler(o));
 }
 

@@ -30,16 +30,19 @@ void run(Args a) {
     a.opts.fingerprint = st.fingerprint;
     a.opts.shuffle = st.shuffle;
     a.opts.block = st.block;
+    a.opts.ra_reps = st.ra_reps;
   } else if (a.opts.size == 0) {
     throw Error("--size", "is required (the number of samples in the dataset) and must be > 0");
   }
   DistributedSampler s(a.opts);
   s.set_epoch(a.epoch);
   if (!a.state_opt->count() && a.resume_at > 0) {
-    if (a.resume_at > a.opts.size) {
+    const uint64_t positions = a.opts.size * a.opts.ra_reps;  // the sampler checked overflow
+    if (a.resume_at > positions) {
       throw Error("--resume-at",
                   "resume position " + std::to_string(a.resume_at) + " is beyond the epoch of " +
-                      std::to_string(a.opts.size) + " samples",
+                      std::to_string(positions) +
+                      (a.opts.ra_reps > 1 ? " positions (--size x --ra-reps)" : " samples"),
                   "give a global position from 0 to --size");
     }
     st = s.state(0);
@@ -96,13 +99,18 @@ const Command sampler_command(50, [](CLI::App& app) {
                       "Node-aware mode: runs of this many samples are read whole by one rank");
   auto* fp =
       cmd->add_option("--fingerprint", args->opts.fingerprint, "Dataset fingerprint (default 0)");
+  auto* reps = cmd->add_option("--ra-reps", args->opts.ra_reps,
+                               "Repeated augmentation: each sample this many times in a row, "
+                               "the epoch cut as torchvision's RASampler (default 1: off)");
   auto* resume = cmd->add_option("--resume-at", args->resume_at,
                                  "Global position of the epoch to resume from (samples consumed "
                                  "by all ranks together)");
   args->state_opt = cmd->add_option("--state", args->state,
                                     "Resume from a saved state line (stoker-sampler v2 ...); it "
-                                    "sets seed, epoch, size, shuffle and block");
-  for (auto* o : {resume, size, seed, epoch, noshuf, block, fp}) args->state_opt->excludes(o);
+                                    "sets seed, epoch, size, shuffle, block and ra_reps");
+  for (auto* o : {resume, size, seed, epoch, noshuf, block, fp, reps}) {
+    args->state_opt->excludes(o);
+  }
   cmd->add_option("--limit", args->limit, "Print at most this many indices");
   cmd->add_flag("--json", args->json, "Print {\"indices\": [...], ...}");
   cmd->callback([args] {

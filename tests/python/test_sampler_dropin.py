@@ -187,7 +187,7 @@ class Fingerprint(unittest.TestCase):
         self.assertTrue(torch.equal(torch.get_rng_state(), before), "the random stream moved")
 
     def test_the_agreement_says_not_checked_not_zero(self):
-        views = [[0, 0, 2, 1, 0, 10, 0, 1, 0, 1, 0], [1, 1, 2, 1, 0, 11, 0, 1, 0, 1, 0]]
+        views = [[0, 0, 2, 1, 0, 10, 0, 1, 0, 1, 0, 1], [1, 1, 2, 1, 0, 11, 0, 1, 0, 1, 0, 1]]
         with self.assertRaisesRegex(stoker.Error, r"dataset size 10 \(contents not checked\)"):
             stoker._stoker.check_epoch_views(views, seeds_must_match=True)
 

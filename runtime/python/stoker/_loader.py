@@ -52,6 +52,11 @@ class Loader(LoaderSources, LoaderLoop):
                         shorter epoch); past it, stoker.Error
       shuffle_buffer    streamed shards: samples each rank holds to shuffle (None: the
                         plan's, the profile's ShuffleBuffer)
+      ra_reps           repeated augmentation (torchvision's --ra-sampler --ra-reps N): each
+                        sample N times in a row, each copy augmented apart (its key holds
+                        the copy), the epoch cut to len // 256 * 256 / world_size samples per
+                        rank as RASampler cuts it; not with streamed shards. Fewer than 256
+                        samples (or a rank with none) is a stoker.Error. 1 (default): off
       plan              a stoker.Plan; None: this process's (the plugin's STOKER_* plan, else
                         one computed here for this batch size). Either way its depths are
                         fitted to the batch and held_batches within its memory budget.
@@ -80,8 +85,9 @@ class Loader(LoaderSources, LoaderLoop):
     def __init__(self, kind, source, *, batch_size, shuffle=True, seed=0, drop_last=False,
                  world_size=None, rank=None, workers=None, prefetch=None, adaptive=True,
                  max_depth=0, held_batches=2, pin_threads=True, on_corrupt="error",
-                 max_skip_fraction=0.01, shuffle_buffer=None, plan=None, to_device=None,
-                 as_numpy=False, return_indices=False, agree=True, _pinner=None):
+                 max_skip_fraction=0.01, shuffle_buffer=None, ra_reps=1, plan=None,
+                 to_device=None, as_numpy=False, return_indices=False, agree=True,
+                 _pinner=None):
         # _pinner: private, for the tests of the pinning seam: (pin, unpin) Python callables
         # used instead of torch's cudaHostRegister (py_pinner.hpp says what they receive).
         if plan is not None and not isinstance(plan, Plan):
@@ -100,7 +106,7 @@ class Loader(LoaderSources, LoaderLoop):
             "workers": workers, "prefetch": prefetch, "adaptive": adaptive,
             "max_depth": max_depth, "held_batches": held_batches, "pin_threads": pin_threads,
             "on_corrupt": on_corrupt, "max_skip_fraction": max_skip_fraction,
-            "shuffle_buffer": shuffle_buffer,
+            "shuffle_buffer": shuffle_buffer, "ra_reps": ra_reps,
             "agree": self._agreement.by_mpi,  # the C++ side checks over MPI, this module else
             "plan": None if plan is None else plan._core,
             # Planning here applies the plan as stoker.plan() would: under the plugin only.

@@ -67,6 +67,13 @@ class DistributedSampler(_TorchDistributedSampler):
       drop_last     False: pad the tail by wrapping to equal shards (torch's rule); True:
                     drop the uneven tail
     and, keyword only:
+      ra_reps       repeated augmentation, as torchvision's RASampler (its reference
+                    train.py's --ra-sampler --ra-reps N): each index of the epoch's order
+                    N times in a row, dealt round robin, the epoch cut to
+                    floor(len(dataset) // 256 * 256 / num_replicas) indices per rank
+                    (drop_last then has no effect). shuffle=False gives RASampler's order
+                    exactly. Fewer than 256 samples (or a rank with none) is a stoker.Error,
+                    where RASampler yields an empty epoch. 1 (default): off
       agree         check at each epoch start that every rank agrees on seed, epoch, dataset
                     size and options (under MPI, or torch.distributed when initialised; a
                     collective). False for a sampler that one rank uses alone.
@@ -84,7 +91,7 @@ class DistributedSampler(_TorchDistributedSampler):
     """
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=None,
-                 drop_last=False, *, agree=True, fingerprint=None):
+                 drop_last=False, *, ra_reps=1, agree=True, fingerprint=None):
         size = len(dataset)
         if size == 0:
             raise ValueError("the dataset is empty: a sampler needs at least one sample")
@@ -109,6 +116,7 @@ class DistributedSampler(_TorchDistributedSampler):
         self._group_place = None if group is None else (group.get_rank(),
                                                         group.get_world_size())
         self.shuffle, self.drop_last, self.seed = bool(shuffle), bool(drop_last), seed
+        self.ra_reps = check_int("ra_reps", ra_reps, 1)
         self.epoch = 0
         self._agree = check_bool("agree", agree)
         self._fingerprint_key = fingerprint
@@ -126,13 +134,14 @@ class DistributedSampler(_TorchDistributedSampler):
                                     self.world_source)
         core = _stoker._Sampler(size, self.num_replicas, self.rank, bool(self.shuffle),
                                 self.seed % 2**64, bool(self.drop_last),
-                                self._fingerprint.value)
+                                self._fingerprint.value, self.ra_reps)
         if agree_seed and self._agreement.by_mpi:  # rank 0's seed, as the C++ loader takes
             agreed = core.agree_mpi()
             if agreed != core.seed:
                 self.seed = agreed
                 core = _stoker._Sampler(size, self.num_replicas, self.rank, bool(self.shuffle),
-                                        agreed, bool(self.drop_last), self._fingerprint.value)
+                                        agreed, bool(self.drop_last), self._fingerprint.value,
+                                        self.ra_reps)
         self._core = core
         self._built_for = self._settings()
         self.num_samples = core.length  # of a full epoch
@@ -142,7 +151,7 @@ class DistributedSampler(_TorchDistributedSampler):
 
     def _settings(self):
         return (len(self.dataset), self.num_replicas, self.rank, bool(self.shuffle),
-                self.seed, bool(self.drop_last))
+                self.seed, bool(self.drop_last), self.ra_reps)
 
     # ---- torch's interface --------------------------------------------------------------
     def set_epoch(self, epoch):
@@ -243,7 +252,8 @@ class DistributedSampler(_TorchDistributedSampler):
     def __repr__(self):
         return (f"stoker.DistributedSampler(size={len(self.dataset)}, "
                 f"num_replicas={self.num_replicas}, rank={self.rank}, shuffle={self.shuffle}, "
-                f"seed={self.seed}, drop_last={self.drop_last}, epoch={self.epoch})")
+                f"seed={self.seed}, drop_last={self.drop_last}, ra_reps={self.ra_reps}, "
+                f"epoch={self.epoch})")
 
     # ---- helpers ------------------------------------------------------------------------
     def _current(self):

@@ -261,10 +261,11 @@ class _Sampler:
     __slots__ = ("_handle",)
 
     def __init__(self, size, world_size, rank, shuffle, seed, drop_last, fingerprint=0,
-                 _handle=None):
+                 ra_reps=1, _handle=None):
         self._handle = _handle or _native.call("sampler_new", {
             "size": size, "world_size": world_size, "rank": rank, "shuffle": shuffle,
-            "seed": seed, "drop_last": drop_last, "fingerprint": fingerprint})[2]
+            "seed": seed, "drop_last": drop_last, "fingerprint": fingerprint,
+            "ra_reps": ra_reps})[2]
 
     def _call(self, name, args=None):
         return _native.value(name, args, objects=(self._handle,))

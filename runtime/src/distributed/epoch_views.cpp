@@ -80,12 +80,13 @@ EpochView epoch_view(const SamplerOptions& opts, uint64_t epoch, uint64_t comm_r
           opts.shuffle,
           opts.drop_last,
           opts.block,
-          opts.shards ? 1 + opts.shuffle_buffer : 0};
+          opts.shards ? 1 + opts.shuffle_buffer : 0,
+          opts.ra_reps};
 }
 
 std::array<uint64_t, kEpochViewWords> to_words(const EpochView& v) {
-  return {v.comm_rank,   v.rank,    v.world_size, v.seed,  v.epoch, v.size,
-          v.fingerprint, v.shuffle, v.drop_last,  v.block, v.stream};
+  return {v.comm_rank,   v.rank,    v.world_size, v.seed,  v.epoch,  v.size,
+          v.fingerprint, v.shuffle, v.drop_last,  v.block, v.stream, v.ra_reps};
 }
 
 EpochView view_from_words(std::span<const uint64_t> w) {
@@ -93,7 +94,7 @@ EpochView view_from_words(std::span<const uint64_t> w) {
     throw Error("epoch view", "has " + str(w.size()) + " values, not " + str(kEpochViewWords),
                 "exchange the views that to_words() makes");
   }
-  return {w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10]};
+  return {w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11]};
 }
 
 void check_epoch_views(const std::vector<EpochView>& views, SeedRule seeds) {
@@ -120,7 +121,8 @@ void check_epoch_views(const std::vector<EpochView>& views, SeedRule seeds) {
       [](const EpochView& v) {
         return std::string("shuffle ") + (v.shuffle ? "on" : "off") + ", drop_last " +
                (v.drop_last ? "on" : "off") + ", block " + str(v.block) +
-               (v.stream ? ", streaming with a shuffle buffer of " + str(v.stream - 1) : "");
+               (v.stream ? ", streaming with a shuffle buffer of " + str(v.stream - 1) : "") +
+               (v.ra_reps != 1 ? ", ra_reps " + str(v.ra_reps) : "");
       },
       "give every rank the same sampler options");
 }

@@ -1,5 +1,6 @@
 // DistributedSampler: the shard rule of sampler.hpp on top of Permutation, plus the
 // node-aware (block) order and resume.
+#include <cstdint>
 #include <string>
 
 #include "distributed/stream_order.hpp"
@@ -24,6 +25,40 @@ const char* on_off(bool b) {
   throw Error("sampler state", what,
               "resume with the dataset and options the state was written with, or start the "
               "epoch afresh with set_epoch()");
+}
+
+// Where RASampler's epoch ends: floor(floor(size / 256) * 256 / world) samples per rank.
+uint64_t ra_end(uint64_t size, uint64_t world) {
+  return size / 256 * 256 / world * world;
+}
+
+void check_ra_reps(const SamplerOptions& o) {
+  if (o.ra_reps == 0) {
+    throw Error("sampler ra_reps", "is 0",
+                "give 1 (no repetition) or more: the copies of each sample an epoch reads");
+  }
+  if (o.ra_reps == 1) return;
+  const std::string reps = "ra_reps " + str(o.ra_reps);
+  if (o.block != 0 || o.shards) {
+    throw Error("sampler ra_reps",
+                reps + " with " + (o.shards ? "streamed shards" : "block " + str(o.block)),
+                "repeated augmentation reads samples by index: give ra_reps 1, or read the "
+                "dataset by index without block mode");
+  }
+  if (o.ra_reps > UINT64_MAX / o.size) {
+    throw Error("sampler ra_reps", reps + " x " + str(o.size) + " samples overflows",
+                "give a few repetitions (torchvision's recipes use 3 or 4)");
+  }
+  // RASampler yields nothing here, silently: an epoch without a step is refused instead.
+  if (ra_end(o.size, o.world_size) == 0) {
+    throw Error("sampler ra_reps",
+                reps + " over a dataset of " + str(o.size) + " samples on " + str(o.world_size) +
+                    " rank(s) leaves each rank no sample: repeated " +
+                    "augmentation (torchvision's RASampler) keeps floor(size / 256) * 256 / " +
+                    "world size samples per rank, and RASampler would yield an empty epoch",
+                "give ra_reps 1 for a dataset of fewer than 256 samples, or use at most as "
+                "many ranks as the size rounded down to 256s");
+  }
 }
 }  // namespace
 
@@ -51,7 +86,12 @@ DistributedSampler::DistributedSampler(const SamplerOptions& opts) : opts_(opts)
                   "the shard sizes must sum to the dataset size; block mode cannot stream");
     }
   }
+  check_ra_reps(opts);
   set_epoch(0);
+}
+
+uint64_t DistributedSampler::end() const {
+  return opts_.ra_reps > 1 ? ra_end(opts_.size, opts_.world_size) : opts_.size;
 }
 
 void DistributedSampler::restream(std::vector<StreamPhase> phases) {
@@ -80,8 +120,10 @@ void DistributedSampler::recompute() {
     tail_ = Permutation(opts_.size % opts_.block, distributed::derive_seed(opts_.seed, full),
                         epoch_, opts_.shuffle);
   }
-  const uint64_t remaining = opts_.size - start_, w = opts_.world_size;
-  length_ = remaining / w + (!opts_.drop_last && remaining % w != 0 ? 1 : 0);
+  // With repetition, a resume on a larger world may start past this world's end.
+  const uint64_t remaining = end() > start_ ? end() - start_ : 0, w = opts_.world_size;
+  const bool pad = !opts_.drop_last && opts_.ra_reps == 1;  // RASampler's epoch is cut
+  length_ = remaining / w + (pad && remaining % w != 0 ? 1 : 0);
 }
 
 // Block mode lays the order out in rounds of `group_` full runs: position q of a round
@@ -90,7 +132,7 @@ void DistributedSampler::recompute() {
 // Full runs that do not fill a round, then the short tail run, follow run after run.
 uint64_t DistributedSampler::order(uint64_t position) const {
   if (stream_) return stream_->order(position);
-  if (opts_.block == 0) return perm_(position);
+  if (opts_.block == 0) return perm_(position / opts_.ra_reps);
   const uint64_t k = opts_.block, full = opts_.size / k;
   const uint64_t rounds = full / group_, grouped = rounds * group_ * k;
   uint64_t slot, offset;
@@ -117,10 +159,14 @@ uint64_t DistributedSampler::position(uint64_t i) const {
                                str(length_) + " in epoch " + str(epoch_));
   }
   if (stream_) return stream_->position(i);
-  const uint64_t remaining = opts_.size - start_;
+  const uint64_t remaining = end() - start_;  // > 0, as i < length_
   uint64_t k = i * opts_.world_size + opts_.rank;
   if (k >= remaining) k %= remaining;  // padding: wrap to the start of the remaining order
   return start_ + k;
+}
+
+uint64_t DistributedSampler::repetition(uint64_t i) const {
+  return opts_.ra_reps > 1 ? position(i) % opts_.ra_reps : 0;
 }
 
 uint64_t DistributedSampler::at(uint64_t i) const {
@@ -135,7 +181,7 @@ SamplerState DistributedSampler::state(uint64_t local_consumed) const {
                     "'s " + str(length_) + " samples of epoch " + str(epoch_),
                 "pass how many of this epoch's indices the rank has consumed");
   }
-  const uint64_t remaining = opts_.size - start_;
+  const uint64_t remaining = end() > start_ ? end() - start_ : 0;
   const uint64_t dealt = local_consumed * opts_.world_size;
   SamplerState s;
   s.seed = opts_.seed;
@@ -146,6 +192,7 @@ SamplerState DistributedSampler::state(uint64_t local_consumed) const {
   s.shuffle = opts_.shuffle;
   s.block = opts_.block;
   s.group = group_;
+  s.ra_reps = opts_.ra_reps;
   if (stream_) {
     s.stream = true;
     s.buffer = opts_.shuffle_buffer;
@@ -185,10 +232,18 @@ void DistributedSampler::restore(const SamplerState& s) {
     state_mismatch("was written with block " + str(s.block) + "; this sampler has block " +
                    str(opts_.block));
   }
-  if (s.consumed > s.size) {
+  if (s.ra_reps != opts_.ra_reps) {
+    state_mismatch("was written with ra_reps " + str(s.ra_reps) + "; this sampler has ra_reps " +
+                   str(opts_.ra_reps));
+  }
+  // The repeated order's positions (size x ra_reps fits: the constructor checked it).
+  if (s.consumed > s.size * s.ra_reps) {
     throw Error("sampler state",
-                "resume position " + str(s.consumed) + " is beyond the epoch of " + str(s.size) +
-                    " samples",
+                "resume position " + str(s.consumed) + " is beyond the epoch of " +
+                    str(s.size * s.ra_reps) +
+                    (s.ra_reps > 1 ? " positions (" + str(s.size) + " samples x ra_reps " +
+                                         str(s.ra_reps) + ")"
+                                   : " samples"),
                 "the state is corrupt or was edited; restart the epoch");
   }
   if ((s.block != 0) != (s.group != 0)) {

@@ -1,6 +1,7 @@
 // SamplerState's text form: one stable line, every key required once, nothing else.
 //   stoker-sampler v2 seed=S epoch=E consumed=C size=N fingerprint=0xF shuffle=1 block=B group=G
-// and, for a streaming loader only, both of " buffer=S phases=W:C,W:C" ("phases=-": none).
+// and, for a streaming loader only, both of " buffer=S phases=W:C,W:C" ("phases=-": none),
+// and " ra_reps=N" with repeated augmentation only (absent: 1, as every state before it).
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -22,7 +23,7 @@ constexpr size_t kKeyCount = sizeof kKeys / sizeof kKeys[0];
 [[noreturn]] void malformed(std::string_view text, const std::string& what) {
   throw Error("sampler state '" + std::string(text) + "'", what,
               "expected: stoker-sampler v2 seed=S epoch=E consumed=C size=N fingerprint=0xF "
-              "shuffle=0|1 block=B group=G [buffer=S phases=W:C,...]");
+              "shuffle=0|1 block=B group=G [buffer=S phases=W:C,...] [ra_reps=N]");
 }
 
 uint64_t parse_number(std::string_view text, std::string_view key, std::string_view value) {
@@ -98,6 +99,7 @@ std::string SamplerState::to_string() const {
     }
     if (phases.empty()) out += "-";
   }
+  if (ra_reps != 1) out += " ra_reps=" + std::to_string(ra_reps);
   return out;
 }
 
@@ -114,7 +116,7 @@ SamplerState SamplerState::parse(std::string_view text) {
   }
   uint64_t values[kKeyCount] = {};
   bool seen[kKeyCount] = {};
-  int seen_buffer = 0, seen_phases = 0;
+  int seen_buffer = 0, seen_phases = 0, seen_reps = 0;
   for (size_t w = 2; w < words.size(); ++w) {
     const auto eq = words[w].find('=');
     if (eq == std::string_view::npos)
@@ -126,6 +128,12 @@ SamplerState SamplerState::parse(std::string_view text) {
       }
       if (key == "buffer") s.buffer = parse_number(text, key, words[w].substr(eq + 1));
       if (key == "phases") s.phases = parse_phases(text, words[w].substr(eq + 1));
+      continue;
+    }
+    if (key == "ra_reps") {
+      if (seen_reps++) malformed(text, "key 'ra_reps' appears twice");
+      s.ra_reps = parse_number(text, key, words[w].substr(eq + 1));
+      if (s.ra_reps == 0) malformed(text, "ra_reps must be 1 or more");
       continue;
     }
     size_t k = 0;

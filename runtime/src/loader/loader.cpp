@@ -91,6 +91,7 @@ SamplerOptions sampler_options(const Source& source, const LoaderOptions& o) {
   so.rank = o.rank;
   so.shuffle = o.shuffle;
   so.drop_last = o.drop_last;
+  so.ra_reps = o.ra_reps;
   so.fingerprint = source.fingerprint();
   if (const auto* shards = dynamic_cast<const ShardStreamSource*>(&source);
       shards != nullptr && shards->streamed()) {

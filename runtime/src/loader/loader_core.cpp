@@ -153,8 +153,8 @@ void LoaderCore::fill(const Job& job, Scratch& scratch) {
                             : source_->read(index, scratch.read);
       m.times.read_ns += elapsed_ns(t, Clock::now());
       const uint64_t warned_before = decode_warnings_on_this_thread().images;
-      transform_->apply(raw, SampleKey{seed, job.epoch, index}, out + m.count * sample_bytes_,
-                        scratch, m.times);
+      const SampleKey key{seed, job.epoch, index, sampler.repetition(first + k)};
+      transform_->apply(raw, key, out + m.count * sample_bytes_, scratch, m.times);
       if (decode_warnings_on_this_thread().images != warned_before) {
         ++m.warned;
         skips_.note_warning(index, source_->location(index), decode_warnings_on_this_thread().last);

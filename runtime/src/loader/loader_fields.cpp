@@ -10,6 +10,7 @@ namespace {
 
 using Field = OptionField<LoaderOptions>;
 constexpr uint64_t kAny = std::numeric_limits<uint64_t>::max();
+constexpr uint64_t kMaxRaReps = 1024;  // recipes use 3 or 4; keeps size x ra_reps far from 2^64
 
 uint64_t whole(const OptionValue& v) {
   return std::holds_alternative<uint64_t>(v) ? std::get<uint64_t>(v) : 0;  // None: 0
@@ -98,6 +99,11 @@ const std::vector<Field>& loader_fields() {
             "Streamed shards: samples each rank holds to shuffle", "the plan's (its profile's)"),
       flag("agree", &LoaderOptions::agree,
            "Check at each epoch start that every rank agrees on seed, epoch and dataset"),
+      // Repeated augmentation (torchvision's --ra-sampler --ra-reps N).
+      count("ra_reps", &LoaderOptions::ra_reps, 1, kMaxRaReps,
+            "Repeated augmentation (torchvision's RASampler): each sample N times in a row, each "
+            "copy augmented apart, the epoch cut to floor(size / 256) * 256 / world_size samples "
+            "per rank; 1: off. An epoch of no sample per rank (under 256 samples) is an error"),
   };
   return rows;
 }

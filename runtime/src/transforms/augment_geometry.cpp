@@ -82,6 +82,11 @@ struct Sampler {
   int yclip(int y) const { return y < 0 ? 0 : y < h ? y : h - 1; }
 };
 
+// Pillow's BILINEAR(v, a, b, d) along a row of one channel (every third byte).
+inline double lerp(const uint8_t* row, int x0, int x1, double d) {
+  return row[3 * x0] + (row[3 * x1] - row[3 * x0]) * d;
+}
+
 // Pillow's bilinear_filter32RGB: false outside the image (the fill stays).
 bool bilinear(const Sampler& s, double xin, double yin, uint8_t* out) {
   if (xin < 0.0 || xin >= s.w || yin < 0.0 || yin >= s.h) return false;
@@ -90,15 +95,21 @@ bool bilinear(const Sampler& s, double xin, double yin, uint8_t* out) {
   const int x = pil_floor(xin), y = pil_floor(yin);
   const double dx = xin - x, dy = yin - y;
   const int x0 = s.xclip(x), x1 = s.xclip(x + 1);
-  for (int b = 0; b < 3; ++b) {
-    const uint8_t* r0 = s.px(0, s.yclip(y)) + b;
-    double v1 = r0[3 * x0] + (r0[3 * x1] - r0[3 * x0]) * dx, v2 = v1;
-    if (y + 1 >= 0 && y + 1 < s.h) {
-      const uint8_t* r1 = s.px(0, y + 1) + b;
-      v2 = r1[3 * x0] + (r1[3 * x1] - r1[3 * x0]) * dx;
+  const uint8_t* r0 = s.px(0, s.yclip(y));
+  // A fraction of 0 adds (difference) * 0.0, which leaves the byte as it is: the shears
+  // sample whole rows (ShearX) or columns (ShearY), and skip that half of the work.
+  if (dy == 0.0 || y + 1 >= s.h) {  // y + 1 >= 0 always: y >= -1
+    for (int b = 0; b < 3; ++b) {
+      const double v = dx == 0.0 ? r0[3 * x0 + b] : lerp(r0 + b, x0, x1, dx);
+      out[b] = static_cast<uint8_t>(v);
     }
-    v1 = v1 + (v2 - v1) * dy;
-    out[b] = static_cast<uint8_t>(v1);
+    return true;
+  }
+  const uint8_t* r1 = s.px(0, y + 1);
+  for (int b = 0; b < 3; ++b) {
+    const double v1 = dx == 0.0 ? r0[3 * x0 + b] : lerp(r0 + b, x0, x1, dx);
+    const double v2 = dx == 0.0 ? r1[3 * x0 + b] : lerp(r1 + b, x0, x1, dx);
+    out[b] = static_cast<uint8_t>(v1 + (v2 - v1) * dy);
   }
   return true;
 }
@@ -216,12 +227,38 @@ void double_affine(const Sampler& s, uint8_t* out, const Matrix& a) {
   }
 }
 
+// Whether `a` translates by whole pixels (the translations' matrices): then each output
+// pixel's sampling point is an input pixel's centre, where the bilinear and bicubic samplers
+// give that pixel's bytes exactly (their fractions are 0), and the transform is a shift.
+bool whole_shift(const Matrix& a, int& dx, int& dy) {
+  if (a[0] != 1.0 || a[1] != 0.0 || a[3] != 0.0 || a[4] != 1.0) return false;
+  if (!(std::fabs(a[2]) < 1e9 && std::fabs(a[5]) < 1e9)) return false;
+  if (a[2] != std::trunc(a[2]) || a[5] != std::trunc(a[5])) return false;
+  dx = static_cast<int>(a[2]);
+  dy = static_cast<int>(a[5]);
+  return true;
+}
+
+// Output (x, y) takes input (x + dx, y + dy) where that is in the image (the fill elsewhere).
+void shift(const Sampler& s, uint8_t* out, int dx, int dy) {
+  const int x_lo = std::max(0, -dx), x_hi = std::min(s.w, s.w - dx);
+  if (x_lo >= x_hi) return;
+  for (int y = std::max(0, -dy); y < std::min(s.h, s.h - dy); ++y) {
+    std::memcpy(out + (static_cast<size_t>(y) * s.w + x_lo) * 3, s.px(x_lo + dx, y + dy),
+                static_cast<size_t>(x_hi - x_lo) * 3);
+  }
+}
+
 // PIL's img.transform(img.size, AFFINE, matrix, resample, fillcolor=fill), in place.
 void pil_affine(RgbPixels image, uint8_t* spare, const Matrix& a, Interpolation interpolation,
                 const Fill& fill) {
   std::memcpy(spare, image.data, image.bytes());
   for (size_t i = 0; i < image.bytes(); i += 3) std::memcpy(image.data + i, fill.data(), 3);
   const Sampler s{spare, image.width, image.height};
+  int dx = 0, dy = 0;
+  if (interpolation != Interpolation::Nearest && whole_shift(a, dx, dy)) {
+    return shift(s, image.data, dx, dy);
+  }
   if (interpolation == Interpolation::Bilinear) return generic_affine(s, image.data, a, bilinear);
   if (interpolation == Interpolation::Bicubic) return generic_affine(s, image.data, a, bicubic);
   if (a[1] == 0 && a[3] == 0) return scale_affine(s, image.data, a);

@@ -7,6 +7,8 @@
 //   filter (Filter.c: float kernel 1/13, 5/13, +0.5, truncated; the border rows and columns
 //   kept, and the whole image kept below 3x3).
 // - ImageOps' tables: posterize, solarize, invert, autocontrast (no cutoff), equalize.
+// Those that map each byte by a table of its channel, Brightness and Contrast among them, are
+// made as tables (augment_tables.hpp), which the training pass composes instead of applying.
 // The geometric operations are augment_geometry.cpp's. Built with -ffp-contract=off, as
 // Pillow's float operations are not fused.
 #include <algorithm>
@@ -16,46 +18,39 @@
 
 #include "stoker/common/error.hpp"
 #include "transforms/augment_geometry.hpp"
+#include "transforms/augment_tables.hpp"
 
 namespace stoker {
 
 namespace {
 
-using Lut = std::array<uint8_t, 256>;
-
-void apply_lut(RgbPixels image, const Lut& lut) {
-  for (size_t i = 0; i < image.bytes(); ++i) image.data[i] = lut[image.data[i]];
+// Image.blend(degenerate, image, alpha) for one byte `b` of the image and `a` of the
+// degenerate image: in float, truncated, clipped when the factor extrapolates (outside 0..1);
+// the clip is a no-op for factors in 0..1, whose results stay within the two bytes.
+inline uint8_t blend_value(int a, int b, float alpha) {
+  const float t = static_cast<float>(a) + alpha * static_cast<float>(b - a);
+  return static_cast<uint8_t>(static_cast<int>(std::min(std::max(t, 0.0f), 255.0f)));
 }
 
-// One table per channel (ImageOps' layer by layer tables).
-void apply_luts(RgbPixels image, const Lut (&luts)[3]) {
-  for (size_t i = 0; i < image.bytes(); i += 3) {
-    for (int c = 0; c < 3; ++c) image.data[i + c] = luts[c][image.data[i + c]];
-  }
-}
-
-// Image.blend(degenerate, image, alpha), in place over the image; degenerate(i) is byte i of
-// the degenerate image.
-template <class Degenerate>
-void blend(RgbPixels image, float alpha, Degenerate degenerate) {
+// Image.blend(degenerate, image, alpha), in place over the image; `degenerate` holds as many
+// bytes as the image. One straight loop, which the compiler vectorises.
+void blend(RgbPixels image, float alpha, const uint8_t* degenerate) {
+  if (alpha == 1.0f) return;  // Pillow returns the image itself (and 0.0 the degenerate)
   uint8_t* px = image.data;
   const size_t n = image.bytes();
-  if (alpha == 0.0f) {
-    for (size_t i = 0; i < n; ++i) px[i] = degenerate(i);
-  } else if (alpha == 1.0f) {
-    return;
-  } else if (alpha >= 0 && alpha <= 1.0) {
-    for (size_t i = 0; i < n; ++i) {
-      const int a = degenerate(i), b = px[i];
-      px[i] = static_cast<uint8_t>(static_cast<float>(a) + alpha * static_cast<float>(b - a));
-    }
-  } else {
-    for (size_t i = 0; i < n; ++i) {
-      const int a = degenerate(i), b = px[i];
-      const float t = static_cast<float>(a) + alpha * static_cast<float>(b - a);
-      px[i] = t <= 0.0f ? 0 : t >= 255.0f ? 255 : static_cast<uint8_t>(t);
-    }
-  }
+  for (size_t i = 0; i < n; ++i) px[i] = blend_value(degenerate[i], px[i], alpha);
+}
+
+ByteTable blend_table(int a, float alpha) {
+  ByteTable t;
+  for (int v = 0; v < 256; ++v) t[v] = alpha == 1.0f ? v : blend_value(a, v, alpha);
+  return t;
+}
+
+ChannelTables same_for_all(const ByteTable& t) {
+  ChannelTables out;
+  out.channel.fill(t);
+  return out;
 }
 
 // Pillow's RGB -> L.
@@ -88,8 +83,8 @@ void smooth(RgbPixels image, uint8_t* out) {
 }
 
 // ImageOps.autocontrast(image) for one channel's histogram.
-Lut autocontrast_lut(const uint64_t* hist) {
-  Lut lut;
+ByteTable autocontrast_lut(const uint64_t* hist) {
+  ByteTable lut;
   int lo = 0, hi = 255;
   while (lo < 255 && hist[lo] == 0) ++lo;
   while (hi > 0 && hist[hi] == 0) --hi;
@@ -106,8 +101,8 @@ Lut autocontrast_lut(const uint64_t* hist) {
 }
 
 // ImageOps.equalize(image) for one channel's histogram.
-Lut equalize_lut(const uint64_t* hist) {
-  Lut lut;
+ByteTable equalize_lut(const uint64_t* hist) {
+  ByteTable lut;
   for (int i = 0; i < 256; ++i) lut[i] = static_cast<uint8_t>(i);
   uint64_t total = 0, last = 0, nonzero = 0;
   for (int i = 0; i < 256; ++i) {
@@ -128,14 +123,38 @@ Lut equalize_lut(const uint64_t* hist) {
   return lut;
 }
 
-template <class LutOf>
-void per_channel(RgbPixels image, LutOf lut_of) {
-  uint64_t hist[3][256] = {};
+// Each channel's histogram of the image as `before` maps it.
+void channel_histograms(RgbPixels image, const ChannelTables& before, uint64_t (&hist)[3][256]) {
+  uint64_t raw[3][256] = {};
   for (size_t i = 0; i < image.bytes(); i += 3) {
-    for (int c = 0; c < 3; ++c) ++hist[c][image.data[i + c]];
+    for (int c = 0; c < 3; ++c) ++raw[c][image.data[i + c]];
   }
-  const Lut luts[3] = {lut_of(hist[0]), lut_of(hist[1]), lut_of(hist[2])};
-  apply_luts(image, luts);
+  for (int c = 0; c < 3; ++c) {
+    for (int v = 0; v < 256; ++v) hist[c][before.channel[c][v]] += raw[c][v];
+  }
+}
+
+template <class TableOf>
+ChannelTables per_channel(RgbPixels image, const ChannelTables& before, TableOf table_of) {
+  uint64_t hist[3][256] = {};
+  channel_histograms(image, before, hist);
+  ChannelTables out;
+  for (int c = 0; c < 3; ++c) out.channel[c] = table_of(hist[c]);
+  return out;
+}
+
+// ImageStat's mean of the luma (its float sum, then the mean rounded), of the image as
+// `before` maps it.
+int mean_luma(RgbPixels image, const ChannelTables& before) {
+  uint64_t hist[256] = {};
+  for (size_t i = 0; i < image.bytes(); i += 3) {
+    const uint8_t p[3] = {before.channel[0][image.data[i]], before.channel[1][image.data[i + 1]],
+                          before.channel[2][image.data[i + 2]]};
+    ++hist[luma(p)];
+  }
+  double sum = 0.0;
+  for (int j = 0; j < 256; ++j) sum += static_cast<double>(j * hist[j]);
+  return static_cast<int>(sum / static_cast<double>(image.bytes() / 3) + 0.5);
 }
 
 void check_finite(double magnitude, AugmentOp op) {
@@ -147,39 +166,42 @@ void check_finite(double magnitude, AugmentOp op) {
 
 }  // namespace
 
-void apply_augment_op(AugmentOp op, double magnitude, RgbPixels image, uint8_t* spare,
-                      Interpolation interpolation, Fill fill) {
+ChannelTables ChannelTables::identity() {
+  ByteTable t;
+  for (int v = 0; v < 256; ++v) t[v] = static_cast<uint8_t>(v);
+  return same_for_all(t);
+}
+
+ChannelTables ChannelTables::then(const ChannelTables& next) const {
+  ChannelTables out;
+  for (int c = 0; c < 3; ++c) {
+    for (int v = 0; v < 256; ++v) out.channel[c][v] = next.channel[c][channel[c][v]];
+  }
+  return out;
+}
+
+void ChannelTables::apply(RgbPixels image) const {
+  uint8_t* px = image.data;
+  for (size_t i = 0; i < image.bytes(); i += 3) {
+    for (int c = 0; c < 3; ++c) px[i + c] = channel[c][px[i + c]];
+  }
+}
+
+bool augment_op_tables(AugmentOp op, double magnitude, RgbPixels image, const ChannelTables& before,
+                       ChannelTables& out) {
   check_finite(magnitude, op);
-  if (image.bytes() == 0) return;
   const float factor = static_cast<float>(1.0 + magnitude);  // the enhancements' factor
+  ByteTable t;
   switch (op) {
     case AugmentOp::Identity:
-      return;
-    case AugmentOp::ShearX:
-    case AugmentOp::ShearY:
-    case AugmentOp::TranslateX:
-    case AugmentOp::TranslateY:
-      return affine_op(op, magnitude, image, spare, interpolation, fill);
-    case AugmentOp::Rotate:
-      return rotate_op(magnitude, image, spare, interpolation, fill);
-    case AugmentOp::Brightness:
-      return blend(image, factor, [](size_t) { return 0; });
-    case AugmentOp::Color: {
-      const size_t pixels = image.bytes() / 3;
-      for (size_t p = 0; p < pixels; ++p) spare[p] = luma(image.data + 3 * p);
-      return blend(image, factor, [&](size_t i) { return spare[i / 3]; });
-    }
-    case AugmentOp::Contrast: {
-      uint64_t hist[256] = {};
-      for (size_t i = 0; i < image.bytes(); i += 3) ++hist[luma(image.data + i)];
-      double sum = 0.0;  // ImageStat's float sum, then its mean
-      for (int j = 0; j < 256; ++j) sum += static_cast<double>(j * hist[j]);
-      const int mean = static_cast<int>(sum / static_cast<double>(image.bytes() / 3) + 0.5);
-      return blend(image, factor, [mean](size_t) { return mean; });
-    }
-    case AugmentOp::Sharpness:
-      smooth(image, spare);
-      return blend(image, factor, [&](size_t i) { return spare[i]; });
+      out = ChannelTables::identity();
+      return true;
+    case AugmentOp::Brightness:  // the degenerate image is black
+      out = same_for_all(blend_table(0, factor));
+      return true;
+    case AugmentOp::Contrast:  // the degenerate image is the luma's mean, everywhere
+      out = same_for_all(blend_table(image.bytes() ? mean_luma(image, before) : 0, factor));
+      return true;
     case AugmentOp::Posterize: {
       const double bits = std::trunc(magnitude);
       if (!(bits >= 0 && bits <= 8)) {
@@ -188,26 +210,61 @@ void apply_augment_op(AugmentOp op, double magnitude, RgbPixels image, uint8_t* 
                     "give 0..8");
       }
       const int keep = ~((1 << (8 - static_cast<int>(bits))) - 1);
-      Lut lut;
-      for (int i = 0; i < 256; ++i) lut[i] = static_cast<uint8_t>(i & keep);
-      return apply_lut(image, lut);
+      for (int i = 0; i < 256; ++i) t[i] = static_cast<uint8_t>(i & keep);
+      out = same_for_all(t);
+      return true;
     }
-    case AugmentOp::Solarize: {
-      Lut lut;
-      for (int i = 0; i < 256; ++i) lut[i] = static_cast<uint8_t>(i < magnitude ? i : 255 - i);
-      return apply_lut(image, lut);
-    }
+    case AugmentOp::Solarize:
+      for (int i = 0; i < 256; ++i) t[i] = static_cast<uint8_t>(i < magnitude ? i : 255 - i);
+      out = same_for_all(t);
+      return true;
     case AugmentOp::AutoContrast:
-      return per_channel(image, autocontrast_lut);
+      out = per_channel(image, before, autocontrast_lut);
+      return true;
     case AugmentOp::Equalize:
-      return per_channel(image, equalize_lut);
+      out = per_channel(image, before, equalize_lut);
+      return true;
     case AugmentOp::Invert:
-      for (size_t i = 0; i < image.bytes(); ++i)
-        image.data[i] = static_cast<uint8_t>(255 - image.data[i]);
-      return;
+      for (int i = 0; i < 256; ++i) t[i] = static_cast<uint8_t>(255 - i);
+      out = same_for_all(t);
+      return true;
+    default:
+      return false;
+  }
+}
+
+void apply_augment_op(AugmentOp op, double magnitude, RgbPixels image, uint8_t* spare,
+                      Interpolation interpolation, Fill fill) {
+  check_finite(magnitude, op);
+  if (op == AugmentOp::Identity || image.bytes() == 0) return;
+  ChannelTables tables;
+  if (augment_op_tables(op, magnitude, image, ChannelTables::identity(), tables)) {
+    return tables.apply(image);
+  }
+  const float factor = static_cast<float>(1.0 + magnitude);  // the enhancements' factor
+  switch (op) {
+    case AugmentOp::ShearX:
+    case AugmentOp::ShearY:
+    case AugmentOp::TranslateX:
+    case AugmentOp::TranslateY:
+      return affine_op(op, magnitude, image, spare, interpolation, fill);
+    case AugmentOp::Rotate:
+      return rotate_op(magnitude, image, spare, interpolation, fill);
+    case AugmentOp::Color: {  // the degenerate image is the luma, in every channel
+      for (size_t i = 0; i < image.bytes(); i += 3) {
+        const uint8_t l = luma(image.data + i);
+        spare[i] = spare[i + 1] = spare[i + 2] = l;
+      }
+      return blend(image, factor, spare);
+    }
+    case AugmentOp::Sharpness:  // the degenerate image is the smoothed image
+      smooth(image, spare);
+      return blend(image, factor, spare);
     case AugmentOp::HorizontalFlip:
     case AugmentOp::VerticalFlip:
       return flip_op(op == AugmentOp::HorizontalFlip, image, spare);
+    default:
+      return;  // the table operations, applied above
   }
 }
 

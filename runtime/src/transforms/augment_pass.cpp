@@ -1,12 +1,14 @@
 // The augmentations of the training pass (augment_pass.hpp): the policy's operations on the
 // resized crop's bytes, the bytes normalised into the slot, and RandomErasing, each random
-// draw from the sample's own stream of the keyed generator.
+// draw from the sample's own stream of the keyed generator. The operations that are tables
+// per channel are not applied to the bytes but composed, and written with the normalisation.
 #include "transforms/augment_pass.hpp"
 
 #include <cmath>
 #include <cstring>
 
 #include "stoker/transforms/augment_ops.hpp"
+#include "transforms/augment_tables.hpp"
 #include "transforms/counter_rng.hpp"
 #include "transforms/half.hpp"
 
@@ -17,20 +19,38 @@ namespace {
 // The generator's stream for RandomErasing (crop.cpp has 1 and 2, augment_draw.cpp 3).
 constexpr uint64_t kEraseStream = 4;
 
-template <class T, class Convert>
-void write_as(RgbPixels image, const ResampleTarget& t, Convert convert) {
+// Each byte of each channel's value in the slot, looked up: the image's bytes are 0..255, so
+// the policy's pending tables and the normalisation come to one table of 256 per channel.
+template <class T>
+using SlotTables = std::array<std::array<T, 256>, 3>;
+
+template <class T>
+void write_through(RgbPixels image, const SlotTables<T>& table, const ResampleTarget& t) {
   T* out = static_cast<T*>(t.out);
   const size_t plane = static_cast<size_t>(t.width) * t.height;
-  for (size_t p = 0; p < plane; ++p) {
-    for (int c = 0; c < 3; ++c) {
-      const T v = convert(image.data[3 * p + c], c);
-      if (t.layout == Layout::CHW) {
-        out[c * plane + p] = v;
-      } else {
-        out[3 * p + c] = v;
-      }
+  const uint8_t* in = image.data;
+  if (t.layout == Layout::CHW) {
+    T *r = out, *g = out + plane, *b = out + 2 * plane;
+    for (size_t p = 0; p < plane; ++p, in += 3) {
+      r[p] = table[0][in[0]];
+      g[p] = table[1][in[1]];
+      b[p] = table[2][in[2]];
     }
+    return;
   }
+  for (size_t p = 0; p < plane; ++p, in += 3, out += 3) {
+    for (int c = 0; c < 3; ++c) out[c] = table[c][in[c]];
+  }
+}
+
+template <class T, class Convert>
+void write_converted(RgbPixels image, const ChannelTables& tables, const ResampleTarget& t,
+                     Convert convert) {
+  SlotTables<T> table;
+  for (int c = 0; c < 3; ++c) {
+    for (int v = 0; v < 256; ++v) table[c][v] = convert(tables.channel[c][v], c);
+  }
+  write_through(image, table, t);
 }
 
 }  // namespace
@@ -46,25 +66,41 @@ std::optional<AugmentDraw> augment_draw(const ImageTransformOptions& o) {
   return AugmentDraw(p, o.size, o.size);
 }
 
-void auto_augment(const AugmentDraw& draw, const SampleKey& key, RgbPixels image, uint8_t* spare,
-                  Interpolation interpolation) {
+ChannelTables auto_augment(const AugmentDraw& draw, const SampleKey& key, RgbPixels image,
+                           uint8_t* spare, Interpolation interpolation) {
   thread_local std::vector<AugmentChoice> choices;  // its capacity reused from sample to sample
   draw_augmentations(draw, key, choices);
+  ChannelTables pending = ChannelTables::identity(), table;
+  bool mapped = false;  // whether `pending` is more than the identity
   for (const AugmentChoice& c : choices) {
+    if (augment_op_tables(c.op, c.magnitude, image, pending, table)) {
+      if (c.op == AugmentOp::Identity) continue;
+      pending = pending.then(table);
+      mapped = true;
+      continue;
+    }
+    if (mapped) {  // the operation reads the bytes themselves
+      pending.apply(image);
+      pending = ChannelTables::identity();
+      mapped = false;
+    }
     apply_augment_op(c.op, c.magnitude, image, spare, interpolation);
   }
+  return pending;
 }
 
-void write_slot(RgbPixels image, const Normalization& norm, const ResampleTarget& t) {
+void write_slot(RgbPixels image, const ChannelTables& tables, const Normalization& norm,
+                const ResampleTarget& t) {
   auto normalised = [&](uint8_t v, int c) {
     return static_cast<float>(v) * norm.scale[c] + norm.bias[c];
   };
   if (t.dtype == DType::U8) {
-    write_as<uint8_t>(image, t, [](uint8_t v, int) { return v; });
+    write_through(image, tables.channel, t);
   } else if (t.dtype == DType::F16) {
-    write_as<uint16_t>(image, t, [&](uint8_t v, int c) { return float_to_half(normalised(v, c)); });
+    write_converted<uint16_t>(image, tables, t,
+                              [&](uint8_t v, int c) { return float_to_half(normalised(v, c)); });
   } else {
-    write_as<float>(image, t, normalised);
+    write_converted<float>(image, tables, t, normalised);
   }
 }
 

@@ -9,6 +9,7 @@
 #include "stoker/transforms/augment_data.hpp"
 #include "stoker/transforms/image_options.hpp"
 #include "transforms/augment_draw.hpp"
+#include "transforms/augment_tables.hpp"
 #include "transforms/resample_args.hpp"
 
 namespace stoker {
@@ -20,15 +21,17 @@ bool augments(const ImageTransformOptions& o);
 // operations of 31 bins, as the reference preset makes it); none without a policy.
 std::optional<AugmentDraw> augment_draw(const ImageTransformOptions& o);
 
-// `image` (the resized, flipped crop) augmented in place by the policy's draw for the sample
-// `key`, its geometric operations sampling with `interpolation`; `spare` holds image.bytes()
-// bytes.
-void auto_augment(const AugmentDraw& draw, const SampleKey& key, RgbPixels image, uint8_t* spare,
-                  Interpolation interpolation);
+// `image` (the resized, flipped crop) augmented by the policy's draw for the sample `key`,
+// its geometric operations sampling with `interpolation`: in place, but for the last
+// operations that are tables per channel, which are returned for write_slot to apply
+// (augment_tables.hpp); `spare` holds image.bytes() bytes.
+ChannelTables auto_augment(const AugmentDraw& draw, const SampleKey& key, RgbPixels image,
+                           uint8_t* spare, Interpolation interpolation);
 
-// `image` into the slot `t` (its dtype and layout), normalised by `norm` as ToTensor and
-// Normalize do (uint8 slots take the bytes).
-void write_slot(RgbPixels image, const Normalization& norm, const ResampleTarget& t);
+// `image` through `tables` into the slot `t` (its dtype and layout), normalised by `norm` as
+// ToTensor and Normalize do (uint8 slots take the bytes).
+void write_slot(RgbPixels image, const ChannelTables& tables, const Normalization& norm,
+                const ResampleTarget& t);
 
 // torchvision's RandomErasing(p=o.random_erase_prob, scale=(0.02, 0.33), ratio=(0.3, 3.3),
 // value=0) on the slot, drawn from the sample's own stream.

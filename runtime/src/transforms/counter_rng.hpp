@@ -1,5 +1,5 @@
 // A counter-based random generator: the n-th draw of a stream is a pure function of
-// (seed, epoch, sample index, stream, n). No state is shared between samples, so the
+// (seed, epoch, sample index, repetition, stream, n). No state is shared between samples, so the
 // augmentation of a sample never depends on which worker ran it, or in which order.
 #pragma once
 
@@ -19,10 +19,13 @@ inline uint64_t mix64(uint64_t z) {
 
 class CounterRng {
  public:
-  // `stream` separates independent decisions (crop, flip, ...) of the same sample.
+  // `stream` separates independent decisions (crop, flip, ...) of the same sample. The
+  // repetition enters through mix64, which maps 0 to 0: copy 0's draws are those of a
+  // sample without repetition (the golden tests hold them), the others' are apart.
   CounterRng(const SampleKey& key, uint64_t stream)
       : base_(mix64(mix64(mix64(key.seed ^ 0x5370c4e5a11ceULL) ^ key.epoch) ^ key.index) ^
-              mix64(stream + 0x9e3779b97f4a7c15ULL)) {}
+              mix64(stream + 0x9e3779b97f4a7c15ULL) ^
+              mix64(key.repetition * 0xd1b54a32d192ed03ULL)) {}
 
   uint64_t next() { return mix64(base_ + 0x9e3779b97f4a7c15ULL * ++counter_); }
   // Uniform in [0, 1) with 53 random bits.

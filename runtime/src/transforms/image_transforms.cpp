@@ -97,10 +97,11 @@ class ImageTransform final : public Transform {
                             size};
       resize(region, w, flip, Normalization{}, {image.data, size, size, DType::U8, Layout::HWC},
              work);
-      if (o_.train && draw_) {
-        auto_augment(*draw_, key, image, image.data + image.bytes(), o_.interpolation);
-      }
-      write_slot(image, norm_, slot);
+      const ChannelTables tables =
+          o_.train && draw_
+              ? auto_augment(*draw_, key, image, image.data + image.bytes(), o_.interpolation)
+              : ChannelTables::identity();
+      write_slot(image, tables, norm_, slot);
       random_erase(o_, key, slot);
     } else {
       resize(region, w, flip, norm_, slot, work);

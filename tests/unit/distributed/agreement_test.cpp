@@ -92,6 +92,12 @@ TEST(Agreement, DisagreementsNameTheRanksAndTheField) {
             "agree_on_epoch: ranks disagree on the sampler options: rank 0 has shuffle on, "
             "drop_last off, block 0, rank 1 has shuffle on, drop_last on, block 0 (give every "
             "rank the same sampler options)");
+  views = agreeing(2);
+  views[0].ra_reps = 4;  // one rank given the recipe's --ra-reps, the other not
+  EXPECT_EQ(verdict(views, SeedRule::must_match),
+            "agree_on_epoch: ranks disagree on the sampler options: rank 0 has shuffle on, "
+            "drop_last off, block 0, ra_reps 4, rank 1 has shuffle on, drop_last off, block 0 "
+            "(give every rank the same sampler options)");
 }
 
 TEST(Agreement, SeedsMustMatchOnlyWhereRankZerosIsNotTaken) {

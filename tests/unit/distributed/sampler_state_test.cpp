@@ -16,7 +16,7 @@ std::string parse_error(const std::string& text) {
 }
 const std::string kExpected =
     " (expected: stoker-sampler v2 seed=S epoch=E consumed=C size=N fingerprint=0xF "
-    "shuffle=0|1 block=B group=G [buffer=S phases=W:C,...])";
+    "shuffle=0|1 block=B group=G [buffer=S phases=W:C,...] [ra_reps=N])";
 }  // namespace
 
 TEST(SamplerState, TextRoundTrip) {

@@ -23,8 +23,9 @@ struct EpochView {
   uint64_t seed = 0, epoch = 0, size = 0, fingerprint = 0;
   uint64_t shuffle = 0, drop_last = 0, block = 0;
   uint64_t stream = 0;  // 0: by index; else 1 + the shuffle buffer
+  uint64_t ra_reps = 1;
 };
-inline constexpr size_t kEpochViewWords = 11;  // the fields above, in that order
+inline constexpr size_t kEpochViewWords = 12;  // the fields above, in that order
 
 EpochView epoch_view(const SamplerOptions& opts, uint64_t epoch, uint64_t comm_rank);
 std::array<uint64_t, kEpochViewWords> to_words(const EpochView& v);
@@ -52,7 +53,7 @@ std::string rank_list(const std::vector<uint64_t>& ranks);
 std::string agreement_mode(uint64_t rank, uint64_t world_size, bool agree);
 
 // Makes every rank agree on the seed (rank 0's is broadcast and returned), the epoch,
-// the dataset size and fingerprint, the sampler options (shuffle, drop_last, block) and
+// the dataset size and fingerprint, the sampler options (shuffle, drop_last, block, ra_reps) and
 // each rank's place (opts.rank/world_size must be its MPI rank and size). A mismatch
 // throws stoker::Error on every rank, naming the ranks that differ and what differs
 // (check_epoch_views above). Collective under MPI, and it waits like one: a late

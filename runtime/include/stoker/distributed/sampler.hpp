@@ -9,6 +9,15 @@
 //                      start + (k mod R), i.e. the beginning of the remaining order
 //                      (exactly torch's DistributedSampler padding when start = 0);
 //   drop_last = true:  floor(R / W); the last R mod W positions are not visited.
+//
+// Repeated augmentation (ra_reps = N > 1), as torchvision's RASampler: the epoch's order
+// has size x N positions, position p reading order position p / N (so each index comes N
+// times in a row, repetition p mod N), and the epoch ends at E = floor(floor(size / 256) *
+// 256 / W) x W, below size x N: every rank yields floor((E - start) / W) (RASampler's
+// floor(size // 256 * 256 / W) from start 0), never padding, whatever drop_last says. A
+// dataset too small for one sample per rank (size < 256, or W above size rounded down to
+// 256s) is an error, not RASampler's empty epoch. A resume on another world size deals the
+// rest up to that world's E, floor((E - start) / W) each: no position repeats.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +35,8 @@ class StreamOrder;
 
 // Resume state: small and serialisable. `consumed` counts distinct positions of the
 // epoch's global order consumed by all ranks together (local x W, capped at `size`:
-// padding repeats are not counted, so consumed == size means the epoch is done).
+// padding repeats are not counted, so consumed == size means the epoch is done; with
+// ra_reps > 1, positions of the repeated order, capped at its end E).
 struct SamplerState {
   // v2: the fingerprint reads a sample of the data's content as well as its names and
   // sizes. A v1 state (names and sizes only) is still read, so a run saved before the
@@ -42,8 +52,10 @@ struct SamplerState {
   bool stream = false;
   uint64_t buffer = 0;
   std::vector<StreamPhase> phases;
+  uint64_t ra_reps = 1;  // SamplerOptions::ra_reps; a state without the key reads as 1
   // "stoker-sampler v2 seed=S epoch=E consumed=C size=N fingerprint=0xF shuffle=1 block=B group=G"
-  // and for streams " buffer=S phases=W:C,W:C" ("phases=-" for none).
+  // and for streams " buffer=S phases=W:C,W:C" ("phases=-" for none), and " ra_reps=N"
+  // when N > 1 (so a state without repetition reads in a stoker from before the key).
   std::string to_string() const;
   static SamplerState parse(std::string_view text);  // throws stoker::Error
 };
@@ -66,9 +78,13 @@ class DistributedSampler {
   uint64_t at(uint64_t i) const;
   // The position in the epoch's global order that at(i) reads (same bounds as at()).
   uint64_t position(uint64_t i) const;
+  // Which of its ra_reps copies at(i) is (0 .. ra_reps - 1; 0 without repetition), for
+  // the sample's augmentation key (same bounds as at()).
+  uint64_t repetition(uint64_t i) const;
   // Streaming mode: this rank's reads and hand-outs in the current epoch; else null.
   const StreamOrder* stream_order() const { return stream_.get(); }
-  // The epoch's global order: position (< size) -> dataset index. Identical on every rank.
+  // The epoch's global order: position (< size x ra_reps) -> dataset index. Identical on
+  // every rank.
   uint64_t order(uint64_t position) const;
 
   // State after this rank (and, in lockstep, every rank) consumed `local_consumed`
@@ -84,6 +100,7 @@ class DistributedSampler {
   void recompute();
   void restream(std::vector<StreamPhase> phases);
   void check_stream(const SamplerState& state) const;
+  uint64_t end() const;  // where the epoch's dealt positions end: size, or E with ra_reps
   SamplerOptions opts_;
   uint64_t epoch_ = 0;
   uint64_t start_ = 0;  // global position the current epoch resumes from

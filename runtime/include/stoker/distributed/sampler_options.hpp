@@ -35,6 +35,11 @@ struct SamplerOptions {
   // shuffle buffer of `shuffle_buffer` samples (distributed/stream_order.hpp).
   std::shared_ptr<const std::vector<uint64_t>> shards;
   uint64_t shuffle_buffer = 0;
+  // Repeated augmentation when > 1 (torchvision's RASampler, references/classification):
+  // each position of the epoch's order is repeated ra_reps times in a row and the epoch is
+  // cut to floor(floor(size / 256) * 256 / world_size) samples per rank (sampler.hpp).
+  // Not with block or streaming mode.
+  uint64_t ra_reps = 1;
 };
 
 }  // namespace stoker

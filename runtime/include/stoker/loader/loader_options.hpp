@@ -75,6 +75,7 @@ struct LoaderOptions {
   bool pin_main_thread = true;
   uint64_t shuffle_buffer = 0;  // a streamed source (shard_stream.hpp): samples each
                                 // rank holds to shuffle; 0: plan.shuffle_buffer
+  uint64_t ra_reps = 1;         // repeated augmentation: SamplerOptions::ra_reps
   // The rank's plan: required by the constructor; for_this_process plans when unset.
   std::optional<Plan> plan;
   std::shared_ptr<HostPinner> pinner;  // page-locks the arena when plan.pin_memory

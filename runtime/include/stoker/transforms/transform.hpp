@@ -1,6 +1,6 @@
 // A transform turns one raw sample into one fixed-size output sample, written in
 // place into the batch slot (collate in place). Every random choice it makes must
-// depend only on SampleKey (seed, epoch, sample index), never on the worker.
+// depend only on SampleKey (seed, epoch, sample index, repetition), never on the worker.
 //
 // Implemented in src/transforms/: stage_times.cpp (StageTimes).
 #pragma once
@@ -17,6 +17,9 @@ namespace stoker {
 
 struct SampleKey {
   uint64_t seed = 0, epoch = 0, index = 0;
+  // Which copy of the sample this is under repeated augmentation (sampler.hpp: ra_reps),
+  // so that the copies draw apart; 0 leaves every draw as it was before repetition.
+  uint64_t repetition = 0;
 };
 
 // Nanoseconds spent per stage, accumulated by a worker.
