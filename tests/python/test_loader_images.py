@@ -1,6 +1,7 @@
 """stoker.Loader.images on a real JPEG folder: labels in ImageFolder order, and pixels
 against a Python reference of the same transform (PIL decode, the crop box stoker reports
-for (seed, epoch, index), PIL's antialiased bilinear resize, flip, normalize).
+for (seed, epoch, index), cut out and resized with PIL's antialiased bilinear filter as
+torchvision's RandomResizedCrop does, flip, normalize).
 
 Tolerances, in 0..255 pixel units (PIL resamples to uint8, so it rounds by up to 0.5, and
 uses fixed-point weights): max |difference| <= 1.5 and mean <= 0.5 for float output with
@@ -26,7 +27,10 @@ def reference(path, index, opts, epoch=0):
     """The transform in plain PIL/numpy: HWC float in 0..255 units."""
     image = Image.open(path).convert("RGB")
     x, y, w, h = stoker.crop_box(image.width, image.height, SEED, epoch, index, opts)
-    out = image.resize((SIZE, SIZE), Image.BILINEAR, box=(x, y, x + w, y + h))
+    if opts["train"]:  # RandomResizedCrop cuts the crop out first (F.resized_crop)
+        out = image.crop((x, y, x + w, y + h)).resize((SIZE, SIZE), Image.BILINEAR)
+    else:  # Resize + CenterCrop: the whole image's filter, read through the box
+        out = image.resize((SIZE, SIZE), Image.BILINEAR, box=(x, y, x + w, y + h))
     if stoker.flipped(SEED, epoch, index, opts):
         out = out.transpose(Image.FLIP_LEFT_RIGHT)
     return np.asarray(out, dtype=np.float64)

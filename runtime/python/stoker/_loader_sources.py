@@ -14,7 +14,8 @@ class LoaderSources:
                ratio=(3 / 4, 4 / 3), flip_p=0.5, mean=(0.485, 0.456, 0.406),
                std=(0.229, 0.224, 0.225), antialias=True, dct_scaling=True,
                auto_augment_policy=None, ra_magnitude=9, random_erase_prob=0.0,
-               mixup_alpha=0.0, cutmix_alpha=0.0, num_classes=None, **options):
+               interpolation="bilinear", mixup_alpha=0.0, cutmix_alpha=0.0, num_classes=None,
+               **options):
         """An image folder (root/<class>/<image>.jpg, classes sorted by name as torchvision's
         ImageFolder), or WebDataset-style tar `shards` (a path or a list of .tar, .tar.gz,
         .tar.zst files or folders of them; <key>.jpg|png + <key>.cls|cls2|txt members),
@@ -28,12 +29,15 @@ class LoaderSources:
         labels=False reads shards without label members (every label -1); with labels=True a
         sample without one, or with one outside 0..2^31-1, is a stoker.Error.
         dtype float32/float16 (normalized) or uint8 (0..255, not normalized); layout CHW/HWC.
-        Resampling is bilinear, antialiased when downscaling (as PIL). dct_scaling lets the
+        interpolation ("bilinear", "bicubic", "nearest") is the reference preset's
+        --interpolation: PIL's filter for the resize of both passes (bilinear and bicubic
+        antialiased when downscaling, bicubic clamped to 0..255; nearest PIL's pixels) and the
+        one the augmentation's geometric operations sample with. dct_scaling lets the
         JPEG decoder shrink by 2, 4 or 8 first when the crop is that much larger than `size`
         (faster; pixels then differ slightly from a full decode + resize).
         auto_augment_policy ("ta_wide", "ra", "imagenet", "cifar10", "svhn"; None: none) and
         random_erase_prob are the reference preset's --auto-augment (after the flip, sampling
-        bilinearly; ra_magnitude is its --ra-magnitude) and --random-erase (after Normalize),
+        with `interpolation`; ra_magnitude is its --ra-magnitude) and --random-erase (after Normalize),
         in training, each sample's draws a function of its key (a resumed epoch repeats them).
         mixup_alpha and cutmix_alpha (0: off) are the reference script's --mixup-alpha and
         --cutmix-alpha: each batch, once its samples are written, is mixed with itself rolled
@@ -47,8 +51,8 @@ class LoaderSources:
                   "dtype": dtype, "layout": layout, "antialias": antialias,
                   "dct_scaling": dct_scaling, "auto_augment_policy": auto_augment_policy,
                   "ra_magnitude": ra_magnitude, "random_erase_prob": random_erase_prob,
-                  "mixup_alpha": mixup_alpha, "cutmix_alpha": cutmix_alpha,
-                  "num_classes": num_classes}
+                  "interpolation": interpolation, "mixup_alpha": mixup_alpha,
+                  "cutmix_alpha": cutmix_alpha, "num_classes": num_classes}
         return cls("images", source, batch_size=batch_size, **options)
 
     @classmethod

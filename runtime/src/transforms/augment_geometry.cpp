@@ -18,7 +18,7 @@ namespace stoker {
 
 namespace {
 
-using Matrix = std::array<double, 6>;
+using Matrix = AffineMatrix;
 
 // CPython's math.radians and math.degrees.
 constexpr double kPi = 3.14159265358979323846;
@@ -46,23 +46,6 @@ double python_mod(double x, double m) {
     r = std::copysign(0.0, m);
   }
   return r;
-}
-
-// torchvision's _get_inverse_affine_matrix(center, angle, translate, scale=1.0, shear) (the
-// division by the scale left out: _apply_op's is 1.0).
-Matrix inverse_affine(double cx, double cy, double angle, double tx, double ty, double shear_x,
-                      double shear_y) {
-  const double rot = radians(angle), sx = radians(shear_x), sy = radians(shear_y);
-  const double a = std::cos(rot - sy) / std::cos(sy);
-  const double b = -std::cos(rot - sy) * std::tan(sx) / std::cos(sy) - std::sin(rot);
-  const double c = std::sin(rot - sy) / std::cos(sy);
-  const double d = -std::sin(rot - sy) * std::tan(sx) / std::cos(sy) + std::cos(rot);
-  Matrix m = {d, -b, 0.0, -c, a, 0.0};
-  m[2] += m[0] * (-cx - tx) + m[1] * (-cy - ty);
-  m[5] += m[3] * (-cx - tx) + m[4] * (-cy - ty);
-  m[2] += cx;
-  m[5] += cy;
-  return m;
 }
 
 // Pillow's COORD and FLOOR (Geometry.c); values past int's range (Pillow's undefined
@@ -288,6 +271,21 @@ struct Point {
 };
 
 }  // namespace
+
+AffineMatrix inverse_affine(double cx, double cy, double angle, double tx, double ty,
+                            double shear_x, double shear_y) {
+  const double rot = radians(angle), sx = radians(shear_x), sy = radians(shear_y);
+  const double a = std::cos(rot - sy) / std::cos(sy);
+  const double b = -std::cos(rot - sy) * std::tan(sx) / std::cos(sy) - std::sin(rot);
+  const double c = std::sin(rot - sy) / std::cos(sy);
+  const double d = -std::sin(rot - sy) * std::tan(sx) / std::cos(sy) + std::cos(rot);
+  Matrix m = {d, -b, 0.0, -c, a, 0.0};
+  m[2] += m[0] * (-cx - tx) + m[1] * (-cy - ty);
+  m[5] += m[3] * (-cx - tx) + m[4] * (-cy - ty);
+  m[2] += cx;
+  m[5] += cy;
+  return m;
+}
 
 void affine_op(AugmentOp op, double magnitude, RgbPixels image, uint8_t* spare,
                Interpolation interpolation, const Fill& fill) {

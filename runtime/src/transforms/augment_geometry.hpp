@@ -3,10 +3,20 @@
 // `spare` (image.bytes() bytes) holding the original while it writes.
 #pragma once
 
+#include <array>
+
 #include "stoker/transforms/augment_data.hpp"
 #include "stoker/transforms/image_options.hpp"
 
 namespace stoker {
+
+// An inverse affine map: output pixel (x, y) samples input (m[0] x + m[1] y + m[2],
+// m[3] x + m[4] y + m[5]), in the coordinates of whoever samples it.
+using AffineMatrix = std::array<double, 6>;
+// torchvision's _get_inverse_affine_matrix(center, angle, translate, scale=1.0, shear) (the
+// division by the scale left out: _apply_op's is 1.0), in its double operations.
+AffineMatrix inverse_affine(double cx, double cy, double angle, double tx, double ty,
+                            double shear_x, double shear_y);
 
 // ShearX, ShearY, TranslateX, TranslateY: torchvision's F.affine on a PIL image.
 void affine_op(AugmentOp op, double magnitude, RgbPixels image, uint8_t* spare,

@@ -67,7 +67,7 @@ std::optional<AugmentDraw> augment_draw(const ImageTransformOptions& o) {
 }
 
 ChannelTables auto_augment(const AugmentDraw& draw, const SampleKey& key, RgbPixels image,
-                           uint8_t* spare) {
+                           uint8_t* spare, Interpolation interpolation) {
   thread_local std::vector<AugmentChoice> choices;  // its capacity reused from sample to sample
   draw_augmentations(draw, key, choices);
   ChannelTables pending = ChannelTables::identity(), table;
@@ -84,7 +84,7 @@ ChannelTables auto_augment(const AugmentDraw& draw, const SampleKey& key, RgbPix
       pending = ChannelTables::identity();
       mapped = false;
     }
-    apply_augment_op(c.op, c.magnitude, image, spare, Interpolation::Bilinear);
+    apply_augment_op(c.op, c.magnitude, image, spare, interpolation);
   }
   return pending;
 }

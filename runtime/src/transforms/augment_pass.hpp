@@ -21,11 +21,12 @@ bool augments(const ImageTransformOptions& o);
 // operations of 31 bins, as the reference preset makes it); none without a policy.
 std::optional<AugmentDraw> augment_draw(const ImageTransformOptions& o);
 
-// `image` (the resized, flipped crop) augmented by the policy's draw for the sample `key`:
-// in place, but for the last operations that are tables per channel, which are returned
-// for write_slot to apply (augment_tables.hpp); `spare` holds image.bytes() bytes.
+// `image` (the resized, flipped crop) augmented by the policy's draw for the sample `key`,
+// its geometric operations sampling with `interpolation`: in place, but for the last
+// operations that are tables per channel, which are returned for write_slot to apply
+// (augment_tables.hpp); `spare` holds image.bytes() bytes.
 ChannelTables auto_augment(const AugmentDraw& draw, const SampleKey& key, RgbPixels image,
-                           uint8_t* spare);
+                           uint8_t* spare, Interpolation interpolation);
 
 // `image` through `tables` into the slot `t` (its dtype and layout), normalised by `norm` as
 // ToTensor and Normalize do (uint8 slots take the bytes).

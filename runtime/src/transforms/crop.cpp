@@ -54,8 +54,15 @@ CropBox center_crop(int width, int height, const ImageTransformOptions& opts) {
   const double left = std::nearbyint((rw - opts.size) / 2.0);
   const double top = std::nearbyint((rh - opts.size) / 2.0);
   const double sx = static_cast<double>(width) / rw, sy = static_cast<double>(height) / rh;
-  return {std::max(0.0, left * sx), std::max(0.0, top * sy),
-          std::min<double>(width, opts.size * sx), std::min<double>(height, opts.size * sy)};
+  // PIL's nearest resize steps by (double)width / rw over the whole image.
+  const NearestAxis nx{0, static_cast<double>(width) / rw, static_cast<int>(left)};
+  const NearestAxis ny{0, static_cast<double>(height) / rh, static_cast<int>(top)};
+  return {std::max(0.0, left * sx),
+          std::max(0.0, top * sy),
+          std::min<double>(width, opts.size * sx),
+          std::min<double>(height, opts.size * sy),
+          nx,
+          ny};
 }
 
 bool random_flip(const SampleKey& key, const ImageTransformOptions& opts) {

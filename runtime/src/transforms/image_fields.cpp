@@ -99,6 +99,23 @@ std::vector<const char*> names(const EnumName<E> (&table)[N]) {
   return out;
 }
 
+// An enum member named by its table's names.
+template <class E, size_t N>
+Field choice(const char* name, E Options::*member, const EnumName<E> (&table)[N],
+             const char* help) {
+  return {.name = name,
+          .kind = OptionKind::Choice,
+          .help = help,
+          .choices = names(table),
+          .set =
+              [member, &table](Options& o, const OptionValue& v) {
+                o.*member = *value_named(table, std::get<std::string>(v));
+              },
+          .get = [member, &table](const Options& o) -> OptionValue {
+            return std::string(name_of(table, o.*member));
+          }};
+}
+
 }  // namespace
 
 const std::vector<Field>& image_fields() {
@@ -153,6 +170,10 @@ const std::vector<Field>& image_fields() {
       fraction("random_erase_prob", &Options::random_erase_prob,
                "Training: the probability of torchvision's RandomErasing after Normalize "
                "(scale 0.02-0.33, ratio 0.3-3.3, value 0)"),
+      choice("interpolation", &Options::interpolation, kInterpolationNames,
+             "The resize's filter in training and evaluation, and the augmentation's: "
+             "bilinear, bicubic (PIL's, clamped to 0..255) or nearest, as the reference "
+             "preset's --interpolation"),
       alpha("mixup_alpha", &Options::mixup_alpha,
             "MixUp of each batch with lambda ~ Beta(alpha, alpha), as the reference script's "
             "--mixup-alpha (0: off; with cutmix_alpha, one of the two per batch)"),
@@ -174,7 +195,7 @@ const std::vector<Field>& image_fields() {
          return o.num_classes;
        }},
       flag("antialias", &Options::antialias,
-           "Widen the bilinear filter when downscaling, as PIL and torchvision do"),
+           "Widen the bilinear or bicubic filter when downscaling, as PIL and torchvision do"),
       flag("dct_scaling", &Options::dct_scaling,
            "Let the JPEG decoder shrink by 2, 4 or 8 first when the crop is that much larger "
            "(faster; pixels differ slightly)"),

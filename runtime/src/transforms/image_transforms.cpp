@@ -72,8 +72,11 @@ class ImageTransform final : public Transform {
       flip = random_flip(key, o_);
       const int d = choose_denom(box, size, o_.dct_scaling && decoder.scalable());
       const int sw = JpegDecoder::scaled(hdr.width, d), sh = JpegDecoder::scaled(hdr.height, d);
-      const ResampleBox scaled{box.x / d, box.y / d, box.w / d, box.h / d,
-                               sw,        sh,        size,      o_.antialias};
+      ResampleBox scaled{box.x / d, box.y / d, box.w / d, box.h / d, sw, sh, size, o_.antialias};
+      scaled.interpolation = o_.interpolation;
+      scaled.crop_first = o_.train;
+      scaled.nearest_x = {box.nearest_x.origin / d, box.nearest_x.step / d, box.nearest_x.skip};
+      scaled.nearest_y = {box.nearest_y.origin / d, box.nearest_y.step / d, box.nearest_y.skip};
       w = box_taps(scaled);
       int* starts = room<int>(scratch.work, w.start_count());
       AxisWeights widest = w.h;  // the filtered row is at most the scaled image's width
@@ -92,22 +95,23 @@ class ImageTransform final : public Transform {
     if (augments(o_)) {
       const RgbPixels image{room<uint8_t>(scratch.augment, 2 * size_t(size) * size * 3), size,
                             size};
-      resample(region, w.h, w.v, flip, Normalization{},
-               {image.data, size, size, DType::U8, Layout::HWC}, work, kernel_);
+      resize(region, w, flip, Normalization{}, {image.data, size, size, DType::U8, Layout::HWC},
+             work);
       const ChannelTables tables =
-          o_.train && draw_ ? auto_augment(*draw_, key, image, image.data + image.bytes())
-                            : ChannelTables::identity();
+          o_.train && draw_
+              ? auto_augment(*draw_, key, image, image.data + image.bytes(), o_.interpolation)
+              : ChannelTables::identity();
       write_slot(image, tables, norm_, slot);
       random_erase(o_, key, slot);
     } else {
-      resample(region, w.h, w.v, flip, norm_, slot, work, kernel_);
+      resize(region, w, flip, norm_, slot, work);
     }
     times.decode_ns += t1 - t0;
     times.transform_ns += now_ns() - t1;
   }
 
   std::string describe() const override {
-    char buf[400];
+    char buf[440];
     if (o_.train) {
       char augment[96] = "";
       if (o_.auto_augment_policy) {
@@ -120,20 +124,33 @@ class ImageTransform final : public Transform {
       }
       std::snprintf(buf, sizeof buf,
                     "RandomResizedCrop(%d, scale=(%.2g,%.2g), ratio=(%.3g,%.3g)) + "
-                    "HorizontalFlip(p=%.2g)%s + Normalize%s -> %s %s%s, resample %s",
+                    "HorizontalFlip(p=%.2g)%s + Normalize%s -> %s %s, %s%s, resample %s",
                     o_.size, o_.scale_min, o_.scale_max, o_.ratio_min, o_.ratio_max, o_.flip_p,
                     augment, erase, to_string(o_.dtype), to_string(o_.layout),
-                    o_.antialias ? ", antialias" : "", to_string(kernel_));
+                    to_string(o_.interpolation), antialiased(), to_string(kernel_));
     } else {
       std::snprintf(buf, sizeof buf,
-                    "Resize(%d) + CenterCrop(%d) + Normalize -> %s %s%s, resample %s",
+                    "Resize(%d) + CenterCrop(%d) + Normalize -> %s %s, %s%s, resample %s",
                     o_.resize_shorter, o_.size, to_string(o_.dtype), to_string(o_.layout),
-                    o_.antialias ? ", antialias" : "", to_string(kernel_));
+                    to_string(o_.interpolation), antialiased(), to_string(kernel_));
     }
     return buf;
   }
 
  private:
+  // Bicubic overshoots: PIL's two passes with a clamp between them (resample_two_pass).
+  void resize(const DecodedRegion& region, const BoxWeights& w, bool flip,
+              const Normalization& norm, const ResampleTarget& target, float* work) const {
+    if (o_.interpolation == Interpolation::Bicubic) {
+      return resample_two_pass(region, w.h, w.v, flip, norm, target, kernel_);
+    }
+    resample(region, w.h, w.v, flip, norm, target, work, kernel_);
+  }
+
+  const char* antialiased() const {  // nearest never filters
+    return o_.antialias && o_.interpolation != Interpolation::Nearest ? " antialias" : "";
+  }
+
   ImageTransformOptions o_;
   Normalization norm_;
   ResampleKernel kernel_;

@@ -19,59 +19,109 @@ inline double triangle(double x) {
   return x < 1.0 ? 1.0 - x : 0.0;
 }
 
+// PIL's bicubic convolution (a = -0.5): negative lobes, so outputs overshoot and are clamped.
+inline double bicubic(double x) {
+  constexpr double a = -0.5;
+  x = std::fabs(x);
+  if (x < 1.0) return ((a + 2.0) * x - (a + 3.0)) * x * x + 1;
+  if (x < 2.0) return (((x - 5) * x + 8) * x - 4) * a;
+  return 0.0;
+}
+
+// A filter and its support at scale 1; the support and the argument widen by the downscale
+// factor when antialiasing.
+struct Filter {
+  double (*weight)(double);
+  double support;
+};
+Filter filter_of(Interpolation interpolation) {
+  return interpolation == Interpolation::Bicubic ? Filter{bicubic, 2.0} : Filter{triangle, 1.0};
+}
+
 double filter_scale(double box_size, int out_size, bool antialias) {
   const double scale = box_size / out_size;
   return antialias ? std::max(scale, 1.0) : 1.0;
 }
 
+// One axis of a box: [start, start + size) of `in` pixels resampled to `out` outputs, the
+// filter reading pixels [lo, hi) only (the image, or the crop when it is cut out first).
+struct Axis {
+  double start, size;
+  int in, out;
+  bool antialias;
+  Interpolation interpolation;
+  NearestAxis nearest;
+  int lo, hi;
+};
+
 // The inputs with a non-zero weight for an output centred at `center`: pixel x (centre
-// x + 0.5) counts when |x + 0.5 - center| < support. Clipped to the image; never empty.
+// x + 0.5) counts when |x + 0.5 - center| < support. Clipped to [a.lo, a.hi); never empty.
 struct Window {
   int first, count;
 };
-Window window(double center, double support, int in_size) {
-  const int first = std::max(static_cast<int>(std::floor(center - support - 0.5)) + 1, 0);
-  const int last = std::min(static_cast<int>(std::ceil(center + support - 0.5)) - 1, in_size - 1);
-  const int f = std::min(first, in_size - 1);
+Window window(double center, double support, const Axis& a) {
+  const int first = std::max(static_cast<int>(std::floor(center - support - 0.5)) + 1, a.lo);
+  const int last = std::min(static_cast<int>(std::ceil(center + support - 0.5)) - 1, a.hi - 1);
+  const int f = std::min(first, a.hi - 1);
   return {f, std::max(last - f + 1, 1)};
 }
 
-// Taps needed to resample the box [box_start, box_start + box_size) of an axis of
-// `in_size` pixels to `out_size` outputs: the widest window of non-zero weights.
-int axis_taps(double box_start, double box_size, int out_size, int in_size, bool antialias) {
+// Taps needed for the axis: the widest window of non-zero weights (1 for nearest).
+int axis_taps(const Axis& a) {
+  if (a.interpolation == Interpolation::Nearest) return 1;
   // The exact widest window (PIL's bound, 2*ceil(support)+1, wastes up to 40 % of the
   // multiply-adds on zero weights).
-  const double scale = box_size / out_size;
-  const double support = filter_scale(box_size, out_size, antialias);  // triangle support: 1
+  const double scale = a.size / a.out;
+  const double support =
+      filter_of(a.interpolation).support * filter_scale(a.size, a.out, a.antialias);
   int taps = 1;
-  for (int i = 0; i < out_size; ++i) {
-    taps = std::max(taps, window(box_start + (i + 0.5) * scale, support, in_size).count);
+  for (int i = 0; i < a.out; ++i) {
+    taps = std::max(taps, window(a.start + (i + 0.5) * scale, support, a).count);
   }
-  return std::min(taps, in_size);
+  return std::min(taps, a.in);
 }
 
-// Fills `w`, whose taps is axis_taps(...) and whose start/weights have room for out_size and
-// out_size * taps entries.
-void compute_axis(double box_start, double box_size, int in_size, int out_size, bool antialias,
-                  AxisWeights& w) {
-  const double scale = box_size / out_size;
-  const double support = filter_scale(box_size, out_size, antialias), inv = 1.0 / support;
-  w.lo = in_size;
+// PIL's NEAREST resize (ImagingScaleAffine): the position starts at half a step and grows by
+// one step per output, summed in double as PIL sums it; the pixel is its integer part.
+void nearest_axis(const Axis& a, AxisWeights& w) {
+  const NearestAxis n = a.nearest.step > 0 ? a.nearest : NearestAxis{a.start, a.size / a.out, 0};
+  const double whole = std::floor(n.origin), rest = n.origin - whole;  // 0 with d = 1
+  double position = n.step * 0.5;
+  for (int j = 0; j < n.skip; ++j) position += n.step;
+  w.lo = a.in;
   w.hi = 0;
-  for (int i = 0; i < out_size; ++i) {
-    const double center = box_start + (i + 0.5) * scale;
-    const Window win = window(center, support, in_size);
+  for (int i = 0; i < a.out; ++i, position += n.step) {
+    const int x = static_cast<int>(whole) + static_cast<int>(position + rest);
+    w.start[i] = std::clamp(x, 0, a.in - 1);
+    w.weights[i] = 1.0f;
+    w.lo = std::min(w.lo, w.start[i]);
+    w.hi = std::max(w.hi, w.start[i] + 1);
+  }
+}
+
+// Fills `w`, whose taps is axis_taps(a) and whose start/weights have room for a.out and
+// a.out * taps entries.
+void compute_axis(const Axis& a, AxisWeights& w) {
+  if (a.interpolation == Interpolation::Nearest) return nearest_axis(a, w);
+  const Filter filter = filter_of(a.interpolation);
+  const double scale = a.size / a.out, fscale = filter_scale(a.size, a.out, a.antialias);
+  const double support = filter.support * fscale, inv = 1.0 / fscale;
+  w.lo = a.in;
+  w.hi = 0;
+  for (int i = 0; i < a.out; ++i) {
+    const double center = a.start + (i + 0.5) * scale;
+    const Window win = window(center, support, a);
     // Every output uses `taps` slots from `first`, kept inside the image.
-    const int first = std::max(0, std::min(win.first, in_size - w.taps));
+    const int first = std::max(0, std::min(win.first, a.in - w.taps));
     float* slot = w.weights + static_cast<size_t>(i) * w.taps;
     std::fill(slot, slot + w.taps, 0.0f);
     double total = 0;
     for (int x = win.first; x < win.first + win.count; ++x) {
-      total += triangle((x - center + 0.5) * inv);
+      total += filter.weight((x - center + 0.5) * inv);
     }
     for (int x = win.first; x < win.first + win.count && x - first < w.taps; ++x) {
-      const double weight = triangle((x - center + 0.5) * inv);
-      slot[x - first] = static_cast<float>(total > 0 ? weight / total : 1.0 / win.count);
+      const double weight = filter.weight((x - center + 0.5) * inv);
+      slot[x - first] = static_cast<float>(total != 0 ? weight / total : 1.0 / win.count);
     }
     w.start[i] = first;
     w.lo = std::min(w.lo, first);
@@ -79,13 +129,28 @@ void compute_axis(double box_start, double box_size, int in_size, int out_size, 
   }
 }
 
+// A box cut out before the resize (crop_first) bounds the filter's reach: the crop's whole
+// pixels, [floor(start), ceil(start + size)) after a DCT downscale.
+Axis axis(double start, double size, int in, const ResampleBox& b, NearestAxis nearest) {
+  const int lo = b.crop_first ? std::clamp(static_cast<int>(std::floor(start)), 0, in - 1) : 0;
+  const int hi =
+      b.crop_first ? std::clamp(static_cast<int>(std::ceil(start + size)), lo + 1, in) : in;
+  return {start, size, in, b.out, b.antialias, b.interpolation, nearest, lo, hi};
+}
+Axis x_axis(const ResampleBox& b) {
+  return axis(b.x, b.w, b.in_w, b, b.nearest_x);
+}
+Axis y_axis(const ResampleBox& b) {
+  return axis(b.y, b.h, b.in_h, b, b.nearest_y);
+}
+
 }  // namespace
 
 BoxWeights box_taps(const ResampleBox& box) {
   BoxWeights w;
   w.out = box.out;
-  w.h.taps = axis_taps(box.x, box.w, box.out, box.in_w, box.antialias);
-  w.v.taps = axis_taps(box.y, box.h, box.out, box.in_h, box.antialias);
+  w.h.taps = axis_taps(x_axis(box));
+  w.v.taps = axis_taps(y_axis(box));
   return w;
 }
 
@@ -94,8 +159,8 @@ void fill_box_weights(const ResampleBox& box, int* starts, float* weights, BoxWe
   w.v.start = starts + box.out;
   w.h.weights = weights;
   w.v.weights = weights + static_cast<size_t>(box.out) * w.h.taps;
-  compute_axis(box.x, box.w, box.in_w, box.out, box.antialias, w.h);
-  compute_axis(box.y, box.h, box.in_h, box.out, box.antialias, w.v);
+  compute_axis(x_axis(box), w.h);
+  compute_axis(y_axis(box), w.v);
 }
 
 BoxWeights box_weights(const ResampleBox& box, std::vector<int>& starts,

@@ -1,7 +1,8 @@
-// Separable bilinear (triangle-filter) resampling of a box of a decoded RGB region to the
-// output size, fused with the horizontal flip and the per-channel normalisation, writing
-// the output sample in place (the batch slot). Weights follow PIL's resampling (which
-// torchvision's antialias=True reproduces): the filter widens by the downscale factor.
+// Separable resampling of a box of a decoded RGB region to the output size, fused with the
+// horizontal flip and the per-channel normalisation, writing the output sample in place
+// (the batch slot). Weights follow PIL's resampling (which torchvision's antialias=True
+// reproduces): bilinear (triangle, support 1) and bicubic (a = -0.5, support 2) filters
+// widen by the downscale factor; nearest is one tap of weight 1 at PIL's pixel.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "stoker/transforms/crop.hpp"
 #include "transforms/decoded_region.hpp"
 #include "transforms/resample_args.hpp"
 
@@ -20,6 +22,12 @@ struct ResampleBox {
   double x = 0, y = 0, w = 0, h = 0;
   int in_w = 0, in_h = 0, out = 0;
   bool antialias = true;
+  Interpolation interpolation = Interpolation::Bilinear;
+  NearestAxis nearest_x = {}, nearest_y = {};  // nearest only: PIL's positions (crop.hpp)
+  // The box is cut out before it is resized, as torchvision's RandomResizedCrop does
+  // (F.resized_crop): no pixel outside it weighs in. Otherwise the filter reaches past the
+  // box's edges into the image, as a resize of the whole image then cropped (evaluation).
+  bool crop_first = false;
 };
 
 // Both axes' weights of one box: h (columns) and v (rows). One owner for the set-up that the
@@ -62,5 +70,14 @@ size_t resample_work_floats(const AxisWeights& h, const AxisWeights& v, int widt
 void resample(const DecodedRegion& region, const AxisWeights& h, const AxisWeights& v, bool flip,
               const Normalization& norm, const ResampleTarget& target, float* work,
               ResampleKernel kernel = best_resample_kernel());
+
+// The same pass in PIL's order, for a filter with negative lobes (bicubic): the horizontal
+// filter first into bytes, rounded and clamped to 0..255 as PIL's 8-bit intermediate image,
+// then the vertical one. The fused pass clamps only at the end, so an edge's overshoot that
+// PIL clamps in between reaches the other axis's filter: up to 30 levels apart at saturated
+// edges of graphics. Its buffers are the calling thread's, reused (resample_two_pass.cpp).
+void resample_two_pass(const DecodedRegion& region, const AxisWeights& h, const AxisWeights& v,
+                       bool flip, const Normalization& norm, const ResampleTarget& target,
+                       ResampleKernel kernel = best_resample_kernel());
 
 }  // namespace stoker

@@ -171,8 +171,12 @@ void spread_pair_weights(const AxisWeights& h, bool flip, int width, float* out)
 // A sink's map (resample_kernel.hpp) in registers, on 8 values of one channel or on two
 // RGB pixels. Made once per image: the stores through the output could alias the
 // Normalization, so a map read from it would be reloaded for every group of pixels.
+inline __m256 clamp255(__m256 v) {  // as the portable kernel's clamp255
+  return _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), _mm256_set1_ps(255.0f));
+}
+
 template <class Sink>
-struct Avx2Map {  // float outputs: v * scale + bias
+struct Avx2Map {  // float outputs: clamp255(v) * scale + bias
   __m256 scale[3], bias[3], scale_px, bias_px;
   explicit Avx2Map(const Sink& s) {
     const auto& sc = s.n.scale;
@@ -185,16 +189,18 @@ struct Avx2Map {  // float outputs: v * scale + bias
     bias_px = _mm256_setr_ps(b[0], b[1], b[2], 0, b[0], b[1], b[2], 0);
   }
   __m256 channel(__m256 v, int c) const {
-    return _mm256_add_ps(_mm256_mul_ps(v, scale[c]), bias[c]);
+    return _mm256_add_ps(_mm256_mul_ps(clamp255(v), scale[c]), bias[c]);
   }
-  __m256 pixels(__m256 v) const { return _mm256_add_ps(_mm256_mul_ps(v, scale_px), bias_px); }
+  __m256 pixels(__m256 v) const {
+    return _mm256_add_ps(_mm256_mul_ps(clamp255(v), scale_px), bias_px);
+  }
 };
 template <>
-struct Avx2Map<ToU8> {  // uint8: + 0.5, at most 255 (then truncated)
-  __m256 half = _mm256_set1_ps(0.5f), top = _mm256_set1_ps(255.0f);
+struct Avx2Map<ToU8> {  // uint8: + 0.5, clamped to 0..255 (then truncated)
+  __m256 half = _mm256_set1_ps(0.5f);
   explicit Avx2Map(const ToU8&) {}
   __m256 channel(__m256 v, int) const { return pixels(v); }
-  __m256 pixels(__m256 v) const { return _mm256_min_ps(_mm256_add_ps(v, half), top); }
+  __m256 pixels(__m256 v) const { return clamp255(_mm256_add_ps(v, half)); }
 };
 
 inline __m128i to_u8x8(__m256 v) {  // 8 values on 0..255 -> 8 bytes (low half)

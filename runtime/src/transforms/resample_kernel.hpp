@@ -60,23 +60,27 @@ inline V4 filter_pixel(const float* hw, const float* p, int taps) {
   return even + odd;
 }
 
-// How values on 0..255 become output elements: `map` works on one channel of four
-// pixels at once (normalisation, or rounding for uint8), `cast` stores one element.
+// Filtered values clamped to 0..255, as PIL clamps its 8-bit output: bicubic's negative
+// lobes overshoot at edges (bilinear's weights never do, beyond float rounding).
+inline V4 clamp255(V4 v) {
+  v = v > 0.0f ? v : V4{0, 0, 0, 0};
+  return v < 255.0f ? v : V4{255.0f, 255.0f, 255.0f, 255.0f};
+}
+
+// How filtered values become output elements: `map` works on one channel of four pixels at
+// once (clamp, then normalisation or rounding for uint8), `cast` stores one element.
 struct ToF32 {
   const Normalization& n;
-  V4 map(V4 v, int c) const { return v * n.scale[c] + n.bias[c]; }
+  V4 map(V4 v, int c) const { return clamp255(v) * n.scale[c] + n.bias[c]; }
   static float cast(float v) { return v; }
 };
 struct ToF16 {
   const Normalization& n;
-  V4 map(V4 v, int c) const { return v * n.scale[c] + n.bias[c]; }
+  V4 map(V4 v, int c) const { return clamp255(v) * n.scale[c] + n.bias[c]; }
   static uint16_t cast(float v) { return float_to_half(v); }
 };
-struct ToU8 {  // weights are non-negative: no clamp below 0
-  V4 map(V4 v, int) const {
-    v += 0.5f;
-    return v < 255.0f ? v : V4{255.0f, 255.0f, 255.0f, 255.0f};
-  }
+struct ToU8 {
+  V4 map(V4 v, int) const { return clamp255(v + 0.5f); }
   static uint8_t cast(float v) { return static_cast<uint8_t>(v); }
 };
 

@@ -19,7 +19,7 @@ TEST(ImageFields, EveryRowSetsAndReadsItsOwnOption) {
     row.set(o, v);
     EXPECT_EQ(row.get(o), v) << row.name;
   }
-  EXPECT_EQ(names.size(), 18u);
+  EXPECT_EQ(names.size(), 19u);
 }
 
 TEST(ImageFields, TheDefaultsAreThePipelines) {
@@ -38,4 +38,7 @@ TEST(ImageFields, TheDefaultsAreThePipelines) {
   EXPECT_EQ(std::get<double>(find_option(image_fields(), "cutmix_alpha")->get(o)), 0.0);
   EXPECT_TRUE(
       std::holds_alternative<std::monostate>(find_option(image_fields(), "num_classes")->get(o)));
+  // The preset's --interpolation default.
+  EXPECT_EQ(std::get<std::string>(find_option(image_fields(), "interpolation")->get(o)),
+            "bilinear");
 }

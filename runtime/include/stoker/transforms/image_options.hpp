@@ -27,8 +27,8 @@ inline std::optional<Layout> parse_layout(std::string_view s) {
   return value_named(kLayoutNames, s);
 }
 
-// torchvision's InterpolationMode: what the augmentation's geometric operations sample with
-// (the reference preset passes the same one to its resize).
+// torchvision's InterpolationMode: what the resize of both passes and the augmentation's
+// geometric operations sample with (the reference preset passes one to all of them).
 enum class Interpolation { Bilinear, Bicubic, Nearest };
 inline constexpr EnumName<Interpolation> kInterpolationNames[] = {
     {Interpolation::Bilinear, "bilinear"},
@@ -50,9 +50,13 @@ struct ImageTransformOptions {
   DType dtype = DType::F32;  // F32 and F16 are normalized; U8 is the resized pixel, 0..255
   Layout layout = Layout::CHW;
   bool antialias = true;
+  // The resize's filter (PIL's, as torchvision resizes PIL images) and the one the
+  // augmentation's geometric operations sample with, as the reference preset's
+  // --interpolation: bilinear and bicubic antialiased when downscaling, nearest never.
+  Interpolation interpolation = Interpolation::Bilinear;
   bool dct_scaling = true;  // let libjpeg downscale by 2, 4 or 8 when the crop is that large
   // Training only, after the flip, on the resized uint8 image, as the reference preset's
-  // --auto-augment (its geometric operations sample bilinearly, the preset's default).
+  // --auto-augment (its geometric operations sample with `interpolation`).
   std::optional<AugmentPolicy> auto_augment_policy;
   int ra_magnitude = 9;  // RandAugment's bin of 31 (the preset's --ra-magnitude)
   // Training only: RandomErasing after Normalize, with torchvision's scale (0.02, 0.33),
