@@ -10,15 +10,21 @@ import zlib
 import numpy as np
 
 
-def reference_module(name):
-    """`name` (e.g. "sampler.py") of the installed torchvision's reference scripts
-    (references/classification), imported: from where scripts/install-deps.sh puts them
-    (scripts/torchvision-references.sh), or from STOKER_TORCHVISION_SOURCE (a source tree);
-    None when neither is here."""
+def reference_folder():
+    """Where scripts/install-deps.sh puts the installed torchvision's reference scripts
+    (references/classification; scripts/torchvision-references.sh), whether or not they are
+    there."""
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
                           "torchvision-references.sh")
-    found = subprocess.run(["bash", script, "--path"], capture_output=True, text=True)
-    candidates = [os.path.join(found.stdout.strip(), name)]
+    return subprocess.run(["bash", script, "--path"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def reference_module(name):
+    """`name` (e.g. "sampler.py") of the installed torchvision's reference scripts, imported:
+    from reference_folder(), or from STOKER_TORCHVISION_SOURCE (a source tree); None when
+    neither is here."""
+    candidates = [os.path.join(reference_folder(), name)]
     source = os.environ.get("STOKER_TORCHVISION_SOURCE")
     if source:
         candidates.append(os.path.join(source, "references", "classification", name))
