@@ -1,8 +1,8 @@
 """stoker's augmentation policies' tables (stoker.transforms.augmentation_space and
 sub_policies, the C++ tables its policies draw from) against torchvision's: each class's
 _augmentation_space(num_bins, image_size) (the operations in their order, every magnitude
-bin as torch.linspace gives it, the signs) for TrivialAugmentWide, RandAugment and
-AutoAugment, and AutoAugment's ImageNet, CIFAR-10 and SVHN sub-policies."""
+bin as torch.linspace gives it, the signs) for TrivialAugmentWide, RandAugment,
+AutoAugment and AugMix (all_ops=True), and AutoAugment's ImageNet, CIFAR-10 and SVHN sub-policies."""
 import unittest
 
 import stoker
@@ -73,16 +73,25 @@ class AgainstTorchvision(unittest.TestCase):
                     self.assert_space(augmentation_space(policy, image_size=size),
                                       as_tables(want))
 
+    def test_augmix_all_ops(self):
+        for bins in BINS:
+            for size in SIZES:
+                with self.subTest(bins=bins, size=size):
+                    want = autoaugment.AugMix()._augmentation_space(bins, size)
+                    self.assert_space(augmentation_space("augmix", bins, size), as_tables(want))
+        want = autoaugment.AugMix()._augmentation_space(10, (224, 224))  # its _PARAMETER_MAX
+        self.assert_space(augmentation_space("augmix"), as_tables(want))
+
     def test_the_policies_without_sub_policies(self):
-        self.assertEqual(sub_policies("ta_wide"), [])
-        self.assertEqual(sub_policies("ra"), [])
-        self.assertEqual(POLICIES, ("ta_wide", "ra", "imagenet", "cifar10", "svhn"))
+        for policy in ("ta_wide", "ra", "augmix"):
+            self.assertEqual(sub_policies(policy), [])
+        self.assertEqual(POLICIES, ("ta_wide", "ra", "imagenet", "cifar10", "svhn", "augmix"))
 
 
 class BadArguments(unittest.TestCase):
     def test_each_names_its_argument(self):
-        with self.assertRaisesRegex(ValueError, "policy='augmix'"):
-            augmentation_space("augmix")
+        with self.assertRaisesRegex(ValueError, "policy='augmax'"):
+            augmentation_space("augmax")
         with self.assertRaisesRegex(TypeError, "policy"):
             sub_policies(None)
         with self.assertRaisesRegex(ValueError, "num_bins=1"):

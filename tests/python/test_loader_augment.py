@@ -152,8 +152,8 @@ class AugmentedLoader(ImageFolderCase, unittest.TestCase):
             self.assertAlmostEqual(got[key], want[key], delta=tolerance, msg=key)
 
     def test_bad_values_name_the_option(self):
-        with self.assertRaisesRegex(ValueError, "auto_augment_policy='augmix'"):
-            self.batches(auto_augment_policy="augmix")
+        with self.assertRaisesRegex(ValueError, "auto_augment_policy='augmax'"):
+            self.batches(auto_augment_policy="augmax")
         with self.assertRaisesRegex(TypeError, "auto_augment_policy"):
             self.batches(auto_augment_policy=1)
         with self.assertRaisesRegex(ValueError, "random_erase_prob"):

@@ -35,7 +35,8 @@ class LoaderSources:
         one the augmentation's geometric operations sample with. dct_scaling lets the
         JPEG decoder shrink by 2, 4 or 8 first when the crop is that much larger than `size`
         (faster; pixels then differ slightly from a full decode + resize).
-        auto_augment_policy ("ta_wide", "ra", "imagenet", "cifar10", "svhn"; None: none) and
+        auto_augment_policy ("ta_wide", "ra", "imagenet", "cifar10", "svhn", "augmix"; None:
+        none; augmix refuses interpolation="bicubic", as torchvision's AugMix does) and
         random_erase_prob are the reference preset's --auto-augment (after the flip, sampling
         with `interpolation`; ra_magnitude is its --ra-magnitude) and --random-erase (after Normalize),
         in training, each sample's draws a function of its key (a resumed epoch repeats them).

@@ -72,7 +72,7 @@ void draw_augmentations(const AugmentDraw& d, const SampleKey& key,
       const AugmentSpaceOp& s = d.space[rng.below(d.space.size())];
       out.push_back(chosen(s, d.options.magnitude, rng.below(2) == 1));
     }
-  } else {
+  } else if (policy != AugmentPolicy::AugMix) {  // AugMix draws chains: augmix.hpp
     const SubPolicy& sub = d.subs[rng.below(d.subs.size())];
     for (const AugmentStep& step : sub) {
       const double p = rng.uniform();

@@ -45,7 +45,7 @@ struct AugmentDraw {
 // (cleared first): TrivialAugmentWide one operation and a bin, uniformly; RandAugment
 // num_ops operations at bin `magnitude`; AutoAugment a sub-policy uniformly and each of its
 // steps with its probability; each signed magnitude negated with probability 1/2. An
-// operation with no magnitude gets 0.0.
+// operation with no magnitude gets 0.0. AugMix draws none here (its chains: augmix.hpp).
 void draw_augmentations(const AugmentDraw& d, const SampleKey& key,
                         std::vector<AugmentChoice>& out);
 // The same for one sample, tables and all (for tests and references).

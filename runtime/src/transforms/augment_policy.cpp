@@ -79,6 +79,29 @@ std::vector<AugmentSpaceOp> space_of(const SpaceRanges& r, int bins, bool auto_a
   return s;
 }
 
+// AugMix's all_ops=True space in its dict's order: the geometric operations (translations
+// up to a third of the side), Posterize's 4 - round(bin / ((bins - 1) / 4)) bits, Solarize,
+// AutoContrast, Equalize, then the four enhancements (0 to 0.9), which all_ops adds last.
+std::vector<AugmentSpaceOp> augmix_space(int bins, int height, int width) {
+  const std::vector<double> shear = torch_linspace(0.0f, 0.3f, bins);
+  const std::vector<double> enhance = torch_linspace(0.0f, 0.9f, bins);
+  std::vector<AugmentSpaceOp> s = {
+      {AugmentOp::ShearX, shear, true},
+      {AugmentOp::ShearY, shear, true},
+      {AugmentOp::TranslateX, torch_linspace(0.0f, static_cast<float>(width / 3.0), bins), true},
+      {AugmentOp::TranslateY, torch_linspace(0.0f, static_cast<float>(height / 3.0), bins), true},
+      {AugmentOp::Rotate, torch_linspace(0.0f, 30.0f, bins), true},
+      {AugmentOp::Posterize, posterize_bits(4, 4, bins), false},
+      {AugmentOp::Solarize, torch_linspace(255.0f, 0.0f, bins), false},
+      {AugmentOp::AutoContrast, {}, false},
+      {AugmentOp::Equalize, {}, false}};
+  for (AugmentOp op :
+       {AugmentOp::Brightness, AugmentOp::Color, AugmentOp::Contrast, AugmentOp::Sharpness}) {
+    s.push_back({op, enhance, true});
+  }
+  return s;
+}
+
 // AutoAugment's learned policies, as torchvision lists them.
 constexpr AugmentOp kPosterize = AugmentOp::Posterize, kRotate = AugmentOp::Rotate,
                     kSolarize = AugmentOp::Solarize, kAutoContrast = AugmentOp::AutoContrast,
@@ -187,6 +210,7 @@ std::vector<AugmentSpaceOp> augmentation_space(AugmentPolicy policy, int num_bin
     throw Error("image of " + std::to_string(width) + " x " + std::to_string(height),
                 "has no pixels to augment", "give an image of 1 x 1 or more");
   }
+  if (policy == AugmentPolicy::AugMix) return augmix_space(num_bins, height, width);
   if (policy == AugmentPolicy::TrivialAugmentWide) {
     return space_of({0.99f, 32.0f, 32.0f, 135.0f, 0.99f, 6}, num_bins, false);
   }
@@ -210,6 +234,7 @@ std::span<const SubPolicy> sub_policies(AugmentPolicy policy) {
       return kSvhn;
     case AugmentPolicy::TrivialAugmentWide:
     case AugmentPolicy::RandAugment:
+    case AugmentPolicy::AugMix:
       break;
   }
   return {};

@@ -150,9 +150,9 @@ const std::vector<Field>& image_fields() {
        .get = [](const Options& o) -> OptionValue { return std::string(to_string(o.layout)); }},
       {.name = "auto_augment_policy",
        .kind = OptionKind::Choice,
-       .help = "Training: torchvision's TrivialAugmentWide (ta_wide), RandAugment (ra) or "
-               "AutoAugment (imagenet, cifar10, svhn) after the flip, as the reference "
-               "preset's --auto-augment",
+       .help = "Training: torchvision's TrivialAugmentWide (ta_wide), RandAugment (ra), "
+               "AutoAugment (imagenet, cifar10, svhn) or AugMix (augmix: severity 3, 3 chains; "
+               "not with bicubic) after the flip, as the reference preset's --auto-augment",
        .choices = names(kAugmentPolicyNames),
        .none = "no automatic augmentation",
        .set =

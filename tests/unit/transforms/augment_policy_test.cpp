@@ -29,7 +29,8 @@ TEST(AugmentPolicy, NamesAreTheReferenceScriptsFlags) {
   expect_names_round_trip(
       kAugmentPolicyNames, [](AugmentPolicy p) { return to_string(p); }, parse_augment_policy);
   EXPECT_EQ(parse_augment_policy("ta_wide"), AugmentPolicy::TrivialAugmentWide);
-  EXPECT_FALSE(parse_augment_policy("augmix").has_value());
+  EXPECT_EQ(parse_augment_policy("augmix"), AugmentPolicy::AugMix);
+  EXPECT_FALSE(parse_augment_policy("augmax").has_value());
 }
 
 TEST(AugmentPolicy, TrivialAugmentWideHasFourteenOperationsOfWideRanges) {
@@ -107,6 +108,24 @@ TEST(AugmentPolicy, AutoAugmentHasInvertNotIdentityAndTwentyFiveSubPolicies) {
   EXPECT_TRUE(sub_policies(AugmentPolicy::TrivialAugmentWide).empty());
   EXPECT_TRUE(sub_policies(AugmentPolicy::RandAugment).empty());
   EXPECT_EQ(default_magnitude_bins(AugmentPolicy::RandAugment), 31);
+}
+
+TEST(AugmentPolicy, AugMixHasAllOpsWithTheEnhancementsLast) {
+  const std::vector<AugmentSpaceOp> space = augmentation_space(AugmentPolicy::AugMix, 10, 90, 300);
+  EXPECT_EQ(ops_of(space),
+            (std::vector<AugmentOp>{AugmentOp::ShearX, AugmentOp::ShearY, AugmentOp::TranslateX,
+                                    AugmentOp::TranslateY, AugmentOp::Rotate, AugmentOp::Posterize,
+                                    AugmentOp::Solarize, AugmentOp::AutoContrast,
+                                    AugmentOp::Equalize, AugmentOp::Brightness, AugmentOp::Color,
+                                    AugmentOp::Contrast, AugmentOp::Sharpness}));
+  EXPECT_EQ(find(space, AugmentOp::TranslateX).magnitudes.back(), 100.0);  // a third of 300
+  EXPECT_EQ(find(space, AugmentOp::TranslateY).magnitudes.back(), 30.0);
+  EXPECT_EQ(find(space, AugmentOp::Posterize).magnitudes.front(), 4.0);  // 4 - round(0 / 2.25)
+  EXPECT_EQ(find(space, AugmentOp::Posterize).magnitudes[2], 3.0);
+  EXPECT_EQ(find(space, AugmentOp::Sharpness).magnitudes.back(), static_cast<double>(0.9f));
+  EXPECT_TRUE(find(space, AugmentOp::Equalize).magnitudes.empty());
+  EXPECT_EQ(default_magnitude_bins(AugmentPolicy::AugMix), 10);
+  EXPECT_TRUE(sub_policies(AugmentPolicy::AugMix).empty());
 }
 
 TEST(AugmentPolicy, TooFewBinsOrAnEmptyImageAreRefused) {

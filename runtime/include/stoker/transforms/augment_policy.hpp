@@ -15,15 +15,16 @@
 
 namespace stoker {
 
-// TrivialAugmentWide, RandAugment, and AutoAugment with its ImageNet, CIFAR-10 and SVHN
-// policies. AugMix is not here.
-enum class AugmentPolicy { TrivialAugmentWide, RandAugment, ImageNet, Cifar10, Svhn };
+// TrivialAugmentWide, RandAugment, AutoAugment with its ImageNet, CIFAR-10 and SVHN
+// policies, and AugMix (its draw and mix are augmix.hpp's).
+enum class AugmentPolicy { TrivialAugmentWide, RandAugment, ImageNet, Cifar10, Svhn, AugMix };
 inline constexpr EnumName<AugmentPolicy> kAugmentPolicyNames[] = {
     {AugmentPolicy::TrivialAugmentWide, "ta_wide"},
     {AugmentPolicy::RandAugment, "ra"},
     {AugmentPolicy::ImageNet, "imagenet"},
     {AugmentPolicy::Cifar10, "cifar10"},
-    {AugmentPolicy::Svhn, "svhn"}};
+    {AugmentPolicy::Svhn, "svhn"},
+    {AugmentPolicy::AugMix, "augmix"}};
 inline const char* to_string(AugmentPolicy p) {
   return name_of(kAugmentPolicyNames, p);
 }
@@ -32,7 +33,8 @@ inline std::optional<AugmentPolicy> parse_augment_policy(std::string_view name) 
 }
 
 // The bins torchvision's classes use unless told otherwise: 31 for TrivialAugmentWide and
-// RandAugment (num_magnitude_bins), 10 for AutoAugment (fixed).
+// RandAugment (num_magnitude_bins), 10 for AutoAugment and AugMix (fixed: AugMix's
+// _PARAMETER_MAX).
 int default_magnitude_bins(AugmentPolicy policy);
 
 // One operation a policy may draw: its magnitude per bin (empty for the operations that take
@@ -47,7 +49,8 @@ struct AugmentSpaceOp {
 // torchvision's _augmentation_space(num_bins, (height, width)) of the policy's class, in its
 // order (RandAugment and TrivialAugmentWide draw an operation by its index), each magnitude
 // the float32 that torch.linspace gives, as .item() reads it. The AutoAugment policies share
-// AutoAugment's space; TrivialAugmentWide's does not depend on the image's size. num_bins at
+// AutoAugment's space; TrivialAugmentWide's does not depend on the image's size; AugMix's is
+// its all_ops=True space (the enhancements last, after Equalize). num_bins at
 // least 2 and the size at least 1 x 1: else stoker::Error.
 std::vector<AugmentSpaceOp> augmentation_space(AugmentPolicy policy, int num_bins, int height,
                                                int width);
@@ -62,7 +65,7 @@ struct AugmentStep {
 using SubPolicy = std::array<AugmentStep, 2>;
 
 // The policy's sub-policies in torchvision's order (AutoAugment draws one uniformly); none
-// for TrivialAugmentWide and RandAugment.
+// for TrivialAugmentWide, RandAugment and AugMix.
 std::span<const SubPolicy> sub_policies(AugmentPolicy policy);
 
 }  // namespace stoker
