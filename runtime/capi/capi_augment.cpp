@@ -7,6 +7,7 @@
 #include "capi.hpp"
 #include "stoker/transforms/augment_ops.hpp"
 #include "stoker/transforms/augment_policy.hpp"
+#include "stoker/transforms/augmix.hpp"
 #include "stoker/transforms/batch_mix.hpp"
 
 namespace stoker::capi {
@@ -46,23 +47,60 @@ Fill fill_of(const json& f) {
   return fill;
 }
 
-// One operation (stoker.transforms.apply_op): the image's bytes in, its bytes out.
-void apply_op_call(const Call& c, Result& r) {
-  const AugmentOp op = named(kAugmentOpNames, c, "op", "op_name");
-  const Interpolation interpolation =
-      named(kInterpolationNames, c, "interpolation", "interpolation");
+// The call's image (its width x height x 3 bytes), copied into `pixels`.
+RgbPixels image_of(const Call& c, std::string& pixels) {
   const int64_t width = c.at("width").get<int64_t>(), height = c.at("height").get<int64_t>();
-  std::string pixels(c.data);
+  pixels = c.data;
   if (width < 0 || height < 0 || width > INT32_MAX || height > INT32_MAX ||
       pixels.size() != static_cast<size_t>(width) * static_cast<size_t>(height) * 3) {
     throw ValueError("image: expected " + std::to_string(height) + " x " + std::to_string(width) +
                      " x 3 bytes, got " + std::to_string(pixels.size()));
   }
+  return {reinterpret_cast<uint8_t*>(pixels.data()), static_cast<int>(width),
+          static_cast<int>(height)};
+}
+
+// One operation (stoker.transforms.apply_op): the image's bytes in, its bytes out.
+void apply_op_call(const Call& c, Result& r) {
+  const AugmentOp op = named(kAugmentOpNames, c, "op", "op_name");
+  const Interpolation interpolation =
+      named(kInterpolationNames, c, "interpolation", "interpolation");
+  std::string pixels;
+  const RgbPixels image = image_of(c, pixels);
   std::string spare(pixels.size(), '\0');
-  apply_augment_op(op, c.at("magnitude").get<double>(),
-                   {reinterpret_cast<uint8_t*>(pixels.data()), static_cast<int>(width),
-                    static_cast<int>(height)},
+  apply_augment_op(op, c.at("magnitude").get<double>(), image,
                    reinterpret_cast<uint8_t*>(spare.data()), interpolation, fill_of(c.at("fill")));
+  r.bytes(std::move(pixels));
+}
+
+// AugMix on one image (stoker.transforms.augmix): the loader's draw for the sample of that
+// key and the mixed bytes.
+void augmix_call(const Call& c, Result& r) {
+  const Interpolation interpolation =
+      named(kInterpolationNames, c, "interpolation", "interpolation");
+  std::string pixels;
+  const RgbPixels image = image_of(c, pixels);
+  const std::vector<AugmentSpaceOp> space =
+      augmentation_space(AugmentPolicy::AugMix, default_magnitude_bins(AugmentPolicy::AugMix),
+                         image.height, image.width);
+  const AugMixDraw d = draw_augmix(
+      space,
+      {c.at("seed").get<uint64_t>(), c.at("epoch").get<uint64_t>(), c.at("key").get<uint64_t>()});
+  json chains = json::array();
+  for (int i = 0; i < kAugMixWidth; ++i) {
+    json steps = json::array();
+    for (int j = 0; j < d.depth[i]; ++j) {
+      const AugMixStep& s = d.chains[i][j];
+      steps.push_back({{"op", to_string(s.op)},
+                       {"op_index", s.op_index},
+                       {"bin", s.bin},
+                       {"negate", s.negate},
+                       {"magnitude", s.magnitude}});
+    }
+    chains.push_back(steps);
+  }
+  augmix(d, image, interpolation);
+  r.value = {{"m", d.m}, {"weights", d.weights}, {"chains", chains}};
   r.bytes(std::move(pixels));
 }
 
@@ -117,6 +155,7 @@ Calls augment_calls() {
                     {"policies", names(kAugmentPolicyNames)}};
        }},
       {"apply_op", apply_op_call},
+      {"augmix", augmix_call},
       {"augment_policy", policy_call},
       {"mix_draw", mix_draw_call},
   };

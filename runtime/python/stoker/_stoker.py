@@ -247,6 +247,14 @@ def apply_op(pixels, height, width, op, magnitude, interpolation, fill):
     return _native.call("apply_op", args, data=pixels)[1] or b""  # no pixels: no bytes back
 
 
+def augmix(pixels, height, width, interpolation, key):
+    """AugMix on `pixels` (height x width x 3 bytes, RGB) with the draw of the sample `key`
+    ({"seed", "epoch", "key"}), checked by stoker.transforms.augmix: (the draw, the bytes)."""
+    args = {"width": width, "height": height, "interpolation": interpolation, **key}
+    draw, pixels, _ = _native.call("augmix", args, data=pixels)
+    return draw, pixels or b""
+
+
 def augment_policy(policy, num_bins, height, width):
     """A policy's tables for stoker.transforms, checked by it: {"space": [[op, magnitudes,
     signed], ...], "sub_policies": [[[op, probability, bin or None], ...], ...],

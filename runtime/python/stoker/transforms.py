@@ -18,7 +18,7 @@ import numbers
 from . import _stoker
 from ._arguments import check_int, choice, number, shown
 
-__all__ = ["apply_op", "augmentation_space", "sub_policies", "mix_draw", "OP_NAMES",
+__all__ = ["apply_op", "augmix", "augmentation_space", "sub_policies", "mix_draw", "OP_NAMES",
            "INTERPOLATIONS", "POLICIES"]
 
 _tables = _stoker.augment_tables()
@@ -26,7 +26,7 @@ _tables = _stoker.augment_tables()
 OP_NAMES = tuple(_tables["ops"])
 INTERPOLATIONS = tuple(_tables["interpolations"])  # InterpolationMode's values
 # The reference scripts' --auto-augment names: TrivialAugmentWide, RandAugment, AutoAugment's
-# ImageNet, CIFAR-10 and SVHN policies.
+# ImageNet, CIFAR-10 and SVHN policies, AugMix.
 POLICIES = tuple(_tables["policies"])
 
 
@@ -56,6 +56,40 @@ def apply_op(image, op_name, magnitude, interpolation="nearest", fill=None):
     OP_NAMES; interpolation one of INTERPOLATIONS (or a torchvision InterpolationMode), for
     the geometric operations; fill the colour they leave where no pixel lands (None:
     black)."""
+    _check_image(image)
+    choice("op_name", op_name, OP_NAMES)
+    if not _number(magnitude):
+        raise TypeError(f"magnitude must be a number, got {shown(magnitude)}")
+    if not math.isfinite(magnitude):
+        raise ValueError(f"magnitude={magnitude!r}: must be finite")
+    if op_name == "Posterize" and not 0 <= int(magnitude) <= 8:
+        raise ValueError(f"magnitude={magnitude!r}: Posterize keeps int(magnitude) bits, 0..8")
+    height, width = image.shape[:2]
+    pixels = _stoker.apply_op(_bytes(image), height, width, op_name, float(magnitude),
+                              _mode(interpolation), _fill(fill))
+    return _array(pixels, height, width)
+
+
+def augmix(image, key, *, seed=0, epoch=0, interpolation="bilinear"):
+    """What Loader.images(auto_augment_policy="augmix", interpolation=...) does to the
+    resized crop of the sample `key` in `epoch` of a loader of `seed`: torchvision's
+    AugMix(severity=3, mixture_width=3, chain_depth=-1, alpha=1.0, all_ops=True) on `image`
+    (a uint8 numpy array, height x width x 3, RGB), with stoker's draw. Returns (the mixed
+    array, the draw: {"m": Beta(1, 1)'s pair, "weights": the chains' Dirichlet weights,
+    "chains": per chain its operations, each {"op", "op_index", "bin", "negate",
+    "magnitude"}}). interpolation bilinear or nearest (bicubic: stoker.Error, as
+    torchvision's AugMix refuses it for the tensors it works on)."""
+    _check_image(image)
+    height, width = image.shape[:2]
+    sample = {"key": check_int("key", key, 0, 2**64 - 1),
+              "seed": check_int("seed", seed, 0, 2**64 - 1),
+              "epoch": check_int("epoch", epoch, 0, 2**64 - 1)}
+    draw, pixels = _stoker.augmix(_bytes(image), height, width, _mode(interpolation), sample)
+    return _array(pixels, height, width), draw
+
+
+def _check_image(image):
+    """TypeError or ValueError unless `image` is a uint8 numpy array, height x width x 3."""
     import numpy
 
     if not isinstance(image, numpy.ndarray):
@@ -65,18 +99,24 @@ def apply_op(image, op_name, magnitude, interpolation="nearest", fill=None):
         raise TypeError(f"image must be of dtype uint8 (RGB bytes), got {image.dtype}")
     if image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"image must be of shape (height, width, 3), got {image.shape}")
-    choice("op_name", op_name, OP_NAMES)
-    if not _number(magnitude):
-        raise TypeError(f"magnitude must be a number, got {shown(magnitude)}")
-    if not math.isfinite(magnitude):
-        raise ValueError(f"magnitude={magnitude!r}: must be finite")
-    if op_name == "Posterize" and not 0 <= int(magnitude) <= 8:
-        raise ValueError(f"magnitude={magnitude!r}: Posterize keeps int(magnitude) bits, 0..8")
+
+
+def _mode(interpolation):
+    """An interpolation's name, checked: one of INTERPOLATIONS or an InterpolationMode."""
     mode = getattr(interpolation, "value", interpolation)  # InterpolationMode's value: its name
     choice("interpolation", mode, INTERPOLATIONS)
-    height, width = image.shape[:2]
-    pixels = _stoker.apply_op(numpy.ascontiguousarray(image).tobytes(), height, width, op_name,
-                              float(magnitude), mode, _fill(fill))
+    return mode
+
+
+def _bytes(image):
+    import numpy
+
+    return numpy.ascontiguousarray(image).tobytes()
+
+
+def _array(pixels, height, width):
+    import numpy
+
     return numpy.frombuffer(bytearray(pixels), dtype=numpy.uint8).reshape(height, width, 3)
 
 
@@ -96,16 +136,16 @@ def augmentation_space(policy, num_bins=None, image_size=(224, 224)):
     image_size) of its class: {op_name: (magnitudes, signed)} in torchvision's order, the
     magnitudes a tuple of floats (torch.linspace's float32 values; empty for the operations
     that take none) and signed when the magnitude is negated half the time. num_bins: the
-    policy's (31 for "ta_wide" and "ra", 10 for AutoAugment's) when None; image_size
-    (height, width) sets RandAugment's and AutoAugment's translations."""
+    policy's (31 for "ta_wide" and "ra", 10 for AutoAugment's and "augmix") when None;
+    image_size (height, width) sets the translations of all but "ta_wide"."""
     space = _policy(policy, num_bins, image_size)["space"]
     return {op: (tuple(magnitudes), signed) for op, magnitudes, signed in space}
 
 
 def sub_policies(policy):
     """AutoAugment's sub-policies for "imagenet", "cifar10" or "svhn", as torchvision lists
-    them: [((op_name, probability, magnitude bin or None), (...)), ...]; [] for "ta_wide" and
-    "ra"."""
+    them: [((op_name, probability, magnitude bin or None), (...)), ...]; [] for "ta_wide",
+    "ra" and "augmix"."""
     return [tuple(tuple(step) for step in sub) for sub in _policy(policy)["sub_policies"]]
 
 

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "stoker/transforms/augment_ops.hpp"
+#include "stoker/transforms/augmix.hpp"
 #include "transforms/augment_tables.hpp"
 #include "transforms/counter_rng.hpp"
 #include "transforms/half.hpp"
@@ -61,6 +62,7 @@ bool augments(const ImageTransformOptions& o) {
 
 std::optional<AugmentDraw> augment_draw(const ImageTransformOptions& o) {
   if (!o.auto_augment_policy) return std::nullopt;
+  if (*o.auto_augment_policy == AugmentPolicy::AugMix) check_augmix_interpolation(o.interpolation);
   AugmentPolicyOptions p{*o.auto_augment_policy};
   p.magnitude = o.ra_magnitude;
   return AugmentDraw(p, o.size, o.size);
@@ -68,6 +70,10 @@ std::optional<AugmentDraw> augment_draw(const ImageTransformOptions& o) {
 
 ChannelTables auto_augment(const AugmentDraw& draw, const SampleKey& key, RgbPixels image,
                            uint8_t* spare, Interpolation interpolation) {
+  if (draw.options.policy == AugmentPolicy::AugMix) {  // a mix of chains, not table steps
+    augmix(draw_augmix(draw.space, key), image, interpolation);
+    return ChannelTables::identity();
+  }
   thread_local std::vector<AugmentChoice> choices;  // its capacity reused from sample to sample
   draw_augmentations(draw, key, choices);
   ChannelTables pending = ChannelTables::identity(), table;

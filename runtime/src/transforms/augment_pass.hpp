@@ -18,13 +18,15 @@ namespace stoker {
 bool augments(const ImageTransformOptions& o);
 
 // The draw tables of o's policy for its output size (RandAugment at o.ra_magnitude, 2
-// operations of 31 bins, as the reference preset makes it); none without a policy.
+// operations of 31 bins, as the reference preset makes it); none without a policy. AugMix
+// with bicubic is a stoker::Error naming both options, as torchvision refuses it.
 std::optional<AugmentDraw> augment_draw(const ImageTransformOptions& o);
 
 // `image` (the resized, flipped crop) augmented by the policy's draw for the sample `key`,
 // its geometric operations sampling with `interpolation`: in place, but for the last
 // operations that are tables per channel, which are returned for write_slot to apply
-// (augment_tables.hpp); `spare` holds image.bytes() bytes.
+// (augment_tables.hpp); `spare` holds image.bytes() bytes. AugMix mixes its chains into the
+// bytes (augmix.hpp) and returns identity tables.
 ChannelTables auto_augment(const AugmentDraw& draw, const SampleKey& key, RgbPixels image,
                            uint8_t* spare, Interpolation interpolation);
 
