@@ -4,11 +4,14 @@
 - with TrivialAugmentWide each training sample is torchvision's _apply_op (bilinear, as the
   preset passes it) of one operation and magnitude of the policy's space on the very crop
   and flip stoker gives without it;
+- with AugMix each training sample is stoker.transforms.augmix (held to torchvision's AugMix
+  by test_augmix.py) of the sample's key on the very crop and flip stoker gives without it;
 - a second loader of the same seed, and one resumed mid-epoch from a state_dict, give the
   same bytes (the draws are the samples' keys'), another epoch others;
 - random erasing zeroes a box, its boxes distributed as torchvision's RandomErasing draws
   them (size, place, how often none fits); evaluation neither augments nor erases;
-- bad values are ValueError or TypeError naming the option.
+- bad values are ValueError or TypeError naming the option; AugMix with bicubic a
+  stoker.Error naming both options.
 """
 import unittest
 
@@ -16,7 +19,7 @@ import numpy as np
 from PIL import Image
 
 import stoker
-from stoker.transforms import apply_op, augmentation_space
+from stoker.transforms import apply_op, augmentation_space, augmix
 from testdata import ImageFolderCase
 
 try:
@@ -79,7 +82,13 @@ class AugmentedLoader(ImageFolderCase, unittest.TestCase):
             np.testing.assert_array_equal(first[i], again[i])
         other = self.batches(epoch=1, **options)
         self.assertTrue(any(not np.array_equal(first[i], other[i]) for i in first))
-        # Resumed mid-epoch from a checkpoint: the rest of the epoch as it was.
+        self.assert_resumed_repeats(first, **options)
+        for policy in ("imagenet", "cifar10", "svhn"):
+            self.assertEqual(len(self.batches(auto_augment_policy=policy)), len(self.items))
+
+    def assert_resumed_repeats(self, first, **options):
+        """A loader resumed mid-epoch from a checkpoint gives the rest of the epoch as it was
+        (`first`: the whole epoch's samples)."""
         loader = self.loader(**options)
         it = iter(loader)
         resumed_samples = self.samples([next(it), next(it)])
@@ -93,8 +102,19 @@ class AugmentedLoader(ImageFolderCase, unittest.TestCase):
         self.assertEqual(sorted(resumed_samples), sorted(first))
         for i in first:
             np.testing.assert_array_equal(resumed_samples[i], first[i])
-        for policy in ("imagenet", "cifar10", "svhn"):
-            self.assertEqual(len(self.batches(auto_augment_policy=policy)), len(self.items))
+
+    def test_augmix_is_stokers_augmix_of_the_same_crop_and_a_resumed_epoch_repeats_it(self):
+        plain = self.batches()
+        for interpolation in ("bilinear", "nearest"):
+            options = {"auto_augment_policy": "augmix", "interpolation": interpolation}
+            mixed = self.batches(**options)
+            self.assertEqual(sorted(mixed), sorted(plain))
+            crops = self.batches(interpolation=interpolation)
+            for i, crop in crops.items():  # sample i's key: (seed 3, epoch 0, index i)
+                want, _ = augmix(crop, i, seed=3, epoch=0, interpolation=interpolation)
+                np.testing.assert_array_equal(mixed[i], want, err_msg=f"sample {i}")
+            self.assertTrue(any(not np.array_equal(mixed[i], crops[i]) for i in crops))
+            self.assert_resumed_repeats(mixed, **options)
 
     def test_random_erasing_zeroes_a_box_and_evaluation_does_neither(self):
         plain, erased = self.batches(), self.batches(random_erase_prob=1.0)
@@ -156,6 +176,8 @@ class AugmentedLoader(ImageFolderCase, unittest.TestCase):
             self.batches(auto_augment_policy="augmax")
         with self.assertRaisesRegex(TypeError, "auto_augment_policy"):
             self.batches(auto_augment_policy=1)
+        with self.assertRaisesRegex(stoker.Error, "auto_augment_policy=augmix.*bicubic"):
+            self.batches(auto_augment_policy="augmix", interpolation="bicubic")
         with self.assertRaisesRegex(ValueError, "random_erase_prob"):
             self.batches(random_erase_prob=1.5)
         with self.assertRaisesRegex(ValueError, "ra_magnitude"):
