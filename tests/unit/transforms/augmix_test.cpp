@@ -97,7 +97,7 @@ TEST(AugMix, TheMixIsTorchsFloat32ThenTruncated) {
   EXPECT_EQ(image, pixels);
 }
 
-TEST(AugMix, BicubicIsRefusedNamingBothOptions) {
+TEST(FaultsAugMix, BicubicIsRefusedNamingBothOptions) {
   std::vector<uint8_t> image(3, 0);
   try {
     augmix(given(0.5f, {1, 0, 0}, AugmentOp::Rotate, 10.0), {image.data(), 1, 1},
