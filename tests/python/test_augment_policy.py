@@ -53,14 +53,17 @@ class AgainstTorchvision(unittest.TestCase):
         self.assert_space(augmentation_space("ta_wide"),
                           as_tables(autoaugment.TrivialAugmentWide()._augmentation_space(31)))
 
-    def test_rand_augment(self):
-        for bins in BINS:
-            for size in SIZES:
-                with self.subTest(bins=bins, size=size):
-                    want = autoaugment.RandAugment()._augmentation_space(bins, size)
-                    self.assert_space(augmentation_space("ra", bins, size), as_tables(want))
-        want = autoaugment.RandAugment()._augmentation_space(31, (224, 224))
-        self.assert_space(augmentation_space("ra"), as_tables(want))
+    def test_rand_augment_and_augmix_all_ops(self):
+        # Their default bins: RandAugment's num_magnitude_bins, AugMix's _PARAMETER_MAX.
+        for name, policy, default_bins in (("ra", autoaugment.RandAugment, 31),
+                                           ("augmix", autoaugment.AugMix, 10)):
+            for bins in BINS:
+                for size in SIZES:
+                    with self.subTest(policy=name, bins=bins, size=size):
+                        want = policy()._augmentation_space(bins, size)
+                        self.assert_space(augmentation_space(name, bins, size), as_tables(want))
+            want = policy()._augmentation_space(default_bins, (224, 224))
+            self.assert_space(augmentation_space(name), as_tables(want))
 
     def test_auto_augment_spaces_and_sub_policies(self):
         for policy in ("imagenet", "cifar10", "svhn"):
@@ -72,15 +75,6 @@ class AgainstTorchvision(unittest.TestCase):
                     want = autoaugment.AutoAugment()._augmentation_space(10, size)
                     self.assert_space(augmentation_space(policy, image_size=size),
                                       as_tables(want))
-
-    def test_augmix_all_ops(self):
-        for bins in BINS:
-            for size in SIZES:
-                with self.subTest(bins=bins, size=size):
-                    want = autoaugment.AugMix()._augmentation_space(bins, size)
-                    self.assert_space(augmentation_space("augmix", bins, size), as_tables(want))
-        want = autoaugment.AugMix()._augmentation_space(10, (224, 224))  # its _PARAMETER_MAX
-        self.assert_space(augmentation_space("augmix"), as_tables(want))
 
     def test_the_policies_without_sub_policies(self):
         for policy in ("ta_wide", "ra", "augmix"):
