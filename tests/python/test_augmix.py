@@ -3,7 +3,8 @@ all_ops) replaying stoker's draw: the draw's Beta and Dirichlet values through A
 _sample_dirichlet (the method torchvision keeps apart so that tests can replace it) and its
 depths, operations, bins and signs through torch.randint, on PIL images of the real-image
 corpus (reduced to at most 128 pixels a side so that the run takes seconds), bilinear and
-nearest: within one intensity level on at least 99.9 % of the values. Bicubic is refused,
+nearest: within one intensity level on at least 99.9 % of the values, of all and of each
+sample (34.8 million values here, 16 of them more than one level apart). Bicubic is refused,
 naming both options, as torchvision refuses it.
 
 Where the corpus cannot be fetched the comparison is skipped, saying so.
@@ -76,6 +77,10 @@ class AgainstTorchvision(unittest.TestCase):
                     diff = np.abs(got.astype(np.int16) - want.astype(np.int16))
                     total += diff.size
                     far += int(np.count_nonzero(diff > 1))
+                    # Each sample too: with PIL's rounding for the colour operations a chain
+                    # (Brightness, then Solarize) could put 40 % of one sample 40 levels off.
+                    self.assertLessEqual(np.count_nonzero(diff > 1), diff.size * 0.001,
+                                         f"image {n}, key {key}, {interpolation}: {draw}")
                     ops.update(step["op"] for chain in draw["chains"] for step in chain)
         print(f"{total} values, {far} more than one level apart; operations drawn: "
               f"{sorted(ops)}")

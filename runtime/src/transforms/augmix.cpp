@@ -9,6 +9,7 @@
 
 #include "stoker/common/error.hpp"
 #include "stoker/transforms/augment_ops.hpp"
+#include "transforms/augment_tensor_color.hpp"
 #include "transforms/augment_tensor_geometry.hpp"
 #include "transforms/counter_rng.hpp"
 
@@ -79,6 +80,8 @@ void augmix(const AugMixDraw& draw, RgbPixels image, Interpolation interpolation
       const AugMixStep& s = draw.chains[i][j];
       if (s.op == AugmentOp::Rotate || s.op == AugmentOp::ShearX || s.op == AugmentOp::ShearY) {
         tensor_affine_op(s.op, s.magnitude, aug, spare.data(), interpolation);
+      } else if (is_tensor_color_op(s.op)) {
+        tensor_color_op(s.op, s.magnitude, aug, spare.data());
       } else {
         apply_augment_op(s.op, s.magnitude, aug, spare.data(), interpolation);
       }

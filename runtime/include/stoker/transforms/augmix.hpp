@@ -48,9 +48,10 @@ AugMixDraw draw_augmix(std::span<const AugmentSpaceOp> space, const SampleKey& k
 // `image` replaced by torchvision's mix of it with its chains: in float32, m[0] * image plus
 // each chain's (weights[i] * m[1]) * chain(image), added in chain order, then truncated to
 // bytes as .to(uint8) does. Rotate and the shears are the tensor ones (grid_sample with zeros
-// past the border), the others apply_augment_op's, with fill 0. The buffers are the
-// thread's own, grown once to the largest image. `interpolation` bilinear or nearest
-// (torchvision's AugMix refuses bicubic for the tensors it works on: stoker::Error).
+// past the border), so are Brightness, Color, Contrast, Sharpness and AutoContrast (float32
+// truncated where PIL rounds); the others apply_augment_op's (the same bytes), with fill 0. The
+// buffers are the thread's own, grown once to the largest image. `interpolation` bilinear or
+// nearest (torchvision's AugMix refuses bicubic for the tensors it works on: stoker::Error).
 void augmix(const AugMixDraw& draw, RgbPixels image, Interpolation interpolation);
 
 // Throws stoker::Error naming auto_augment_policy and interpolation when they are AugMix and
