@@ -129,6 +129,14 @@ expect_learning() {
   fi
 }
 
+# Every step of the templates ends when one of its ranks dies: a CI run's multi-node job had
+# two ranks crash (Open MPI's race) and the other two wait in MPI until the test's limit.
+for t in "$src"/sbatch_templates/*.sbatch; do
+  if grep -E '^[[:space:]]*srun ' "$t" | grep -qv -- '--kill-on-bad-exit=1'; then
+    fail "$(basename "$t" .sbatch)" "a step without srun --kill-on-bad-exit=1"
+  fi
+done
+
 started=$(date +%s)
 submit single single_node_multi_gpu.sbatch DATA="$work/images"
 submit multi multi_node.sbatch DATA="$work/images"
