@@ -236,13 +236,19 @@ void shift(const Sampler& s, uint8_t* out, int dx, int dy) {
 void pil_affine(RgbPixels image, uint8_t* spare, const Matrix& a, Interpolation interpolation,
                 const Fill& fill) {
   std::memcpy(spare, image.data, image.bytes());
-  for (size_t i = 0; i < image.bytes(); i += 3) std::memcpy(image.data + i, fill.data(), 3);
+  if (fill[0] == fill[1] && fill[1] == fill[2]) {  // black, the policies' fill: one memset
+    std::memset(image.data, fill[0], image.bytes());
+  } else {
+    for (size_t i = 0; i < image.bytes(); i += 3) std::memcpy(image.data + i, fill.data(), 3);
+  }
   const Sampler s{spare, image.width, image.height};
   int dx = 0, dy = 0;
   if (interpolation != Interpolation::Nearest && whole_shift(a, dx, dy)) {
     return shift(s, image.data, dx, dy);
   }
-  if (interpolation == Interpolation::Bilinear) return generic_affine(s, image.data, a, bilinear);
+  if (interpolation == Interpolation::Bilinear) {
+    return bilinear_affine(spare, image.width, image.height, image.data, a);
+  }
   if (interpolation == Interpolation::Bicubic) return generic_affine(s, image.data, a, bicubic);
   if (a[1] == 0 && a[3] == 0) return scale_affine(s, image.data, a);
   const int w = image.width, h = image.height;
@@ -265,6 +271,19 @@ void transpose(RgbPixels image, uint8_t* spare, To to) {
     }
   }
 }
+
+}  // namespace
+
+void bilinear_affine(const uint8_t* in, int w, int h, uint8_t* out, const AffineMatrix& a,
+                     ResampleKernel kernel) {
+  if (kernel == ResampleKernel::Avx2 && resample_kernel_available(kernel) &&
+      bilinear_affine_avx2(in, w, h, out, a)) {
+    return;
+  }
+  generic_affine(Sampler{in, w, h}, out, a, bilinear);
+}
+
+namespace {
 
 struct Point {
   int x, y;

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "stoker/common/error.hpp"
 #include "transforms/augment_geometry.hpp"
@@ -23,6 +24,16 @@
 namespace stoker {
 
 namespace {
+
+// The blend and smooth loops run twice as wide where the CPU has AVX2: GCC and clang build
+// each also for AVX2 and pick one when the library loads. The same float operations in the
+// same order either way (no FMA: AVX2 alone does not enable it, and this file is built with
+// -ffp-contract=off), so the same bytes.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define STOKER_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define STOKER_AVX2_CLONES
+#endif
 
 // Image.blend(degenerate, image, alpha) for one byte `b` of the image and `a` of the
 // degenerate image: in float, truncated, clipped when the factor extrapolates (outside 0..1);
@@ -34,7 +45,7 @@ inline uint8_t blend_value(int a, int b, float alpha) {
 
 // Image.blend(degenerate, image, alpha), in place over the image; `degenerate` holds as many
 // bytes as the image. One straight loop, which the compiler vectorises.
-void blend(RgbPixels image, float alpha, const uint8_t* degenerate) {
+STOKER_AVX2_CLONES void blend(RgbPixels image, float alpha, const uint8_t* degenerate) {
   if (alpha == 1.0f) return;  // Pillow returns the image itself (and 0.0 the degenerate)
   uint8_t* px = image.data;
   const size_t n = image.bytes();
@@ -58,25 +69,42 @@ uint8_t luma(const uint8_t* p) {
   return static_cast<uint8_t>((p[0] * 19595 + p[1] * 38470 + p[2] * 7471 + 0x8000) >> 16);
 }
 
-// ImageFilter.SMOOTH into `out` (ImagingFilter3x3 with offset 0).
-void smooth(RgbPixels image, uint8_t* out) {
+// ImageFilter.SMOOTH into `out` (ImagingFilter3x3 with offset 0). Pillow sums each byte as
+// ((0.5 + below) + middle) + above, a row's part being (k * left + k * centre) + k * right in
+// float. A row's products are the same for every byte they meet, and its outer part (all k1)
+// is the same sum for the row above it and the row below: each is made once here, not three
+// and two times, from the same operations on the same values, so the bytes are Pillow's.
+STOKER_AVX2_CLONES void smooth(RgbPixels image, uint8_t* out) {
   const int w = image.width, h = image.height;
   std::memcpy(out, image.data, image.bytes());
   if (w < 3 || h < 3) return;  // ImagingFilter copies images smaller than the kernel
   const float k1 = 1.0f / 13.0f, k5 = 5.0f / 13.0f, offset = 0.0f + 0.5f;
-  const size_t stride = static_cast<size_t>(w) * 3;
-  auto row3 = [](const uint8_t* p, float a, float b, float c) {
-    return static_cast<float>(p[-3]) * a + static_cast<float>(p[0]) * b +
-           static_cast<float>(p[3]) * c;
+  const size_t stride = static_cast<size_t>(w) * 3, n = stride - 6;  // n bytes filtered a row
+  thread_local std::vector<float> work;  // grown once to the widest image, then reused
+  if (work.size() < 5 * stride) work.resize(5 * stride);
+  float* k1_products = work.data();      // of the row read last
+  float* middle = k1_products + stride;  // the middle part of the row being written
+  float* outer[3] = {middle + stride, middle + 2 * stride, middle + 3 * stride};  // by row % 3
+  auto read_row = [&](int r) {
+    const uint8_t* row = image.data + r * stride;
+    for (size_t i = 0; i < stride; ++i) k1_products[i] = static_cast<float>(row[i]) * k1;
+    float* part = outer[r % 3];
+    for (size_t i = 0; i < n; ++i)
+      part[i] = k1_products[i] + k1_products[i + 3] + k1_products[i + 6];
   };
+  read_row(0);
+  read_row(1);
   for (int y = 1; y < h - 1; ++y) {
-    const uint8_t* mid = image.data + y * stride;
-    uint8_t* o = out + y * stride;
-    for (size_t i = 3; i < stride - 3; ++i) {
-      float ss = offset;
-      ss += row3(mid + stride + i, k1, k1, k1);  // Pillow sums the row below first
-      ss += row3(mid + i, k1, k5, k1);
-      ss += row3(mid - stride + i, k1, k1, k1);
+    const uint8_t* row = image.data + y * stride;  // k1_products holds this row's here
+    for (size_t i = 0; i < n; ++i) {
+      middle[i] = k1_products[i] + static_cast<float>(row[i + 3]) * k5 + k1_products[i + 6];
+    }
+    read_row(y + 1);
+    const float* above = outer[(y - 1) % 3];
+    const float* below = outer[(y + 1) % 3];
+    uint8_t* o = out + y * stride + 3;
+    for (size_t i = 0; i < n; ++i) {
+      const float ss = offset + below[i] + middle[i] + above[i];
       o[i] = ss <= 0.0f ? 0 : ss >= 255.0f ? 255 : static_cast<uint8_t>(ss);
     }
   }
