@@ -28,8 +28,19 @@ namespace {
 // The blend and smooth loops run twice as wide where the CPU has AVX2: GCC and clang build
 // each also for AVX2 and pick one when the library loads. The same float operations in the
 // same order either way (no FMA: AVX2 alone does not enable it, and this file is built with
-// -ffp-contract=off), so the same bytes.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// -ffp-contract=off), so the same bytes. The pick is an ifunc: glibc's, and run while the
+// program is relocated, before a sanitizer's runtime is set up (under TSan every loader test
+// crashed there at start), so sanitized builds and other C libraries keep the one version.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define STOKER_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define STOKER_SANITIZED 1
+#endif
+#if defined(__x86_64__) && defined(__GLIBC__) && !defined(STOKER_SANITIZED)
 #define STOKER_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define STOKER_AVX2_CLONES
