@@ -20,7 +20,7 @@ import numpy as np
 from PIL import Image
 
 from stoker.transforms import OP_NAMES, apply_op
-from test_corpus import corpus, fetch_error
+from test_corpus import corpus, require_corpus
 from testdata import smooth_pixels
 
 try:
@@ -132,9 +132,7 @@ class Compare:
 class AgainstTorchvisionOnTheCorpus(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        error = fetch_error()
-        if error:
-            raise unittest.SkipTest(f"the real-image corpus cannot be fetched: {error}")
+        require_corpus()
         cls.images = corpus_images()
 
     def test_the_tabled_operations_give_torchvisions_bytes(self):

@@ -18,7 +18,7 @@ from PIL import Image
 import stoker
 from stoker.transforms import augmix
 from test_augment_ops import corpus_images
-from test_corpus import fetch_error
+from test_corpus import require_corpus
 from testdata import smooth_pixels
 
 try:
@@ -60,9 +60,7 @@ SIGNED = ("ShearX", "ShearY", "TranslateX", "TranslateY", "Rotate", "Brightness"
 class AgainstTorchvision(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        error = fetch_error()
-        if error:
-            raise unittest.SkipTest(f"the real-image corpus cannot be fetched: {error}")
+        require_corpus()
         cls.images = corpus_images(limit=128)
 
     def test_mix_is_torchvisions_within_one_level(self):

@@ -31,18 +31,19 @@ import corpus  # noqa: E402
 STOKER_READS = ("JPEG", "PNG", "WEBP")
 
 
-def fetch_error():
+def require_corpus():
+    """Fetches the corpus, or skips the calling test class, saying why it cannot be had."""
     got = subprocess.run([sys.executable, corpus.__file__, "fetch"], capture_output=True,
                          text=True, timeout=1800)
-    return None if got.returncode == 0 else got.stderr.strip() or "fetch failed"
+    if got.returncode != 0:
+        error = got.stderr.strip() or "fetch failed"
+        raise unittest.SkipTest(f"the real-image corpus cannot be fetched: {error}")
 
 
 class Corpus(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        error = fetch_error()
-        if error:
-            raise unittest.SkipTest(f"the real-image corpus cannot be fetched: {error}")
+        require_corpus()
         cls.files = corpus.manifest()
 
     def test_every_listed_file_is_there(self):

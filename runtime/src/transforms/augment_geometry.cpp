@@ -236,7 +236,7 @@ void shift(const Sampler& s, uint8_t* out, int dx, int dy) {
 void pil_affine(RgbPixels image, uint8_t* spare, const Matrix& a, Interpolation interpolation,
                 const Fill& fill) {
   std::memcpy(spare, image.data, image.bytes());
-  if (fill[0] == fill[1] && fill[1] == fill[2]) {  // black, the policies' fill: one memset
+  if (fill[0] == fill[1] && fill[1] == fill[2]) {  // grey (the policies' black): one memset
     std::memset(image.data, fill[0], image.bytes());
   } else {
     for (size_t i = 0; i < image.bytes(); i += 3) std::memcpy(image.data + i, fill.data(), 3);
@@ -272,6 +272,10 @@ void transpose(RgbPixels image, uint8_t* spare, To to) {
   }
 }
 
+struct Point {
+  int x, y;
+};
+
 }  // namespace
 
 void bilinear_affine(const uint8_t* in, int w, int h, uint8_t* out, const AffineMatrix& a,
@@ -282,14 +286,6 @@ void bilinear_affine(const uint8_t* in, int w, int h, uint8_t* out, const Affine
   }
   generic_affine(Sampler{in, w, h}, out, a, bilinear);
 }
-
-namespace {
-
-struct Point {
-  int x, y;
-};
-
-}  // namespace
 
 AffineMatrix inverse_affine(double cx, double cy, double angle, double tx, double ty,
                             double shear_x, double shear_y) {
